@@ -1,0 +1,1 @@
+//! Actors (being written).

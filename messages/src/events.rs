@@ -1,0 +1,103 @@
+//! Events: what a thread tells its subscribers (the event queue).
+
+use crate::errors::TurnError;
+use crate::ids::{ThreadId, TurnId};
+use crate::items::ResponseItem;
+use crate::policy::{AskForApproval, SandboxMode};
+use crate::usage::TokenUsage;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// One event, tagged with the submission that caused it (empty for spontaneous ones).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub id: String,
+    pub msg: EventMsg,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EventMsg {
+    /// The thread is ready; first event of every thread.
+    SessionConfigured {
+        thread_id: ThreadId,
+        model: String,
+        model_provider: String,
+        cwd: PathBuf,
+        approval_policy: AskForApproval,
+        sandbox_mode: SandboxMode,
+        rollout_path: PathBuf,
+    },
+    /// A turn began.
+    TurnStarted { turn_id: TurnId },
+    /// Input typed while the turn ran was added to it at a sampling boundary.
+    InputInjected { turn_id: TurnId, text: String },
+    /// A piece of the assistant's answer as it streams.
+    AgentMessageDelta { delta: String },
+    /// A finished assistant message.
+    AgentMessage { message: String },
+    /// A piece of reasoning summary as it streams.
+    AgentReasoningDelta { delta: String },
+    /// A finished reasoning summary.
+    AgentReasoning { text: String },
+    /// A command started.
+    ExecCommandBegin {
+        call_id: String,
+        command: Vec<String>,
+        cwd: PathBuf,
+    },
+    /// A command ended (or could not start).
+    ExecCommandEnd {
+        call_id: String,
+        command: Vec<String>,
+        exit_code: Option<i32>,
+        aggregated_output: String,
+        duration_ms: u64,
+        timed_out: bool,
+    },
+    /// A tool call other than a command started.
+    ToolCallBegin { call_id: String, tool_name: String },
+    /// A tool call other than a command ended.
+    ToolCallEnd {
+        call_id: String,
+        tool_name: String,
+        success: bool,
+        output: String,
+    },
+    /// An item was appended to the history (and handed to the rollout).
+    ItemRecorded { item: ResponseItem },
+    /// Token usage of the last response and the thread's running total.
+    TokenCount { last: TokenUsage, total: TokenUsage },
+    /// A model request failed and will be retried after `delay_ms`.
+    StreamRetry {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    /// Something went wrong that the user should see; the turn may go on.
+    Warning { message: String },
+    /// Something failed; when `fatal`, the turn ended because of it.
+    Error { error: TurnError, fatal: bool },
+    /// The turn finished normally.
+    TurnComplete {
+        turn_id: TurnId,
+        last_agent_message: Option<String>,
+        usage: TokenUsage,
+    },
+    /// The turn was stopped before it finished.
+    TurnAborted { turn_id: TurnId, reason: AbortReason },
+    /// The thread stopped; last event of a thread.
+    ShutdownComplete,
+}
+
+/// Why a turn ended early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbortReason {
+    Interrupted,
+    Failed,
+    Shutdown,
+}

@@ -1,0 +1,25 @@
+//! The contract of Troupe: read this crate and you know the system.
+//!
+//! Everything here is plain data (serde, JSON on the wire and in rollouts) except the
+//! mailbox enums in [`mailboxes`], which carry reply ports and actor references and so
+//! only travel inside one process. Their payloads are the serialisable types below.
+
+pub mod errors;
+pub mod events;
+pub mod ids;
+pub mod items;
+pub mod mailboxes;
+pub mod ops;
+pub mod policy;
+pub mod rollout;
+pub mod sampling;
+pub mod settings;
+pub mod tools;
+pub mod usage;
+
+/// Version of the serialised protocol (events, ops, rollout lines). Bumped on breaking change.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+#[cfg(test)]
+#[path = "roundtrip_tests.rs"]
+mod roundtrip_tests;

@@ -1,0 +1,118 @@
+//! The mailbox of every actor: what each one can be told or asked.
+//!
+//! Direction rule: `call` (request/reply) goes down the tree, notifications go up, so two
+//! actors never wait on each other. Each enum is in-process only (it holds reply ports and
+//! actor references); every payload is a serialisable type from this crate.
+
+use crate::events::{AbortReason, Event, EventMsg};
+use crate::ids::{ThreadId, TurnId};
+use crate::items::ResponseItem;
+use crate::ops::{Submission, UserInput};
+use crate::rollout::RolloutLine;
+use crate::sampling::{ModelRequest, SamplerUpdate};
+use crate::settings::SessionSettings;
+use crate::tools::{ExecRequest, ExecResult, ToolCall, ToolOutput, ToolSpec};
+use ractor::{ActorRef, RpcReplyPort};
+use std::path::PathBuf;
+use tokio::sync::mpsc;
+
+/// A live thread as the thread manager hands it out.
+#[derive(Debug, Clone)]
+pub struct ThreadHandle {
+    pub thread_id: ThreadId,
+    pub session: ActorRef<SessionMsg>,
+    pub rollout_path: PathBuf,
+}
+
+/// ThreadManager: registry of live threads.
+#[derive(Debug)]
+pub enum ThreadManagerMsg {
+    /// Start a new thread with these settings.
+    StartThread {
+        settings: Box<SessionSettings>,
+        reply: RpcReplyPort<Result<ThreadHandle, String>>,
+    },
+    /// Ids of the live threads.
+    ListThreads { reply: RpcReplyPort<Vec<ThreadId>> },
+    /// A session stopped by itself (after `Op::Shutdown`).
+    ThreadStopped { thread_id: ThreadId },
+}
+
+/// Session: one thread's history, input queue and subscribers.
+#[derive(Debug)]
+pub enum SessionMsg {
+    /// A client operation.
+    Submit(Submission),
+    /// Deliver every following event to this bounded channel.
+    Subscribe { events: mpsc::Sender<Event> },
+    /// The history as it stands (a copy).
+    GetHistory {
+        reply: RpcReplyPort<Vec<ResponseItem>>,
+    },
+    /// From the turn: an item joined the history.
+    TurnItem { turn_id: TurnId, item: ResponseItem },
+    /// From the turn: something to tell subscribers.
+    TurnEvent { turn_id: TurnId, msg: EventMsg },
+    /// From the turn: injected inputs up to and including `seq` are now in the history.
+    InputConsumed { turn_id: TurnId, up_to_seq: u64 },
+    /// From the turn: it ended; `aborted` is set when it did not finish normally.
+    TurnEnded {
+        turn_id: TurnId,
+        last_agent_message: Option<String>,
+        aborted: Option<AbortReason>,
+    },
+}
+
+/// Turn: the inner loop of one turn.
+#[derive(Debug)]
+pub enum TurnMsg {
+    /// Self-sent: build the next request and sample.
+    SampleNext,
+    /// From the session: input typed while this turn runs, numbered by the session.
+    InjectInput { seq: u64, items: Vec<UserInput> },
+    /// From the sampler.
+    Sampler(SamplerUpdate),
+    /// From the orchestrator: every call of the batch, outputs in call order.
+    ToolsFinished { outputs: Vec<ToolOutput> },
+    /// From the orchestrator: something to tell subscribers about a running call.
+    ToolEvent(EventMsg),
+}
+
+/// Sampler: one model stream at a time.
+#[derive(Debug)]
+pub enum SamplerMsg {
+    /// Serve this request; updates go to the turn that owns the sampler.
+    Sample(Box<ModelRequest>),
+}
+
+/// ToolOrchestrator: runs a batch of calls under the step's frozen tool set.
+#[derive(Debug)]
+pub enum ToolOrchestratorMsg {
+    RunBatch {
+        calls: Vec<ToolCall>,
+        /// The tools advertised in the request these calls answer (B4).
+        advertised: Vec<ToolSpec>,
+        settings: Box<SessionSettings>,
+    },
+}
+
+/// A sandbox backend: starts and kills processes.
+#[derive(Debug)]
+pub enum SandboxMsg {
+    /// Run a process to completion (or timeout) and reply with its result.
+    Spawn {
+        request: Box<ExecRequest>,
+        reply: RpcReplyPort<Result<ExecResult, String>>,
+    },
+    /// Kill every process group this backend started.
+    KillAll,
+}
+
+/// RolloutRecorder: appends a thread's JSONL.
+#[derive(Debug)]
+pub enum RolloutMsg {
+    /// Append these lines in order.
+    Append(Vec<RolloutLine>),
+    /// Write out and fsync everything appended so far, then reply.
+    Flush { reply: RpcReplyPort<Result<(), String>> },
+}

@@ -1,0 +1,57 @@
+//! Operations: what a client submits to a thread (the submission queue).
+
+use crate::policy::{AskForApproval, SandboxMode};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// One submission: an operation with an id that events caused by it refer back to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Submission {
+    pub id: String,
+    pub op: Op,
+}
+
+/// Something a client asks a thread to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Op {
+    /// New user input: starts a turn, or is injected into the running one.
+    UserInput { items: Vec<UserInput> },
+    /// Stop the running turn and everything under it; the turn is recorded as aborted.
+    Interrupt,
+    /// Answer a pending approval request.
+    ExecApproval { call_id: String, decision: ReviewDecision },
+    /// Summarise the history now to free context (compaction issue).
+    Compact,
+    /// Change settings for the following turns; appended to history, never rewritten.
+    OverrideTurnContext {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        approval_policy: Option<AskForApproval>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox_mode: Option<SandboxMode>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<PathBuf>,
+    },
+    /// Finish the running turn's cleanup, flush the rollout and stop the thread.
+    Shutdown,
+}
+
+/// One piece of user input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum UserInput {
+    Text { text: String },
+}
+
+/// The user's answer to an approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewDecision {
+    Approved,
+    ApprovedForSession,
+    Denied,
+    Abort,
+}

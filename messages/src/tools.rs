@@ -1,0 +1,111 @@
+//! Tool calls and their results, and the process-execution request a sandbox backend runs.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A tool as advertised to the model in one request (frozen per sampling step).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolSpec {
+    /// A JSON function tool: arguments validated against `parameters` (JSON Schema).
+    Function {
+        name: String,
+        description: String,
+        strict: bool,
+        parameters: serde_json::Value,
+    },
+    /// A freeform tool whose input follows a grammar (e.g. `apply_patch`).
+    Custom {
+        name: String,
+        description: String,
+        format: serde_json::Value,
+    },
+}
+
+impl ToolSpec {
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        match self {
+            ToolSpec::Function { name, .. } | ToolSpec::Custom { name, .. } => name,
+        }
+    }
+}
+
+/// What the model sent for one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolPayload {
+    /// Raw JSON text of a function call's arguments (not yet validated).
+    Function { arguments: String },
+    /// Raw text of a freeform call.
+    Custom { input: String },
+}
+
+/// One tool call taken from a model response, ready to route.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub call_id: String,
+    pub tool_name: String,
+    pub payload: ToolPayload,
+}
+
+/// The result of one tool call, as it goes back to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    pub call_id: String,
+    /// Text the model reads.
+    pub content: String,
+    /// False when the call failed (bad arguments, unknown tool, crash, non-zero exit).
+    pub success: bool,
+    /// Whether the call came in as a custom (freeform) call; decides the output item type.
+    pub custom: bool,
+}
+
+/// Arguments of the `shell` tool, as the model writes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellToolArgs {
+    /// argv; the first element is the program.
+    pub command: Vec<String>,
+    /// Working directory; relative paths are taken from the turn's cwd.
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// Kill the command after this many milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// The model asks to run outside the sandbox (approval issue).
+    #[serde(default)]
+    pub with_escalated_permissions: Option<bool>,
+    /// Why the model wants escalation.
+    #[serde(default)]
+    pub justification: Option<String>,
+}
+
+/// A process to start, as handed to a sandbox backend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecRequest {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    /// Environment of the child (the backend does not inherit anything else).
+    pub env: BTreeMap<String, String>,
+    pub timeout: Duration,
+    /// Bytes of combined output kept (head + tail); the middle is dropped.
+    pub max_output_bytes: usize,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecResult {
+    /// Exit code; `None` when killed by a signal (including our own timeout kill).
+    pub exit_code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    /// stdout and stderr interleaved in arrival order, truncated head+tail.
+    pub aggregated_output: String,
+    /// Bytes dropped from the middle of `aggregated_output`.
+    pub truncated_bytes: u64,
+    pub duration: Duration,
+    pub timed_out: bool,
+}
