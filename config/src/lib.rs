@@ -1,1 +1,15 @@
-//! Config loading (being written).
+//! Configuration: `$TROUPE_HOME/config.toml` plus `-c key=value` overrides, resolved into the
+//! [`troupe_messages::settings::SessionSettings`] a thread runs under.
+//!
+//! Layering today: defaults < user `config.toml` < `-c` overrides < command-line flags.
+//! Profiles, project config and requirements come with the context/config issue.
+
+pub mod error;
+pub mod file;
+pub mod home;
+pub mod overrides;
+pub mod resolve;
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

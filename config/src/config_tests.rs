@@ -1,0 +1,108 @@
+//! Config loading: overrides, provider resolution, and error messages that name the spot.
+
+use crate::error::ConfigError;
+use crate::overrides::{apply_override, parse_override};
+use crate::resolve::{load_settings, CliOverrides};
+use pretty_assertions::assert_eq;
+use toml::{Table, Value};
+use troupe_messages::policy::SandboxMode;
+
+fn home_with(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.toml"), config).unwrap();
+    dir
+}
+
+#[test]
+fn override_values_parse_as_toml_or_fall_back_to_string() {
+    let ov = parse_override("model_providers.mock.base_url=\"http://127.0.0.1:9/v1\"").unwrap();
+    assert_eq!(ov.path, vec!["model_providers", "mock", "base_url"]);
+    assert_eq!(ov.value, Value::String("http://127.0.0.1:9/v1".into()));
+    assert_eq!(
+        parse_override("a=http://x/y").unwrap().value,
+        Value::String("http://x/y".into())
+    );
+    assert_eq!(parse_override("n=3").unwrap().value, Value::Integer(3));
+    assert_eq!(
+        parse_override("flag=true").unwrap().value,
+        Value::Boolean(true)
+    );
+    assert!(matches!(
+        parse_override("novalue"),
+        Err(ConfigError::InvalidOverride { .. })
+    ));
+    assert!(matches!(
+        parse_override("a..b=1"),
+        Err(ConfigError::InvalidOverride { .. })
+    ));
+}
+
+#[test]
+fn override_through_a_non_table_is_rejected() {
+    let mut table = Table::new();
+    table.insert("model".into(), Value::String("x".into()));
+    let err = apply_override(&mut table, &parse_override("model.sub=1").unwrap()).unwrap_err();
+    assert!(err.to_string().contains("`model` is not a table"), "{err}");
+}
+
+#[test]
+fn file_then_overrides_then_flags() {
+    let home = home_with(
+        r#"
+model = "file-model"
+model_provider = "mock"
+sandbox_mode = "workspace-write"
+[model_providers.mock]
+base_url = "http://127.0.0.1:1/v1/"
+env_key = "MOCK_KEY"
+request_max_retries = 2
+"#,
+    );
+    let cli = CliOverrides {
+        raw: vec!["model_providers.mock.stream_max_retries=1".into()],
+        sandbox_mode: Some(SandboxMode::DangerFullAccess),
+        cwd: Some("/tmp".into()),
+        ..CliOverrides::default()
+    };
+    let settings = load_settings(home.path(), &cli).unwrap();
+    assert_eq!(settings.model, "file-model");
+    assert_eq!(settings.provider.id, "mock");
+    assert_eq!(settings.provider.base_url, "http://127.0.0.1:1/v1");
+    assert_eq!(settings.provider.env_key.as_deref(), Some("MOCK_KEY"));
+    assert_eq!(settings.provider.request_max_retries, 2);
+    assert_eq!(settings.provider.stream_max_retries, 1);
+    assert_eq!(settings.sandbox_mode, SandboxMode::DangerFullAccess);
+}
+
+#[test]
+fn type_error_in_file_names_line() {
+    let home = home_with("model = \"m\"\n\n[model_providers.mock]\nrequest_max_retries = \"x\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("config.toml") && text.contains("line 4"), "{text}");
+}
+
+#[test]
+fn type_error_in_override_names_key() {
+    let home = tempfile::tempdir().unwrap();
+    let cli = CliOverrides {
+        raw: vec!["model_providers.mock.request_max_retries=many".into()],
+        ..CliOverrides::default()
+    };
+    let err = load_settings(home.path(), &cli).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("model_providers.mock.request_max_retries"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_provider_lists_known_ones() {
+    let home = home_with("model_provider = \"nope\"\n[model_providers.mock]\nbase_url = \"http://x\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "model provider `nope` is not defined; known providers: mock, openai"
+    );
+}
