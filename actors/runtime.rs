@@ -1,0 +1,124 @@
+//! The runtime as frontends use it: start the actor tree, open threads, submit ops, read events.
+
+use crate::thread_manager::{ThreadManagerActor, ThreadManagerArgs};
+use crate::tool_orchestrator::registry::ToolRegistry;
+use ractor::{Actor, ActorRef};
+use std::sync::Arc;
+use std::time::Duration;
+use thiserror::Error;
+use tokio::sync::mpsc;
+use troupe_messages::events::Event;
+use troupe_messages::mailboxes::{SessionMsg, ThreadHandle, ThreadManagerMsg};
+use troupe_messages::ops::{Op, Submission};
+use troupe_messages::settings::SessionSettings;
+
+/// Events a subscriber may have queued before the session waits on it.
+const SUBSCRIBER_CAPACITY: usize = 4096;
+/// Deadline of requests to the thread manager.
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Debug, Error)]
+pub enum RuntimeError {
+    #[error("could not start the runtime: {0}")]
+    Start(String),
+    #[error("the thread manager did not answer: {0}")]
+    Manager(String),
+    #[error("{0}")]
+    Thread(String),
+    #[error("the thread has stopped")]
+    ThreadGone,
+}
+
+/// A running actor tree.
+pub struct Runtime {
+    manager: ActorRef<ThreadManagerMsg>,
+}
+
+impl Runtime {
+    /// Starts the thread manager with these tools.
+    pub async fn start(registry: ToolRegistry) -> Result<Self, RuntimeError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .user_agent(concat!("troupe/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|err| RuntimeError::Start(err.to_string()))?;
+        let (manager, _) = Actor::spawn(
+            None,
+            ThreadManagerActor,
+            ThreadManagerArgs {
+                registry: Arc::new(registry),
+                http,
+            },
+        )
+        .await
+        .map_err(|err| RuntimeError::Start(err.to_string()))?;
+        Ok(Self { manager })
+    }
+
+    /// Opens a new thread and subscribes to its events.
+    pub async fn start_thread(
+        &self,
+        settings: SessionSettings,
+    ) -> Result<ThreadClient, RuntimeError> {
+        let handle = self
+            .manager
+            .call(
+                |reply| ThreadManagerMsg::StartThread {
+                    settings: Box::new(settings),
+                    reply,
+                },
+                Some(CALL_TIMEOUT),
+            )
+            .await
+            .map_err(|err| RuntimeError::Manager(err.to_string()))?;
+        let handle = match handle {
+            ractor::rpc::CallResult::Success(result) => result.map_err(RuntimeError::Thread)?,
+            ractor::rpc::CallResult::Timeout => {
+                return Err(RuntimeError::Manager("timed out".into()))
+            }
+            ractor::rpc::CallResult::SenderError => {
+                return Err(RuntimeError::Manager("it stopped".into()))
+            }
+        };
+        let (tx, rx) = mpsc::channel(SUBSCRIBER_CAPACITY);
+        handle
+            .session
+            .send_message(SessionMsg::Subscribe { events: tx })
+            .map_err(|_| RuntimeError::ThreadGone)?;
+        Ok(ThreadClient {
+            handle,
+            events: rx,
+            submitted: 0,
+        })
+    }
+
+    /// Stops the whole tree.
+    pub fn stop(&self) {
+        self.manager.stop(None);
+    }
+}
+
+/// A client's view of one thread: submit ops, receive events.
+pub struct ThreadClient {
+    pub handle: ThreadHandle,
+    events: mpsc::Receiver<Event>,
+    submitted: u64,
+}
+
+impl ThreadClient {
+    /// Submits an op; returns the submission id its events will carry.
+    pub fn submit(&mut self, op: Op) -> Result<String, RuntimeError> {
+        self.submitted += 1;
+        let id = format!("sub-{}", self.submitted);
+        self.handle
+            .session
+            .send_message(SessionMsg::Submit(Submission { id: id.clone(), op }))
+            .map_err(|_| RuntimeError::ThreadGone)?;
+        Ok(id)
+    }
+
+    /// The next event; `None` once the thread has stopped.
+    pub async fn next_event(&mut self) -> Option<Event> {
+        self.events.recv().await
+    }
+}

@@ -1,0 +1,103 @@
+//! Sampler: serves one model request at a time for its turn.
+//!
+//! The stream runs in a task owned by the actor and tied to a cancellation token, so stopping
+//! the sampler (interrupt) ends the HTTP stream at once. A panic in that task is reported to
+//! the turn as a failed sample instead of taking anything down.
+
+pub mod client;
+pub mod retry;
+pub mod sse;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
+use troupe_messages::errors::ModelError;
+use troupe_messages::mailboxes::{SamplerMsg, TurnMsg};
+use troupe_messages::sampling::SamplerUpdate;
+use troupe_messages::settings::ProviderSettings;
+
+/// Actor that talks to the model provider.
+pub struct SamplerActor;
+
+/// Startup arguments.
+pub struct SamplerArgs {
+    pub turn: ActorRef<TurnMsg>,
+    pub http: reqwest::Client,
+    pub provider: ProviderSettings,
+}
+
+pub struct SamplerState {
+    args: SamplerArgs,
+    /// Cancels the request in flight.
+    current: CancellationToken,
+}
+
+impl Actor for SamplerActor {
+    type Msg = SamplerMsg;
+    type State = SamplerState;
+    type Arguments = SamplerArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        args: SamplerArgs,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        Ok(SamplerState {
+            args,
+            current: CancellationToken::new(),
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            SamplerMsg::Sample(request) => {
+                state.current.cancel();
+                state.current = CancellationToken::new();
+                let cancel = state.current.clone();
+                let turn = state.args.turn.clone();
+                let http = state.args.http.clone();
+                let provider = state.args.provider.clone();
+                tokio::spawn(async move {
+                    let updates = turn.clone();
+                    let work = AbortOnDropHandle::new(tokio::spawn(async move {
+                        client::sample(&http, &provider, &request, |update| {
+                            let _ = updates.send_message(TurnMsg::Sampler(update));
+                        })
+                        .await;
+                    }));
+                    tokio::select! {
+                        _ = cancel.cancelled() => {}
+                        result = work => {
+                            if let Err(err) = result {
+                                if err.is_panic() {
+                                    let _ = turn.send_message(TurnMsg::Sampler(SamplerUpdate::Failed {
+                                        error: ModelError::Internal { message: "the sampler crashed".into() },
+                                    }));
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        state.current.cancel();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "sse_tests.rs"]
+mod sse_tests;

@@ -1,0 +1,145 @@
+//! Runs one process in its own process group and captures its output, bounded.
+//!
+//! Used by every backend once the confinement is set up; the `none` backend calls it as is.
+
+use super::head_tail::HeadTailBuffer;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+use troupe_messages::tools::{ExecRequest, ExecResult};
+
+/// How long to keep reading after the main process exited, for pipes held by grandchildren.
+const DRAIN_AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Process groups currently running, so they can be killed from outside (interrupt).
+pub type LiveGroups = Arc<Mutex<std::collections::HashSet<i32>>>;
+
+/// Kills a whole process group with SIGKILL; a group already gone is fine.
+pub fn kill_group(pgid: i32) {
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+/// Starts `request`, waits for it (or its timeout), and returns what it printed.
+pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<ExecResult, String> {
+    let (program, args) = request
+        .argv
+        .split_first()
+        .ok_or_else(|| "empty command".to_string())?;
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(&request.cwd)
+        .env_clear()
+        .envs(&request.env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|err| format!("failed to start `{program}` in {}: {err}", request.cwd.display()))?;
+    let pgid = child.id().map(|id| id as i32);
+    if let Some(pgid) = pgid {
+        lock(live).insert(pgid);
+    }
+    let _unregister = GroupGuard {
+        pgid,
+        live: live.clone(),
+    };
+
+    let aggregated = Arc::new(Mutex::new(HeadTailBuffer::new(request.max_output_bytes)));
+    let stdout = child.stdout.take().map(|pipe| {
+        tokio::spawn(read_stream(pipe, request.max_output_bytes, aggregated.clone()))
+    });
+    let stderr = child.stderr.take().map(|pipe| {
+        tokio::spawn(read_stream(pipe, request.max_output_bytes, aggregated.clone()))
+    });
+
+    let (status, timed_out) = match tokio::time::timeout(request.timeout, child.wait()).await {
+        Ok(status) => (status.map_err(|err| format!("waiting for `{program}`: {err}"))?, false),
+        Err(_) => {
+            if let Some(pgid) = pgid {
+                kill_group(pgid);
+            }
+            let status = child
+                .wait()
+                .await
+                .map_err(|err| format!("waiting for `{program}`: {err}"))?;
+            (status, true)
+        }
+    };
+    let deadline = tokio::time::Instant::now() + DRAIN_AFTER_EXIT;
+    let stdout = collect(stdout, deadline).await;
+    let stderr = collect(stderr, deadline).await;
+    if let Some(pgid) = pgid {
+        // Background children that still hold the pipes do not outlive the call.
+        kill_group(pgid);
+    }
+    let aggregated = lock(&aggregated).clone();
+    Ok(ExecResult {
+        exit_code: if timed_out { None } else { status.code() },
+        stdout: stdout.render(),
+        stderr: stderr.render(),
+        aggregated_output: aggregated.render(),
+        truncated_bytes: aggregated.dropped(),
+        duration: started.elapsed(),
+        timed_out,
+    })
+}
+
+async fn read_stream(
+    mut pipe: impl AsyncRead + Unpin,
+    max_bytes: usize,
+    aggregated: Arc<Mutex<HeadTailBuffer>>,
+) -> HeadTailBuffer {
+    let mut own = HeadTailBuffer::new(max_bytes);
+    let mut chunk = vec![0u8; 8192];
+    loop {
+        match pipe.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                own.push(&chunk[..n]);
+                lock(&aggregated).push(&chunk[..n]);
+            }
+        }
+    }
+    own
+}
+
+async fn collect(
+    reader: Option<tokio::task::JoinHandle<HeadTailBuffer>>,
+    deadline: tokio::time::Instant,
+) -> HeadTailBuffer {
+    let Some(mut reader) = reader else {
+        return HeadTailBuffer::new(0);
+    };
+    match tokio::time::timeout_at(deadline, &mut reader).await {
+        Ok(Ok(buffer)) => buffer,
+        _ => {
+            reader.abort();
+            HeadTailBuffer::new(0)
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+struct GroupGuard {
+    pgid: Option<i32>,
+    live: LiveGroups,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid {
+            lock(&self.live).remove(&pgid);
+        }
+    }
+}

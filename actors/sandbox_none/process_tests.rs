@@ -1,0 +1,63 @@
+use super::process::{run_process, LiveGroups};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use troupe_messages::tools::ExecRequest;
+
+fn request(argv: &[&str], timeout_ms: u64, max: usize) -> ExecRequest {
+    ExecRequest {
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cwd: std::env::temp_dir(),
+        env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
+        timeout: Duration::from_millis(timeout_ms),
+        max_output_bytes: max,
+    }
+}
+
+#[tokio::test]
+async fn captures_exit_code_and_both_streams() {
+    let live = LiveGroups::default();
+    let out = run_process(&request(&["sh", "-c", "echo out; echo err >&2; exit 3"], 5000, 1024), &live)
+        .await
+        .unwrap();
+    assert_eq!(out.exit_code, Some(3));
+    assert_eq!(out.stdout, "out\n");
+    assert_eq!(out.stderr, "err\n");
+    assert!(out.aggregated_output.contains("out") && out.aggregated_output.contains("err"));
+    assert!(!out.timed_out);
+    assert!(live.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn timeout_kills_the_whole_group() {
+    let live = LiveGroups::default();
+    let marker = tempfile::NamedTempFile::new().unwrap();
+    let path = marker.path().display().to_string();
+    let script = format!("(sleep 1; echo alive > {path}) & sleep 30");
+    let out = run_process(&request(&["sh", "-c", &script], 200, 1024), &live)
+        .await
+        .unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.exit_code, None);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(std::fs::read_to_string(marker.path()).unwrap(), "", "grandchild survived");
+}
+
+#[tokio::test]
+async fn flood_is_bounded() {
+    let live = LiveGroups::default();
+    let out = run_process(&request(&["sh", "-c", "yes | head -c 2000000"], 10_000, 1000), &live)
+        .await
+        .unwrap();
+    assert_eq!(out.exit_code, Some(0));
+    assert!(out.aggregated_output.len() < 1100);
+    assert_eq!(out.truncated_bytes, 2_000_000 - 1000);
+}
+
+#[tokio::test]
+async fn missing_program_is_an_error_not_a_panic() {
+    let live = LiveGroups::default();
+    let err = run_process(&request(&["/no/such/program"], 1000, 100), &live)
+        .await
+        .unwrap_err();
+    assert!(err.contains("/no/such/program"), "{err}");
+}

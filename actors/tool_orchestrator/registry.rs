@@ -1,0 +1,90 @@
+//! Tool handlers and the registry that routes a model call to one.
+//!
+//! The registry is built once per runtime; the tools advertised in a request are frozen with
+//! that request (B4), and a call naming a tool that was not advertised gets an error output.
+
+use futures::future::BoxFuture;
+use ractor::ActorRef;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
+use troupe_messages::settings::SessionSettings;
+use troupe_messages::tools::{ToolCall, ToolSpec};
+
+/// Whether a handler may run beside other calls of the same response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Concurrency {
+    /// Readers: run together with other shared calls.
+    Shared,
+    /// Writers: wait for every earlier call, and later calls wait for it.
+    Exclusive,
+}
+
+/// Everything a handler may use while serving one call.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub call: ToolCall,
+    pub settings: Arc<SessionSettings>,
+    /// The sandbox backend chosen for this call.
+    pub sandbox: ActorRef<SandboxMsg>,
+    /// Where progress events go (the turn forwards them to the session).
+    pub turn: ActorRef<TurnMsg>,
+}
+
+/// What a handler produced for the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    pub content: String,
+    pub success: bool,
+}
+
+impl ToolOutcome {
+    /// A failed call whose message the model reads.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            content: message.into(),
+            success: false,
+        }
+    }
+}
+
+/// One tool's behaviour.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// How the tool is advertised to the model.
+    fn spec(&self) -> ToolSpec;
+    /// Whether it may run alongside other calls.
+    fn concurrency(&self) -> Concurrency;
+    /// Serve one call. Never panics on bad input: returns an error outcome instead.
+    fn handle(&self, ctx: ToolContext) -> BoxFuture<'static, ToolOutcome>;
+}
+
+/// The tools of a runtime, by name.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    handlers: BTreeMap<String, Arc<dyn ToolHandler>>,
+}
+
+impl ToolRegistry {
+    /// The built-in tools.
+    pub fn with_builtin_tools() -> Self {
+        let mut registry = Self::default();
+        registry.register(Arc::new(super::shell::ShellHandler));
+        registry
+    }
+
+    /// Adds (or replaces) a handler under its spec's name.
+    pub fn register(&mut self, handler: Arc<dyn ToolHandler>) {
+        self.handlers
+            .insert(handler.spec().name().to_string(), handler);
+    }
+
+    /// The specs to advertise, sorted by name so the prompt prefix stays stable.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.handlers.values().map(|h| h.spec()).collect()
+    }
+
+    /// The handler for a name.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
+        self.handlers.get(name).cloned()
+    }
+}

@@ -1,0 +1,325 @@
+//! Turn: the inner loop of one turn — sample → run tool calls → sample again — until the model
+//! answers without tool calls.
+//!
+//! The turn owns a copy of the history (the session's, plus what this turn adds) and reports
+//! every new item up to the session. Input typed meanwhile arrives as `InjectInput` and joins
+//! the history at the next sampling boundary. Stopping the turn actor is the interrupt: its
+//! sampler and orchestrator stop with it, and they end their streams and processes.
+
+pub mod prompt;
+
+use crate::sampler::{SamplerActor, SamplerArgs};
+use crate::tool_orchestrator::registry::ToolRegistry;
+use crate::tool_orchestrator::{ToolOrchestratorActor, ToolOrchestratorArgs};
+use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
+use std::sync::Arc;
+use std::time::Duration;
+use troupe_messages::errors::{ModelError, TurnError};
+use troupe_messages::events::{AbortReason, EventMsg};
+use troupe_messages::ids::{ThreadId, TurnId};
+use troupe_messages::items::ResponseItem;
+use troupe_messages::mailboxes::{SamplerMsg, SessionMsg, ToolOrchestratorMsg, TurnMsg};
+use troupe_messages::ops::UserInput;
+use troupe_messages::sampling::{ModelRequest, SamplerUpdate};
+use troupe_messages::settings::SessionSettings;
+
+/// Actor of one turn.
+pub struct TurnActor;
+
+/// Startup arguments.
+pub struct TurnArgs {
+    pub thread_id: ThreadId,
+    pub turn_id: TurnId,
+    pub session: ActorRef<SessionMsg>,
+    pub settings: Arc<SessionSettings>,
+    /// The history so far, ending with this turn's user message.
+    pub history: Vec<ResponseItem>,
+    pub registry: Arc<ToolRegistry>,
+    pub http: reqwest::Client,
+}
+
+pub struct TurnState {
+    args: TurnArgs,
+    sampler: ActorRef<SamplerMsg>,
+    orchestrator: ActorRef<ToolOrchestratorMsg>,
+    /// Injected input waiting for the next sampling boundary, with the session's numbers.
+    injected: Vec<(u64, Vec<UserInput>)>,
+    last_agent_message: Option<String>,
+    /// The request in flight, kept so its tool calls run under its frozen tool set (B4).
+    in_flight: Option<ModelRequest>,
+    ended: bool,
+}
+
+impl TurnState {
+    fn tell_session(&self, msg: SessionMsg) {
+        let _ = self.args.session.send_message(msg);
+    }
+
+    fn event(&self, msg: EventMsg) {
+        self.tell_session(SessionMsg::TurnEvent {
+            turn_id: self.args.turn_id,
+            msg,
+        });
+    }
+
+    fn record(&mut self, item: ResponseItem) {
+        self.args.history.push(item.clone());
+        self.tell_session(SessionMsg::TurnItem {
+            turn_id: self.args.turn_id,
+            item,
+        });
+    }
+
+    fn end(&mut self, myself: &ActorRef<TurnMsg>, aborted: Option<AbortReason>) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        self.tell_session(SessionMsg::TurnEnded {
+            turn_id: self.args.turn_id,
+            last_agent_message: self.last_agent_message.clone(),
+            aborted,
+        });
+        myself.stop(None);
+    }
+
+    fn fail(&mut self, myself: &ActorRef<TurnMsg>, error: ModelError) {
+        self.event(EventMsg::Error {
+            error: TurnError::Model(error),
+            fatal: true,
+        });
+        self.end(myself, Some(AbortReason::Failed));
+    }
+
+    /// Moves injected input into the history; tells the session which numbers were used.
+    fn drain_injected(&mut self) {
+        let injected = std::mem::take(&mut self.injected);
+        let Some(last_seq) = injected.iter().map(|(seq, _)| *seq).max() else {
+            return;
+        };
+        for (_, inputs) in injected {
+            self.record(prompt::user_message(&inputs));
+            self.event(EventMsg::InputInjected {
+                turn_id: self.args.turn_id,
+                text: prompt::input_text(&inputs),
+            });
+        }
+        self.tell_session(SessionMsg::InputConsumed {
+            turn_id: self.args.turn_id,
+            up_to_seq: last_seq,
+        });
+    }
+
+    fn sample_next(&mut self) {
+        self.drain_injected();
+        let settings = &self.args.settings;
+        let request = ModelRequest {
+            model: settings.model.clone(),
+            instructions: settings.base_instructions.clone(),
+            input: self.args.history.clone(),
+            tools: self.args.registry.specs(),
+            parallel_tool_calls: true,
+            prompt_cache_key: self.args.thread_id.to_string(),
+        };
+        self.in_flight = Some(request.clone());
+        let _ = self.sampler.send_message(SamplerMsg::Sample(Box::new(request)));
+    }
+
+    fn on_sampler(&mut self, myself: &ActorRef<TurnMsg>, update: SamplerUpdate) {
+        match update {
+            SamplerUpdate::TextDelta { delta } => self.event(EventMsg::AgentMessageDelta { delta }),
+            SamplerUpdate::ReasoningDelta { delta } => {
+                self.event(EventMsg::AgentReasoningDelta { delta })
+            }
+            SamplerUpdate::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => self.event(EventMsg::StreamRetry {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            }),
+            SamplerUpdate::Failed { error } => self.fail(myself, error),
+            SamplerUpdate::Completed { items, usage } => {
+                self.event(EventMsg::TokenCount {
+                    last: usage,
+                    total: usage,
+                });
+                self.on_response(myself, items);
+            }
+        }
+    }
+
+    fn on_response(&mut self, myself: &ActorRef<TurnMsg>, items: Vec<ResponseItem>) {
+        let calls = prompt::tool_calls(&items);
+        for item in items {
+            match &item {
+                ResponseItem::Message { .. } => {
+                    if let Some(text) = item.assistant_text() {
+                        self.last_agent_message = Some(text.clone());
+                        self.event(EventMsg::AgentMessage { message: text });
+                    }
+                }
+                ResponseItem::Reasoning { summary, .. } => {
+                    let text: Vec<String> = summary
+                        .iter()
+                        .map(|s| match s {
+                            troupe_messages::items::ReasoningSummary::SummaryText { text } => {
+                                text.clone()
+                            }
+                        })
+                        .collect();
+                    if !text.is_empty() {
+                        self.event(EventMsg::AgentReasoning {
+                            text: text.join("\n\n"),
+                        });
+                    }
+                }
+                _ => {}
+            }
+            self.record(item);
+        }
+        let advertised = self
+            .in_flight
+            .take()
+            .map(|request| request.tools)
+            .unwrap_or_default();
+        if !calls.is_empty() {
+            let _ = self.orchestrator.send_message(ToolOrchestratorMsg::RunBatch {
+                calls,
+                advertised,
+                settings: Box::new((*self.args.settings).clone()),
+            });
+        } else if !self.injected.is_empty() {
+            // The user wrote while the model answered: the turn goes on with that input.
+            self.sample_next();
+        } else {
+            self.end(myself, None);
+        }
+    }
+}
+
+impl Actor for TurnActor {
+    type Msg = TurnMsg;
+    type State = TurnState;
+    type Arguments = TurnArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        args: TurnArgs,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        let (sampler, _) = Actor::spawn_linked(
+            None,
+            SamplerActor,
+            SamplerArgs {
+                turn: myself.clone(),
+                http: args.http.clone(),
+                provider: args.settings.provider.clone(),
+            },
+            myself.get_cell(),
+        )
+        .await?;
+        let (orchestrator, _) = Actor::spawn_linked(
+            None,
+            ToolOrchestratorActor,
+            ToolOrchestratorArgs {
+                turn: myself.clone(),
+                registry: args.registry.clone(),
+            },
+            myself.get_cell(),
+        )
+        .await?;
+        Ok(TurnState {
+            args,
+            sampler,
+            orchestrator,
+            injected: Vec::new(),
+            last_agent_message: None,
+            in_flight: None,
+            ended: false,
+        })
+    }
+
+    async fn post_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        _state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        myself.send_message(TurnMsg::SampleNext)?;
+        Ok(())
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        if state.ended {
+            return Ok(());
+        }
+        match message {
+            TurnMsg::SampleNext => state.sample_next(),
+            TurnMsg::InjectInput { seq, items } => state.injected.push((seq, items)),
+            TurnMsg::Sampler(update) => state.on_sampler(&myself, update),
+            TurnMsg::ToolEvent(msg) => state.event(msg),
+            TurnMsg::ToolsFinished { outputs } => {
+                for output in &outputs {
+                    state.record(prompt::output_item(output));
+                }
+                state.sample_next();
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        event: SupervisionEvent,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        match event {
+            SupervisionEvent::ActorFailed(who, reason) => {
+                let role = if who.get_id() == state.sampler.get_id() {
+                    "sampler"
+                } else {
+                    "tool orchestrator"
+                };
+                tracing::error!(%reason, role, "child of turn failed");
+                state.fail(
+                    &myself,
+                    ModelError::Internal {
+                        message: format!("the {role} crashed: {reason}"),
+                    },
+                );
+            }
+            SupervisionEvent::ActorStarted(_)
+            | SupervisionEvent::ActorTerminated(..)
+            | SupervisionEvent::ProcessGroupChanged(_) => {}
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        let grace = Some(Duration::from_secs(5));
+        state.sampler.stop(Some("turn ended".into()));
+        let _ = state
+            .orchestrator
+            .stop_and_wait(Some("turn ended".into()), grace)
+            .await;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "prompt_tests.rs"]
+mod prompt_tests;

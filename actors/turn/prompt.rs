@@ -1,0 +1,79 @@
+//! Pure helpers of the turn loop: building a request, reading tool calls out of a response.
+
+use troupe_messages::items::{ContentItem, ResponseItem, Role};
+use troupe_messages::ops::UserInput;
+use troupe_messages::tools::{ToolCall, ToolOutput, ToolPayload};
+
+/// One user message holding every piece of input, in order.
+pub fn user_message(inputs: &[UserInput]) -> ResponseItem {
+    ResponseItem::Message {
+        id: None,
+        role: Role::User,
+        content: inputs
+            .iter()
+            .map(|input| match input {
+                UserInput::Text { text } => ContentItem::InputText { text: text.clone() },
+            })
+            .collect(),
+    }
+}
+
+/// The plain text of user input, for events.
+pub fn input_text(inputs: &[UserInput]) -> String {
+    inputs
+        .iter()
+        .map(|input| match input {
+            UserInput::Text { text } => text.as_str(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The tool calls a response asked for, in order.
+pub fn tool_calls(items: &[ResponseItem]) -> Vec<ToolCall> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCall {
+                call_id,
+                name,
+                arguments,
+                ..
+            } => Some(ToolCall {
+                call_id: call_id.clone(),
+                tool_name: name.clone(),
+                payload: ToolPayload::Function {
+                    arguments: arguments.clone(),
+                },
+            }),
+            ResponseItem::CustomToolCall {
+                call_id,
+                name,
+                input,
+                ..
+            } => Some(ToolCall {
+                call_id: call_id.clone(),
+                tool_name: name.clone(),
+                payload: ToolPayload::Custom {
+                    input: input.clone(),
+                },
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The history item that carries a tool's output back to the model.
+pub fn output_item(output: &ToolOutput) -> ResponseItem {
+    if output.custom {
+        ResponseItem::CustomToolCallOutput {
+            call_id: output.call_id.clone(),
+            output: output.content.clone(),
+        }
+    } else {
+        ResponseItem::FunctionCallOutput {
+            call_id: output.call_id.clone(),
+            output: output.content.clone(),
+        }
+    }
+}

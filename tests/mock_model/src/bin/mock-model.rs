@@ -1,0 +1,84 @@
+//! `mock-model`: the auto-mode mock as a standalone process, for benchmarks
+//! that point real agent CLIs (Troupe, Codex CLI, ...) at a fake model.
+//!
+//! Prints exactly one line `listening http://127.0.0.1:PORT/v1` once ready,
+//! then serves until killed.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use troupe_mock_model::{AutoConfig, Behaviour, MockModel, MockOptions};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mock-model",
+    about = "Stateless mock of the OpenAI Responses API"
+)]
+struct Args {
+    /// Port on 127.0.0.1 (0 = pick a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Tool calls per conversation before the final answer.
+    #[arg(long, default_value_t = 1)]
+    tool_calls: usize,
+    /// Shell command each tool call runs.
+    #[arg(long, default_value = "true")]
+    command: String,
+    /// Final answer text.
+    #[arg(long, default_value = "done")]
+    answer: String,
+    /// Tool calls per response.
+    #[arg(long, default_value_t = 1)]
+    parallel: usize,
+    /// Generate a final answer of this many bytes instead of --answer.
+    #[arg(long, default_value_t = 0)]
+    answer_bytes: usize,
+    /// Number of text deltas for a generated answer.
+    #[arg(long, default_value_t = 1)]
+    answer_deltas: usize,
+    /// Append one line per request ("<n> <unix_ms> <method> <path> tool_outputs=<k>").
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Server worker threads.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let options = MockOptions {
+        behaviour: Behaviour::Auto(AutoConfig {
+            tool_calls: args.tool_calls,
+            command: args.command,
+            answer: args.answer,
+            parallel: args.parallel,
+            answer_bytes: args.answer_bytes,
+            answer_deltas: args.answer_deltas,
+        }),
+        port: args.port,
+        record: false,
+        log_file: args.log,
+        worker_threads: args.workers,
+    };
+    let mock = match MockModel::start_blocking(options) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("mock-model: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "listening {}", mock.base_url())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        eprintln!("mock-model: cannot write to stdout");
+        return ExitCode::FAILURE;
+    }
+    drop(out);
+    loop {
+        std::thread::park();
+    }
+}

@@ -1,0 +1,259 @@
+//! Turning a request into bytes on the wire.
+//!
+//! Holds the shared server state (script queue, recorded requests, log) and
+//! the single axum handler, and renders each [`MockResponse`] variant into an
+//! HTTP response whose body stream reproduces the scripted timing: odd-sized
+//! chunks, aborted connections and stalls.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::Response;
+use futures::stream::{self, BoxStream, StreamExt};
+use serde_json::Value;
+
+use crate::auto::{self, AutoConfig};
+use crate::response::{encode_event, error_body, Chunking, MockResponse, StreamEnd};
+
+/// How long a `StallAfter` stream stays silent before giving up.
+const STALL: Duration = Duration::from_secs(3600);
+/// Pause between `OddBytes` chunks so they leave as separate writes.
+const CHUNK_PAUSE: Duration = Duration::from_millis(1);
+/// Pause before aborting a `DropAfter` stream so the sent events are flushed.
+const DROP_PAUSE: Duration = Duration::from_millis(20);
+
+/// One request as the mock received it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    /// HTTP method, e.g. `POST`.
+    pub method: String,
+    /// Request path, e.g. `/v1/responses`.
+    pub path: String,
+    /// Headers with lowercased names, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// The body parsed as JSON; a JSON string of the raw text if it is not
+    /// JSON; `null` if empty.
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// First value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body's `input` array (empty if absent).
+    pub fn input(&self) -> &[Value] {
+        self.body
+            .get("input")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Tool outputs already in `input` (what auto mode counts).
+    pub fn tool_output_count(&self) -> usize {
+        auto::count_tool_outputs(&self.body)
+    }
+}
+
+/// State shared by all connections of one server.
+pub(crate) struct Shared {
+    pub(crate) script: Mutex<VecDeque<MockResponse>>,
+    pub(crate) requests: Mutex<Vec<RecordedRequest>>,
+    pub(crate) count: AtomicU64,
+    pub(crate) auto: Option<AutoConfig>,
+    pub(crate) record: bool,
+    pub(crate) log: Option<Mutex<File>>,
+}
+
+/// Locks ignoring poisoning: the data stays usable for a test mock.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The only handler: records every request and answers `…/responses`.
+pub(crate) async fn handle(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let n = shared.count.fetch_add(1, Ordering::Relaxed) + 1;
+    let body = parse_body(&body);
+    let path = uri.path().to_owned();
+    if let Some(log) = &shared.log {
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let outputs = auto::count_tool_outputs(&body);
+        // Logging is best effort: a full disk must not fail the request.
+        let _ = writeln!(
+            lock(log),
+            "{n} {millis} {method} {path} tool_outputs={outputs}"
+        );
+    }
+    let is_responses = method == Method::POST && path.trim_end_matches('/').ends_with("/responses");
+    let answer = if is_responses {
+        let scripted = lock(&shared.script).pop_front();
+        scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)))
+    } else {
+        None
+    };
+    if shared.record {
+        let headers = headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        lock(&shared.requests).push(RecordedRequest {
+            method: method.to_string(),
+            path,
+            headers,
+            body,
+        });
+    }
+    match answer {
+        Some(r) => render(r),
+        None if is_responses => http_response(
+            500,
+            &[],
+            error_body_without_code("mock script exhausted", "server_error"),
+        ),
+        None => http_response(
+            404,
+            &[],
+            error_body("not_found", "mock: unknown path", "invalid_request_error"),
+        ),
+    }
+}
+
+fn error_body_without_code(message: &str, kind: &str) -> String {
+    serde_json::json!({"error": {"message": message, "type": kind}}).to_string()
+}
+
+fn parse_body(bytes: &[u8]) -> Value {
+    if bytes.is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
+}
+
+/// Renders one scripted answer.
+pub(crate) fn render(resp: MockResponse) -> Response {
+    match resp {
+        MockResponse::Http {
+            status,
+            headers,
+            body,
+        } => http_response(status, &headers, body),
+        MockResponse::Raw { body } => sse_response(Body::from(body)),
+        MockResponse::Sse {
+            events,
+            chunking,
+            end,
+        } => sse_response(Body::from_stream(sse_stream(&events, chunking, end))),
+    }
+}
+
+type Chunk = Result<Bytes, io::Error>;
+
+/// The body stream of an SSE answer.
+pub(crate) fn sse_stream(
+    events: &[Value],
+    chunking: Chunking,
+    end: StreamEnd,
+) -> BoxStream<'static, Chunk> {
+    let sent = match end {
+        StreamEnd::Complete => events.len(),
+        StreamEnd::DropAfter(k) | StreamEnd::StallAfter(k) => k.min(events.len()),
+    };
+    let frames: Vec<String> = events[..sent].iter().map(encode_event).collect();
+    let (chunks, pause) = match chunking {
+        Chunking::Whole => (frames.into_iter().map(Bytes::from).collect(), false),
+        Chunking::OddBytes(n) => (odd_chunks(frames.concat().into_bytes(), n), true),
+    };
+    let body = stream::iter(chunks).then(move |chunk| async move {
+        if pause {
+            tokio::time::sleep(CHUNK_PAUSE).await;
+        }
+        Ok::<_, io::Error>(chunk)
+    });
+    let tail: BoxStream<'static, Chunk> = match end {
+        StreamEnd::Complete => stream::empty().boxed(),
+        StreamEnd::DropAfter(_) => stream::once(async {
+            tokio::time::sleep(DROP_PAUSE).await;
+            Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "mock: stream dropped",
+            ))
+        })
+        .boxed(),
+        StreamEnd::StallAfter(_) => stream::once(async {
+            tokio::time::sleep(STALL).await;
+            Err(io::Error::new(io::ErrorKind::TimedOut, "mock: stall ended"))
+        })
+        .boxed(),
+    };
+    body.chain(tail).boxed()
+}
+
+/// Cuts `bytes` into pieces of `n` bytes (the last may be shorter).
+pub(crate) fn odd_chunks(bytes: Vec<u8>, n: usize) -> Vec<Bytes> {
+    let all = Bytes::from(bytes);
+    let n = n.max(1);
+    (0..all.len())
+        .step_by(n)
+        .map(|start| all.slice(start..(start + n).min(all.len())))
+        .collect()
+}
+
+fn sse_response(body: Body) -> Response {
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("content-type", "text/event-stream")
+        .header("cache-control", "no-cache")
+        .body(body)
+        .unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+fn http_response(status: u16, headers: &[(String, String)], body: String) -> Response {
+    let mut builder = Response::builder()
+        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+    let has_type = headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+    if !has_type && body.trim_start().starts_with('{') {
+        builder = builder.header("content-type", "application/json");
+    }
+    for (k, v) in headers {
+        builder = builder.header(k.as_str(), v.as_str());
+    }
+    builder.body(Body::from(body)).unwrap_or_else(|_| {
+        let mut fallback = Response::new(Body::from("mock: invalid scripted header"));
+        *fallback.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        fallback
+    })
+}
+
+#[cfg(test)]
+#[path = "wire_tests.rs"]
+mod tests;
