@@ -126,7 +126,12 @@ async fn attempt(
     }
     let timeout = Duration::from_millis(provider.request_timeout_ms);
     let response = match tokio::time::timeout(timeout, builder.send()).await {
-        Err(_) => return Err(retry_request(format!("no response within {timeout:?}"), None)),
+        Err(_) => {
+            return Err(retry_request(
+                format!("no response within {timeout:?}"),
+                None,
+            ))
+        }
         Ok(Err(err)) => {
             return Err(retry_request(
                 format!("cannot reach {}: {}", provider.base_url, error_chain(&err)),
@@ -229,7 +234,9 @@ async fn read_stream(
                 })
             }
             Ok(StreamEvent::Ignored) => {}
-            Err(bad) => tracing::warn!(event = %event.event, reason = %bad.0, "skipped a stream event"),
+            Err(bad) => {
+                tracing::warn!(event = %event.event, reason = %bad.0, "skipped a stream event")
+            }
         }
     }
 }

@@ -15,7 +15,10 @@ pub enum StreamEvent {
     /// The response finished; its usage.
     Completed(TokenUsage),
     /// The provider says the response failed; `retryable` tells whether trying again may help.
-    Failed { error: ModelError, retryable: bool },
+    Failed {
+        error: ModelError,
+        retryable: bool,
+    },
     /// An event we do not act on (created, added, in_progress, …).
     Ignored,
 }

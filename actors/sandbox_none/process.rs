@@ -42,7 +42,12 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|err| format!("failed to start `{program}` in {}: {err}", request.cwd.display()))?;
+        .map_err(|err| {
+            format!(
+                "failed to start `{program}` in {}: {err}",
+                request.cwd.display()
+            )
+        })?;
     let pgid = child.id().map(|id| id as i32);
     if let Some(pgid) = pgid {
         lock(live).insert(pgid);
@@ -54,14 +59,25 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
 
     let aggregated = Arc::new(Mutex::new(HeadTailBuffer::new(request.max_output_bytes)));
     let stdout = child.stdout.take().map(|pipe| {
-        tokio::spawn(read_stream(pipe, request.max_output_bytes, aggregated.clone()))
+        tokio::spawn(read_stream(
+            pipe,
+            request.max_output_bytes,
+            aggregated.clone(),
+        ))
     });
     let stderr = child.stderr.take().map(|pipe| {
-        tokio::spawn(read_stream(pipe, request.max_output_bytes, aggregated.clone()))
+        tokio::spawn(read_stream(
+            pipe,
+            request.max_output_bytes,
+            aggregated.clone(),
+        ))
     });
 
     let (status, timed_out) = match tokio::time::timeout(request.timeout, child.wait()).await {
-        Ok(status) => (status.map_err(|err| format!("waiting for `{program}`: {err}"))?, false),
+        Ok(status) => (
+            status.map_err(|err| format!("waiting for `{program}`: {err}"))?,
+            false,
+        ),
         Err(_) => {
             if let Some(pgid) = pgid {
                 kill_group(pgid);
@@ -128,7 +144,9 @@ async fn collect(
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 struct GroupGuard {

@@ -16,9 +16,12 @@ fn request(argv: &[&str], timeout_ms: u64, max: usize) -> ExecRequest {
 #[tokio::test]
 async fn captures_exit_code_and_both_streams() {
     let live = LiveGroups::default();
-    let out = run_process(&request(&["sh", "-c", "echo out; echo err >&2; exit 3"], 5000, 1024), &live)
-        .await
-        .unwrap();
+    let out = run_process(
+        &request(&["sh", "-c", "echo out; echo err >&2; exit 3"], 5000, 1024),
+        &live,
+    )
+    .await
+    .unwrap();
     assert_eq!(out.exit_code, Some(3));
     assert_eq!(out.stdout, "out\n");
     assert_eq!(out.stderr, "err\n");
@@ -39,15 +42,22 @@ async fn timeout_kills_the_whole_group() {
     assert!(out.timed_out);
     assert_eq!(out.exit_code, None);
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert_eq!(std::fs::read_to_string(marker.path()).unwrap(), "", "grandchild survived");
+    assert_eq!(
+        std::fs::read_to_string(marker.path()).unwrap(),
+        "",
+        "grandchild survived"
+    );
 }
 
 #[tokio::test]
 async fn flood_is_bounded() {
     let live = LiveGroups::default();
-    let out = run_process(&request(&["sh", "-c", "yes | head -c 2000000"], 10_000, 1000), &live)
-        .await
-        .unwrap();
+    let out = run_process(
+        &request(&["sh", "-c", "yes | head -c 2000000"], 10_000, 1000),
+        &live,
+    )
+    .await
+    .unwrap();
     assert_eq!(out.exit_code, Some(0));
     assert!(out.aggregated_output.len() < 1100);
     assert_eq!(out.truncated_bytes, 2_000_000 - 1000);

@@ -141,7 +141,8 @@ impl SessionState {
             }),
             RolloutRecord::ResponseItem(user),
         ]);
-        self.emit(&submission, EventMsg::TurnStarted { turn_id }).await;
+        self.emit(&submission, EventMsg::TurnStarted { turn_id })
+            .await;
         let args = TurnArgs {
             thread_id: self.thread_id,
             turn_id,
@@ -246,11 +247,13 @@ impl SessionState {
             }
             Op::ExecApproval { .. } | Op::Compact => {
                 let message = "this operation is not supported yet by this build".to_string();
-                self.emit(&submission.id, EventMsg::Warning { message }).await;
+                self.emit(&submission.id, EventMsg::Warning { message })
+                    .await;
             }
             _ => {
                 let message = "unknown operation".to_string();
-                self.emit(&submission.id, EventMsg::Warning { message }).await;
+                self.emit(&submission.id, EventMsg::Warning { message })
+                    .await;
             }
         }
     }
@@ -424,7 +427,8 @@ impl Actor for SessionActor {
                 .on_turn_ended(&myself, turn_id, None, Some(AbortReason::Failed))
                 .await;
         } else if who.get_id() == state.recorder.get_id() {
-            let message = format!("the rollout recorder failed; this thread is no longer saved: {reason}");
+            let message =
+                format!("the rollout recorder failed; this thread is no longer saved: {reason}");
             tracing::error!(%message);
             state.emit("", EventMsg::Warning { message }).await;
         }

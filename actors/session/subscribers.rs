@@ -41,7 +41,10 @@ impl Subscribers {
                 let notice = Event {
                     id: event.id.clone(),
                     msg: EventMsg::Warning {
-                        message: format!("{} streaming deltas were dropped: the client fell behind", sub.lagged),
+                        message: format!(
+                            "{} streaming deltas were dropped: the client fell behind",
+                            sub.lagged
+                        ),
                     },
                 };
                 if sub.sender.try_send(notice).is_ok() {

@@ -117,7 +117,10 @@ impl Actor for ToolOrchestratorActor {
         // Waiting here means that once the turn is gone, so are its processes.
         let _ = state
             .sandbox
-            .stop_and_wait(Some("turn ended".into()), Some(std::time::Duration::from_secs(5)))
+            .stop_and_wait(
+                Some("turn ended".into()),
+                Some(std::time::Duration::from_secs(5)),
+            )
             .await;
         Ok(())
     }
@@ -201,9 +204,11 @@ impl Batch {
 
     fn crashed(&self, call: &ToolCall, why: &str) -> ToolOutcome {
         let message = format!("tool `{}` crashed: {why}", call.tool_name);
-        let _ = self.turn.send_message(TurnMsg::ToolEvent(EventMsg::Warning {
-            message: message.clone(),
-        }));
+        let _ = self
+            .turn
+            .send_message(TurnMsg::ToolEvent(EventMsg::Warning {
+                message: message.clone(),
+            }));
         ToolOutcome::error(message)
     }
 }

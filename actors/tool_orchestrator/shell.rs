@@ -96,11 +96,13 @@ async fn run_shell(ctx: ToolContext) -> ToolOutcome {
         max_output_bytes: ctx.settings.tool_output_max_bytes,
     };
     let call_id = ctx.call.call_id.clone();
-    let _ = ctx.turn.send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandBegin {
-        call_id: call_id.clone(),
-        command: args.command.clone(),
-        cwd: cwd.clone(),
-    }));
+    let _ = ctx
+        .turn
+        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandBegin {
+            call_id: call_id.clone(),
+            command: args.command.clone(),
+            cwd: cwd.clone(),
+        }));
     let result = ctx
         .sandbox
         .call(
@@ -138,14 +140,16 @@ fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult,
         ),
         Err(message) => (None, message.clone(), 0, false),
     };
-    let _ = ctx.turn.send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandEnd {
-        call_id: ctx.call.call_id.clone(),
-        command: command.to_vec(),
-        exit_code,
-        aggregated_output: output,
-        duration_ms,
-        timed_out,
-    }));
+    let _ = ctx
+        .turn
+        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandEnd {
+            call_id: ctx.call.call_id.clone(),
+            command: command.to_vec(),
+            exit_code,
+            aggregated_output: output,
+            duration_ms,
+            timed_out,
+        }));
 }
 
 /// The JSON text the model reads, shaped like Codex's shell output.

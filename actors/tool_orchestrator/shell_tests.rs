@@ -10,7 +10,10 @@ fn function(arguments: &str) -> ToolPayload {
 
 #[test]
 fn valid_arguments_parse() {
-    let args = parse_shell_args(&function(r#"{"command":["ls","-l"],"workdir":"sub","timeout_ms":5}"#)).unwrap();
+    let args = parse_shell_args(&function(
+        r#"{"command":["ls","-l"],"workdir":"sub","timeout_ms":5}"#,
+    ))
+    .unwrap();
     assert_eq!(args.command, vec!["ls", "-l"]);
     assert_eq!(args.workdir.as_deref(), Some("sub"));
     assert_eq!(args.timeout_ms, Some(5));
@@ -44,7 +47,10 @@ fn model_output_shape() {
     assert_eq!(value["metadata"]["exit_code"], -1);
     assert_eq!(value["metadata"]["timed_out"], true);
     assert_eq!(value["metadata"]["duration_seconds"], 1.2);
-    assert_eq!(value["output"], "command timed out after 1000 milliseconds\npartial");
+    assert_eq!(
+        value["output"],
+        "command timed out after 1000 milliseconds\npartial"
+    );
 }
 
 #[test]

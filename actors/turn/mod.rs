@@ -122,7 +122,9 @@ impl TurnState {
             prompt_cache_key: self.args.thread_id.to_string(),
         };
         self.in_flight = Some(request.clone());
-        let _ = self.sampler.send_message(SamplerMsg::Sample(Box::new(request)));
+        let _ = self
+            .sampler
+            .send_message(SamplerMsg::Sample(Box::new(request)));
     }
 
     fn on_sampler(&mut self, myself: &ActorRef<TurnMsg>, update: SamplerUpdate) {
@@ -188,11 +190,13 @@ impl TurnState {
             .map(|request| request.tools)
             .unwrap_or_default();
         if !calls.is_empty() {
-            let _ = self.orchestrator.send_message(ToolOrchestratorMsg::RunBatch {
-                calls,
-                advertised,
-                settings: Box::new((*self.args.settings).clone()),
-            });
+            let _ = self
+                .orchestrator
+                .send_message(ToolOrchestratorMsg::RunBatch {
+                    calls,
+                    advertised,
+                    settings: Box::new((*self.args.settings).clone()),
+                });
         } else if !self.injected.is_empty() {
             // The user wrote while the model answered: the turn goes on with that input.
             self.sample_next();

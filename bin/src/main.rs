@@ -1,1 +1,61 @@
-fn main() {}
+//! The `troupe` binary: parses the command line and hands off to a frontend.
+
+mod exec;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Troupe: a local coding-agent runtime.
+#[derive(Debug, Parser)]
+#[command(name = "troupe", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one task non-interactively and print the final message.
+    #[command(visible_alias = "e")]
+    Exec(exec::ExecArgs),
+}
+
+fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match cli.command {
+        Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        None => Err(anyhow::anyhow!(
+            "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
+        )),
+    };
+    // Do not wait for background tasks (a stalled stream, a killed process) at exit.
+    runtime.shutdown_background();
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr, off unless `RUST_LOG` asks for them.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

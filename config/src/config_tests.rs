@@ -79,7 +79,10 @@ fn type_error_in_file_names_line() {
     let home = home_with("model = \"m\"\n\n[model_providers.mock]\nrequest_max_retries = \"x\"\n");
     let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("config.toml") && text.contains("line 4"), "{text}");
+    assert!(
+        text.contains("config.toml") && text.contains("line 4"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -99,7 +102,8 @@ fn type_error_in_override_names_key() {
 
 #[test]
 fn unknown_provider_lists_known_ones() {
-    let home = home_with("model_provider = \"nope\"\n[model_providers.mock]\nbase_url = \"http://x\"\n");
+    let home =
+        home_with("model_provider = \"nope\"\n[model_providers.mock]\nbase_url = \"http://x\"\n");
     let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
     assert_eq!(
         err.to_string(),

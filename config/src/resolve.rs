@@ -31,12 +31,11 @@ pub fn load_settings(home: &Path, cli: &CliOverrides) -> Result<SessionSettings,
     for raw in &cli.raw {
         apply_override(&mut table, &parse_override(raw)?)?;
     }
-    let config: ConfigToml = serde_path_to_error::deserialize(table).map_err(|err| {
-        ConfigError::InvalidKey {
+    let config: ConfigToml =
+        serde_path_to_error::deserialize(table).map_err(|err| ConfigError::InvalidKey {
             key: err.path().to_string(),
             message: err.inner().to_string(),
-        }
-    })?;
+        })?;
     resolve(config, home, cli)
 }
 

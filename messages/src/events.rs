@@ -88,7 +88,10 @@ pub enum EventMsg {
         usage: TokenUsage,
     },
     /// The turn was stopped before it finished.
-    TurnAborted { turn_id: TurnId, reason: AbortReason },
+    TurnAborted {
+        turn_id: TurnId,
+        reason: AbortReason,
+    },
     /// The thread stopped; last event of a thread.
     ShutdownComplete,
 }

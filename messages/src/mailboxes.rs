@@ -114,5 +114,7 @@ pub enum RolloutMsg {
     /// Append these lines in order.
     Append(Vec<RolloutLine>),
     /// Write out and fsync everything appended so far, then reply.
-    Flush { reply: RpcReplyPort<Result<(), String>> },
+    Flush {
+        reply: RpcReplyPort<Result<(), String>>,
+    },
 }

@@ -21,7 +21,10 @@ pub enum Op {
     /// Stop the running turn and everything under it; the turn is recorded as aborted.
     Interrupt,
     /// Answer a pending approval request.
-    ExecApproval { call_id: String, decision: ReviewDecision },
+    ExecApproval {
+        call_id: String,
+        decision: ReviewDecision,
+    },
     /// Summarise the history now to free context (compaction issue).
     Compact,
     /// Change settings for the following turns; appended to history, never rewritten.

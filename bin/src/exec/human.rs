@@ -1,0 +1,99 @@
+//! Human-readable progress on stderr (the final message goes to stdout).
+
+use super::json_events::{command_line, error_text};
+use std::io::Write;
+use troupe_messages::events::EventMsg;
+
+/// Writes progress lines to stderr when enabled.
+pub struct HumanOutput {
+    enabled: bool,
+}
+
+/// Lines of command output shown per command.
+const OUTPUT_LINES: usize = 20;
+
+impl HumanOutput {
+    pub fn new(enabled: bool) -> Self {
+        Self { enabled }
+    }
+
+    fn line(&self, text: &str) {
+        if self.enabled {
+            let _ = writeln!(std::io::stderr().lock(), "{text}");
+        }
+    }
+
+    pub fn warn(&self, text: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "warning: {text}");
+    }
+
+    pub fn user(&self, prompt: &str) {
+        self.line(&format!("user\n{prompt}\n"));
+    }
+
+    pub fn render(&mut self, msg: &EventMsg) {
+        match msg {
+            EventMsg::SessionConfigured {
+                thread_id,
+                model,
+                model_provider,
+                cwd,
+                sandbox_mode,
+                ..
+            } => self.line(&format!(
+                "troupe {}\n--------\nworkdir: {}\nmodel: {model}\nprovider: {model_provider}\nsandbox: {}\nsession id: {thread_id}\n--------",
+                env!("CARGO_PKG_VERSION"),
+                cwd.display(),
+                sandbox_mode.as_str()
+            )),
+            EventMsg::ExecCommandBegin { command, cwd, .. } => {
+                self.line(&format!("exec\n{} in {}", command_line(command), cwd.display()))
+            }
+            EventMsg::ExecCommandEnd {
+                exit_code,
+                aggregated_output,
+                duration_ms,
+                timed_out,
+                ..
+            } => {
+                let verdict = match (exit_code, timed_out) {
+                    (_, true) => format!("timed out after {duration_ms}ms"),
+                    (Some(0), _) => format!("succeeded in {duration_ms}ms"),
+                    (Some(code), _) => format!("exited {code} in {duration_ms}ms"),
+                    (None, _) => format!("failed in {duration_ms}ms"),
+                };
+                let lines: Vec<&str> = aggregated_output.lines().collect();
+                let mut text = format!("{verdict}:");
+                for line in lines.iter().take(OUTPUT_LINES) {
+                    text.push('\n');
+                    text.push_str(line);
+                }
+                if lines.len() > OUTPUT_LINES {
+                    text.push_str(&format!("\n… +{} lines", lines.len() - OUTPUT_LINES));
+                }
+                self.line(&text);
+            }
+            EventMsg::AgentReasoning { text } => self.line(&format!("thinking\n{text}")),
+            EventMsg::AgentMessage { message } => self.line(&format!("troupe\n{message}")),
+            EventMsg::StreamRetry {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => self.line(&format!(
+                "reconnecting {attempt}/{max_attempts} in {delay_ms}ms: {reason}"
+            )),
+            EventMsg::Warning { message } => self.line(&format!("warning: {message}")),
+            EventMsg::Error { error, .. } => {
+                let _ = writeln!(std::io::stderr().lock(), "ERROR: {}", error_text(error));
+            }
+            EventMsg::TurnComplete { usage, .. } => {
+                self.line(&format!("tokens used\n{}", usage.total_tokens))
+            }
+            EventMsg::TurnAborted { reason, .. } => {
+                self.line(&format!("turn aborted: {reason:?}"))
+            }
+            _ => {}
+        }
+    }
+}
