@@ -11,6 +11,9 @@ use process::{kill_group, run_process, LiveGroups};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use troupe_messages::mailboxes::SandboxMsg;
 
+/// How long stopping waits for killed processes to be reaped.
+const REAP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Actor of the `none` backend.
 pub struct NoneSandboxActor;
 
@@ -72,6 +75,13 @@ impl Actor for NoneSandboxActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         state.kill_all();
+        // Wait until every killed process has been reaped, so "stopped" means "gone".
+        let deadline = tokio::time::Instant::now() + REAP_PATIENCE;
+        while !state.live.lock().map(|set| set.is_empty()).unwrap_or(true)
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
         Ok(())
     }
 }

@@ -188,23 +188,33 @@ impl SessionState {
         }
     }
 
-    async fn interrupt(&mut self, reason: AbortReason) {
+    /// Stops the running turn; `TurnStopped` (sent to ourselves) records the abort once every
+    /// item the turn sent before dying has been handled. False when no turn was running.
+    async fn interrupt(&mut self, myself: &ActorRef<SessionMsg>, reason: AbortReason) -> bool {
         let Some(turn) = self.turn.take() else {
-            return;
+            return false;
         };
         let _ = turn
             .actor
             .stop_and_wait(Some("interrupted".into()), Some(STOP_GRACE))
             .await;
-        self.emit(
-            &turn.submission,
-            EventMsg::TurnAborted {
-                turn_id: turn.id,
-                reason,
-            },
-        )
-        .await;
+        let _ = myself.send_message(SessionMsg::TurnStopped {
+            turn_id: turn.id,
+            submission: turn.submission,
+            reason,
+        });
+        true
+    }
+
+    async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
         self.flush().await;
+        self.emit(submission, EventMsg::ShutdownComplete).await;
+        if let Some(manager) = &self.manager {
+            let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
+                thread_id: self.thread_id,
+            });
+        }
+        myself.stop(Some("shutdown".into()));
     }
 
     async fn on_submit(&mut self, myself: &ActorRef<SessionMsg>, submission: Submission) {
@@ -220,17 +230,13 @@ impl SessionState {
                     self.start_turn(myself, submission.id, inputs).await;
                 }
             },
-            Op::Interrupt => self.interrupt(AbortReason::Interrupted).await,
+            Op::Interrupt => {
+                self.interrupt(myself, AbortReason::Interrupted).await;
+            }
             Op::Shutdown => {
-                self.interrupt(AbortReason::Shutdown).await;
-                self.flush().await;
-                self.emit(&submission.id, EventMsg::ShutdownComplete).await;
-                if let Some(manager) = &self.manager {
-                    let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
-                        thread_id: self.thread_id,
-                    });
+                if !self.interrupt(myself, AbortReason::Shutdown).await {
+                    self.finish_shutdown(myself, &submission.id).await;
                 }
-                myself.stop(Some("shutdown".into()));
             }
             Op::OverrideTurnContext {
                 model,
@@ -388,6 +394,19 @@ impl Actor for SessionActor {
                 state.emit(&submission, msg).await;
             }
             SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
+            SessionMsg::TurnStopped {
+                turn_id,
+                submission,
+                reason,
+            } => {
+                state
+                    .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
+                    .await;
+                state.flush().await;
+                if reason == AbortReason::Shutdown {
+                    state.finish_shutdown(&myself, &submission).await;
+                }
+            }
             SessionMsg::TurnEnded {
                 turn_id,
                 last_agent_message,

@@ -22,6 +22,7 @@ use troupe_messages::mailboxes::{SamplerMsg, SessionMsg, ToolOrchestratorMsg, Tu
 use troupe_messages::ops::UserInput;
 use troupe_messages::sampling::{ModelRequest, SamplerUpdate};
 use troupe_messages::settings::SessionSettings;
+use troupe_messages::tools::{ToolOutput, ToolPayload};
 
 /// Actor of one turn.
 pub struct TurnActor;
@@ -47,6 +48,8 @@ pub struct TurnState {
     last_agent_message: Option<String>,
     /// The request in flight, kept so its tool calls run under its frozen tool set (B4).
     in_flight: Option<ModelRequest>,
+    /// Calls handed to the orchestrator and not yet answered: (call id, custom?).
+    running_calls: Vec<(String, bool)>,
     ended: bool,
 }
 
@@ -190,6 +193,15 @@ impl TurnState {
             .map(|request| request.tools)
             .unwrap_or_default();
         if !calls.is_empty() {
+            self.running_calls = calls
+                .iter()
+                .map(|c| {
+                    (
+                        c.call_id.clone(),
+                        matches!(c.payload, ToolPayload::Custom { .. }),
+                    )
+                })
+                .collect();
             let _ = self
                 .orchestrator
                 .send_message(ToolOrchestratorMsg::RunBatch {
@@ -244,6 +256,7 @@ impl Actor for TurnActor {
             injected: Vec::new(),
             last_agent_message: None,
             in_flight: None,
+            running_calls: Vec::new(),
             ended: false,
         })
     }
@@ -272,6 +285,7 @@ impl Actor for TurnActor {
             TurnMsg::Sampler(update) => state.on_sampler(&myself, update),
             TurnMsg::ToolEvent(msg) => state.event(msg),
             TurnMsg::ToolsFinished { outputs } => {
+                state.running_calls.clear();
                 for output in &outputs {
                     state.record(prompt::output_item(output));
                 }
@@ -314,6 +328,17 @@ impl Actor for TurnActor {
         _myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
+        // Stopped from outside (interrupt): every call the model made still gets an output,
+        // or the next request would be rejected for a call without one.
+        for (call_id, custom) in std::mem::take(&mut state.running_calls) {
+            let output = ToolOutput {
+                call_id,
+                content: "aborted: the user interrupted this call before it finished".into(),
+                success: false,
+                custom,
+            };
+            state.record(prompt::output_item(&output));
+        }
         let grace = Some(Duration::from_secs(5));
         state.sampler.stop(Some("turn ended".into()));
         let _ = state

@@ -55,6 +55,12 @@ pub enum SessionMsg {
     TurnEvent { turn_id: TurnId, msg: EventMsg },
     /// From the turn: injected inputs up to and including `seq` are now in the history.
     InputConsumed { turn_id: TurnId, up_to_seq: u64 },
+    /// Self-sent after stopping a turn, so it is handled after every item that turn sent.
+    TurnStopped {
+        turn_id: TurnId,
+        submission: String,
+        reason: AbortReason,
+    },
     /// From the turn: it ended; `aborted` is set when it did not finish normally.
     TurnEnded {
         turn_id: TurnId,
