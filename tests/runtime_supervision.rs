@@ -56,6 +56,7 @@ fn settings(mock: &MockModel, home: &std::path::Path, cwd: &std::path::Path) -> 
         cwd: cwd.to_path_buf(),
         approval_policy: AskForApproval::Never,
         sandbox_mode: SandboxMode::DangerFullAccess,
+        sandbox: Default::default(),
         base_instructions: "test".into(),
         tool_output_max_bytes: 4096,
         default_shell_timeout_ms: 60_000,

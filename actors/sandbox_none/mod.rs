@@ -7,12 +7,10 @@
 pub mod head_tail;
 pub mod process;
 
-use process::{kill_group, run_process, LiveGroups};
+use process::{kill_all, reap, run_process, LiveGroups};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use troupe_messages::mailboxes::SandboxMsg;
-
-/// How long stopping waits for killed processes to be reaped.
-const REAP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+use troupe_messages::policy::PermissionProfile;
 
 /// Actor of the `none` backend.
 pub struct NoneSandboxActor;
@@ -20,19 +18,6 @@ pub struct NoneSandboxActor;
 /// Process groups started by this backend and still running.
 pub struct NoneSandboxState {
     live: LiveGroups,
-}
-
-impl NoneSandboxState {
-    fn kill_all(&self) {
-        let groups: Vec<i32> = self
-            .live
-            .lock()
-            .map(|set| set.iter().copied().collect())
-            .unwrap_or_default();
-        for pgid in groups {
-            kill_group(pgid);
-        }
-    }
 }
 
 impl Actor for NoneSandboxActor {
@@ -58,13 +43,20 @@ impl Actor for NoneSandboxActor {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             SandboxMsg::Spawn { request, reply } => {
+                if request.profile != PermissionProfile::Disabled {
+                    // Fail closed: a confined request must never run here by mistake.
+                    let _ = reply.send(Err(
+                        "internal: a confined request reached the unconfined `none` backend".into(),
+                    ));
+                    return Ok(());
+                }
                 let live = state.live.clone();
                 tokio::spawn(async move {
                     let result = run_process(&request, &live).await;
                     let _ = reply.send(result);
                 });
             }
-            SandboxMsg::KillAll => state.kill_all(),
+            SandboxMsg::KillAll => kill_all(&state.live),
         }
         Ok(())
     }
@@ -74,14 +66,8 @@ impl Actor for NoneSandboxActor {
         _myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        state.kill_all();
-        // Wait until every killed process has been reaped, so "stopped" means "gone".
-        let deadline = tokio::time::Instant::now() + REAP_PATIENCE;
-        while !state.live.lock().map(|set| set.is_empty()).unwrap_or(true)
-            && tokio::time::Instant::now() < deadline
-        {
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-        }
+        kill_all(&state.live);
+        reap(&state.live).await;
         Ok(())
     }
 }

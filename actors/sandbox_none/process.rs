@@ -24,6 +24,25 @@ pub fn kill_group(pgid: i32) {
     );
 }
 
+/// Kills every group in `live`.
+pub fn kill_all(live: &LiveGroups) {
+    let groups: Vec<i32> = lock(live).iter().copied().collect();
+    for pgid in groups {
+        kill_group(pgid);
+    }
+}
+
+/// Waits (briefly) until every killed process has been reaped, so "stopped" means "gone".
+pub async fn reap(live: &LiveGroups) {
+    let deadline = tokio::time::Instant::now() + REAP_PATIENCE;
+    while !lock(live).is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+}
+
+/// How long stopping waits for killed processes to be reaped.
+const REAP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Starts `request`, waits for it (or its timeout), and returns what it printed.
 pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<ExecResult, String> {
     let (program, args) = request

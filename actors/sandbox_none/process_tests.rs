@@ -10,6 +10,7 @@ fn request(argv: &[&str], timeout_ms: u64, max: usize) -> ExecRequest {
         env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
         timeout: Duration::from_millis(timeout_ms),
         max_output_bytes: max,
+        profile: troupe_messages::policy::PermissionProfile::Disabled,
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod input_queue;
 pub mod subscribers;
 
+use crate::approvals::SessionApprovals;
 use crate::rollout_recorder::{path::now_rfc3339, RolloutArgs, RolloutRecorderActor};
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::turn::{prompt, TurnActor, TurnArgs};
@@ -17,7 +18,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use subscribers::Subscribers;
+use subscribers::{persisted, Subscribers};
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
@@ -67,6 +68,8 @@ pub struct SessionState {
     turn: Option<RunningTurn>,
     turns_started: u64,
     total_usage: TokenUsage,
+    /// "Approved for session" cache and command rules, shared with every turn.
+    approvals: SessionApprovals,
 }
 
 impl SessionState {
@@ -151,6 +154,7 @@ impl SessionState {
             history: self.history.clone(),
             registry: self.registry.clone(),
             http: self.http.clone(),
+            approvals: self.approvals.clone(),
         };
         match Actor::spawn_linked(None, TurnActor, args, myself.get_cell()).await {
             Ok((actor, _)) => {
@@ -251,7 +255,20 @@ impl SessionState {
                 settings.cwd = cwd.unwrap_or(settings.cwd);
                 self.settings = Arc::new(settings);
             }
-            Op::ExecApproval { .. } | Op::Compact => {
+            // Calls go down: the decision travels session → turn → orchestrator.
+            Op::ExecApproval { call_id, decision } => match &self.turn {
+                Some(turn) => {
+                    let _ = turn
+                        .actor
+                        .send_message(TurnMsg::ExecApproval { call_id, decision });
+                }
+                None => {
+                    let message = format!("no turn is running; approval for `{call_id}` ignored");
+                    self.emit(&submission.id, EventMsg::Warning { message })
+                        .await;
+                }
+            },
+            Op::Compact => {
                 let message = "this operation is not supported yet by this build".to_string();
                 self.emit(&submission.id, EventMsg::Warning { message })
                     .await;
@@ -291,18 +308,6 @@ impl SessionState {
     }
 }
 
-/// Events that go to the rollout (deltas do not: the finished items carry the same text).
-fn persisted(msg: &EventMsg) -> bool {
-    !matches!(
-        msg,
-        EventMsg::AgentMessageDelta { .. }
-            | EventMsg::AgentReasoningDelta { .. }
-            | EventMsg::ItemRecorded { .. }
-            | EventMsg::SessionConfigured { .. }
-            | EventMsg::ExecCommandBegin { .. }
-    )
-}
-
 impl Actor for SessionActor {
     type Msg = SessionMsg;
     type State = SessionState;
@@ -313,6 +318,8 @@ impl Actor for SessionActor {
         myself: ActorRef<Self::Msg>,
         args: SessionArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
+        // A broken rules file stops the thread from starting: never run without its rules.
+        let rules = troupe_rules::Rules::load_dirs(&[args.settings.troupe_home.join("rules")])?;
         let meta = SessionMeta {
             version: troupe_messages::PROTOCOL_VERSION,
             thread_id: args.thread_id,
@@ -347,6 +354,10 @@ impl Actor for SessionActor {
             turn: None,
             turns_started: 0,
             total_usage: TokenUsage::default(),
+            approvals: SessionApprovals {
+                rules: Arc::new(rules),
+                ..SessionApprovals::default()
+            },
         })
     }
 

@@ -73,3 +73,15 @@ impl Subscribers {
         self.list = keep;
     }
 }
+
+/// Events that go to the rollout (deltas do not: the finished items carry the same text).
+pub fn persisted(msg: &EventMsg) -> bool {
+    !matches!(
+        msg,
+        EventMsg::AgentMessageDelta { .. }
+            | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::SessionConfigured { .. }
+            | EventMsg::ExecCommandBegin { .. }
+    )
+}

@@ -1,13 +1,16 @@
 //! ToolOrchestrator: runs the tool calls of one response and reports their outputs in order.
 //!
-//! Order per call (approvals and sandbox choice arrive with the approval issue): route → run
-//! in the sandbox backend → output. Shared calls run together; an exclusive call waits for all
+//! Order per call: route → approval → choose the sandbox → attempt → escalated retry on a
+//! sandbox denial (see `exec_flow`). Shared calls run together; an exclusive call waits for all
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
+pub mod exec_flow;
 pub mod registry;
 pub mod shell;
 
+use crate::approvals::{PendingApprovals, SessionApprovals};
+use crate::sandbox_linux::{probe, LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use registry::{Concurrency, ToolContext, ToolOutcome, ToolRegistry};
@@ -17,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
+use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolPayload, ToolSpec};
 
@@ -27,12 +31,17 @@ pub struct ToolOrchestratorActor;
 pub struct ToolOrchestratorArgs {
     pub turn: ActorRef<TurnMsg>,
     pub registry: Arc<ToolRegistry>,
+    pub approvals: SessionApprovals,
 }
 
 pub struct ToolOrchestratorState {
     turn: ActorRef<TurnMsg>,
     registry: Arc<ToolRegistry>,
     sandbox: ActorRef<SandboxMsg>,
+    /// The confining backend, started on the first batch that needs one (or why it cannot).
+    confined: Option<Result<ActorRef<SandboxMsg>, String>>,
+    approvals: SessionApprovals,
+    pending: PendingApprovals,
     /// Cancels the running batch when the orchestrator stops (interrupt).
     cancel: CancellationToken,
 }
@@ -53,13 +62,16 @@ impl Actor for ToolOrchestratorActor {
             turn: args.turn,
             registry: args.registry,
             sandbox,
+            confined: None,
+            approvals: args.approvals,
+            pending: PendingApprovals::default(),
             cancel: CancellationToken::new(),
         })
     }
 
     async fn handle(
         &self,
-        _myself: ActorRef<Self::Msg>,
+        myself: ActorRef<Self::Msg>,
         message: Self::Msg,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
@@ -69,12 +81,16 @@ impl Actor for ToolOrchestratorActor {
                 advertised,
                 settings,
             } => {
+                let confined = state.confined_backend(&myself, &settings).await;
                 let batch = Batch {
                     calls,
                     advertised,
                     settings: Arc::new(*settings),
                     registry: state.registry.clone(),
                     sandbox: state.sandbox.clone(),
+                    confined,
+                    approvals: state.approvals.clone(),
+                    pending: state.pending.clone(),
                     turn: state.turn.clone(),
                 };
                 let cancel = state.cancel.clone();
@@ -88,6 +104,14 @@ impl Actor for ToolOrchestratorActor {
                     }
                 });
             }
+            ToolOrchestratorMsg::ExecApproval { call_id, decision } => {
+                if !state.pending.resolve(&call_id, decision) {
+                    let message = format!("no approval is pending for call `{call_id}`; ignored");
+                    let _ = state
+                        .turn
+                        .send_message(TurnMsg::ToolEvent(EventMsg::Warning { message }));
+                }
+            }
         }
         Ok(())
     }
@@ -98,12 +122,16 @@ impl Actor for ToolOrchestratorActor {
         event: SupervisionEvent,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        if let SupervisionEvent::ActorFailed(_, reason) = event {
-            // The backend died: restart it so later calls have somewhere to run.
+        if let SupervisionEvent::ActorFailed(who, reason) = event {
+            // A backend died: restart the `none` one now; a confining one on the next batch.
             tracing::error!(%reason, "sandbox backend failed; restarting it");
-            let (sandbox, _) =
-                Actor::spawn_linked(None, NoneSandboxActor, (), myself.get_cell()).await?;
-            state.sandbox = sandbox;
+            if who.get_id() == state.sandbox.get_id() {
+                let (sandbox, _) =
+                    Actor::spawn_linked(None, NoneSandboxActor, (), myself.get_cell()).await?;
+                state.sandbox = sandbox;
+            } else {
+                state.confined = None;
+            }
         }
         Ok(())
     }
@@ -115,14 +143,51 @@ impl Actor for ToolOrchestratorActor {
     ) -> Result<(), ActorProcessingErr> {
         state.cancel.cancel();
         // Waiting here means that once the turn is gone, so are its processes.
+        let grace = Some(std::time::Duration::from_secs(5));
         let _ = state
             .sandbox
-            .stop_and_wait(
-                Some("turn ended".into()),
-                Some(std::time::Duration::from_secs(5)),
-            )
+            .stop_and_wait(Some("turn ended".into()), grace)
             .await;
+        if let Some(Ok(confined)) = state.confined.take() {
+            let _ = confined
+                .stop_and_wait(Some("turn ended".into()), grace)
+                .await;
+        }
         Ok(())
+    }
+}
+
+impl ToolOrchestratorState {
+    /// The confining backend for these settings, spawned once; an error (fail closed) when
+    /// this machine cannot confine commands. Not needed for danger-full-access.
+    async fn confined_backend(
+        &mut self,
+        myself: &ActorRef<ToolOrchestratorMsg>,
+        settings: &SessionSettings,
+    ) -> Result<ActorRef<SandboxMsg>, String> {
+        if settings.sandbox_mode == SandboxMode::DangerFullAccess {
+            return Err("danger-full-access runs without a sandbox".into());
+        }
+        if let Some(existing) = &self.confined {
+            return existing.clone();
+        }
+        let spawned = match (probe::choose(settings.sandbox.backend), probe::helper_exe()) {
+            (Ok(backend), Ok(helper_exe)) => Actor::spawn_linked(
+                None,
+                LinuxSandboxActor,
+                LinuxSandboxArgs {
+                    helper_exe,
+                    backend,
+                },
+                myself.get_cell(),
+            )
+            .await
+            .map(|(actor, _)| actor)
+            .map_err(|e| format!("could not start the sandbox backend: {e}")),
+            (Err(why), _) | (_, Err(why)) => Err(why),
+        };
+        self.confined = Some(spawned.clone());
+        spawned
     }
 }
 
@@ -133,6 +198,9 @@ struct Batch {
     settings: Arc<SessionSettings>,
     registry: Arc<ToolRegistry>,
     sandbox: ActorRef<SandboxMsg>,
+    confined: Result<ActorRef<SandboxMsg>, String>,
+    approvals: SessionApprovals,
+    pending: PendingApprovals,
     turn: ActorRef<TurnMsg>,
 }
 
@@ -155,6 +223,9 @@ impl Batch {
                 call: call.clone(),
                 settings: self.settings.clone(),
                 sandbox: self.sandbox.clone(),
+                confined: self.confined.clone(),
+                approvals: self.approvals.clone(),
+                pending: self.pending.clone(),
                 turn: self.turn.clone(),
             };
             // Aborted when dropped: an interrupted batch leaves no call running.

@@ -3,6 +3,7 @@
 //! The registry is built once per runtime; the tools advertised in a request are frozen with
 //! that request (B4), and a call naming a tool that was not advertised gets an error output.
 
+use crate::approvals::{PendingApprovals, SessionApprovals};
 use futures::future::BoxFuture;
 use ractor::ActorRef;
 use std::collections::BTreeMap;
@@ -25,8 +26,14 @@ pub enum Concurrency {
 pub struct ToolContext {
     pub call: ToolCall,
     pub settings: Arc<SessionSettings>,
-    /// The sandbox backend chosen for this call.
+    /// The unconfined `none` backend (danger-full-access and approved escalations).
     pub sandbox: ActorRef<SandboxMsg>,
+    /// The confining backend (`linux` or `landlock`), or why none can run on this machine.
+    pub confined: Result<ActorRef<SandboxMsg>, String>,
+    /// Session cache and command rules.
+    pub approvals: SessionApprovals,
+    /// Where the user's decisions for this orchestrator's calls arrive.
+    pub pending: PendingApprovals,
     /// Where progress events go (the turn forwards them to the session).
     pub turn: ActorRef<TurnMsg>,
 }

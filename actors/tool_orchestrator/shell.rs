@@ -1,19 +1,17 @@
-//! The `shell` tool: argv, workdir, timeout; runs through the chosen sandbox backend.
+//! The `shell` tool: argv, workdir, timeout; approval and sandboxing are in `exec_flow`.
 
 use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::Duration;
-use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
-use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs, ToolPayload, ToolSpec};
+use troupe_messages::tools::{ExecResult, ShellToolArgs, ToolPayload, ToolSpec};
 
 /// Handler of the `shell` tool.
 pub struct ShellHandler;
 
 /// Extra time the orchestrator waits past a command's own timeout before giving up on it.
-const REPLY_GRACE: Duration = Duration::from_secs(10);
+pub const REPLY_GRACE: Duration = Duration::from_secs(10);
 
 impl ToolHandler for ShellHandler {
     fn spec(&self) -> ToolSpec {
@@ -31,7 +29,11 @@ impl ToolHandler for ShellHandler {
                     "workdir": {"type": "string", "description": "Working directory."},
                     "timeout_ms": {"type": "number", "description": "Timeout in milliseconds."},
                     "with_escalated_permissions": {"type": "boolean",
-                        "description": "Ask to run outside the sandbox."},
+                        "description": "Ask to run outside the sandbox (legacy name)."},
+                    "sandbox_permissions": {"type": "string",
+                        "enum": ["use_default", "require_escalated"],
+                        "description": "`require_escalated` asks the user to run this \
+                                        command outside the sandbox (on-request only)."},
                     "justification": {"type": "string",
                         "description": "Why escalated permissions are needed."}
                 },
@@ -84,72 +86,7 @@ async fn run_shell(ctx: ToolContext) -> ToolOutcome {
         Some(dir) => ctx.settings.cwd.join(dir),
         None => ctx.settings.cwd.clone(),
     };
-    let timeout = Duration::from_millis(
-        args.timeout_ms
-            .unwrap_or(ctx.settings.default_shell_timeout_ms),
-    );
-    let request = ExecRequest {
-        argv: args.command.clone(),
-        cwd: cwd.clone(),
-        env: child_env(),
-        timeout,
-        max_output_bytes: ctx.settings.tool_output_max_bytes,
-    };
-    let call_id = ctx.call.call_id.clone();
-    let _ = ctx
-        .turn
-        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandBegin {
-            call_id: call_id.clone(),
-            command: args.command.clone(),
-            cwd: cwd.clone(),
-        }));
-    let result = ctx
-        .sandbox
-        .call(
-            |reply| SandboxMsg::Spawn {
-                request: Box::new(request),
-                reply,
-            },
-            Some(timeout + REPLY_GRACE),
-        )
-        .await;
-    let result = match result {
-        Ok(ractor::rpc::CallResult::Success(inner)) => inner,
-        Ok(ractor::rpc::CallResult::Timeout) => Err("the sandbox did not answer in time".into()),
-        Ok(ractor::rpc::CallResult::SenderError) | Err(_) => {
-            Err("the sandbox backend stopped before the command finished".into())
-        }
-    };
-    report_end(&ctx, &args.command, &result);
-    match result {
-        Ok(exec) => ToolOutcome {
-            success: exec.exit_code == Some(0),
-            content: format_for_model(&exec, timeout),
-        },
-        Err(message) => ToolOutcome::error(format!("execution error: {message}")),
-    }
-}
-
-fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult, String>) {
-    let (exit_code, output, duration_ms, timed_out) = match result {
-        Ok(exec) => (
-            exec.exit_code,
-            exec.aggregated_output.clone(),
-            exec.duration.as_millis() as u64,
-            exec.timed_out,
-        ),
-        Err(message) => (None, message.clone(), 0, false),
-    };
-    let _ = ctx
-        .turn
-        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandEnd {
-            call_id: ctx.call.call_id.clone(),
-            command: command.to_vec(),
-            exit_code,
-            aggregated_output: output,
-            duration_ms,
-            timed_out,
-        }));
+    super::exec_flow::run(&ctx, &args, cwd).await
 }
 
 /// The JSON text the model reads, shaped like Codex's shell output.

@@ -8,6 +8,7 @@
 
 pub mod prompt;
 
+use crate::approvals::SessionApprovals;
 use crate::sampler::{SamplerActor, SamplerArgs};
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::tool_orchestrator::{ToolOrchestratorActor, ToolOrchestratorArgs};
@@ -37,6 +38,8 @@ pub struct TurnArgs {
     pub history: Vec<ResponseItem>,
     pub registry: Arc<ToolRegistry>,
     pub http: reqwest::Client,
+    /// The session's approval cache and command rules.
+    pub approvals: SessionApprovals,
 }
 
 pub struct TurnState {
@@ -245,6 +248,7 @@ impl Actor for TurnActor {
             ToolOrchestratorArgs {
                 turn: myself.clone(),
                 registry: args.registry.clone(),
+                approvals: args.approvals.clone(),
             },
             myself.get_cell(),
         )
@@ -284,6 +288,14 @@ impl Actor for TurnActor {
             TurnMsg::InjectInput { seq, items } => state.injected.push((seq, items)),
             TurnMsg::Sampler(update) => state.on_sampler(&myself, update),
             TurnMsg::ToolEvent(msg) => state.event(msg),
+            TurnMsg::ExecApproval { call_id, decision } => {
+                let _ = state
+                    .orchestrator
+                    .send_message(ToolOrchestratorMsg::ExecApproval { call_id, decision });
+            }
+            // The user answered "abort" to an approval: the turn ends as interrupted, and
+            // `post_stop` gives every running call an output.
+            TurnMsg::AbortRequested => state.end(&myself, Some(AbortReason::Interrupted)),
             TurnMsg::ToolsFinished { outputs } => {
                 state.running_calls.clear();
                 for output in &outputs {

@@ -1,6 +1,7 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
 mod exec;
+mod sandbox;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -18,9 +19,13 @@ enum Command {
     /// Run one task non-interactively and print the final message.
     #[command(visible_alias = "e")]
     Exec(exec::ExecArgs),
+    /// Run a command under the sandbox (debugging, tests).
+    Sandbox(sandbox::SandboxArgs),
 }
 
 fn main() -> ExitCode {
+    // The sandbox helper personality: set up confinement and exec, before any thread exists.
+    troupe_actors::sandbox_linux::helper::run_if_helper();
     init_tracing();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -35,6 +40,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),

@@ -110,3 +110,37 @@ fn unknown_provider_lists_known_ones() {
         "model provider `nope` is not defined; known providers: mock, openai"
     );
 }
+
+#[test]
+fn sandbox_and_granular_approval_keys() {
+    use troupe_messages::policy::{AskForApproval, GranularApprovalConfig, SandboxBackendKind};
+    let home = home_with(
+        "approval_policy = { granular = { sandbox_approval = false } }\n\
+         sandbox_mode = \"workspace-write\"\nsandbox_deny_read = [\"/secret\"]\n\
+         sandbox_backend = \"landlock\"\n\
+         [sandbox_workspace_write]\nwritable_roots = [\"/data\"]\nnetwork_access = true\n",
+    );
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(
+        settings.approval_policy,
+        AskForApproval::Granular(GranularApprovalConfig {
+            sandbox_approval: false,
+            rules: true,
+            patch_approval: true,
+        })
+    );
+    assert_eq!(settings.sandbox_mode, SandboxMode::WorkspaceWrite);
+    assert_eq!(
+        settings.sandbox.writable_roots,
+        vec![std::path::PathBuf::from("/data")]
+    );
+    assert!(settings.sandbox.network_access);
+    assert_eq!(
+        settings.sandbox.deny_read,
+        vec![std::path::PathBuf::from("/secret")]
+    );
+    assert_eq!(settings.sandbox.backend, SandboxBackendKind::Landlock);
+    let bad = home_with("[sandbox_workspace_write]\nwritable_root = [\"/x\"]\n");
+    let err = load_settings(bad.path(), &CliOverrides::default()).unwrap_err();
+    assert!(err.to_string().contains("writable_root"), "{err}");
+}

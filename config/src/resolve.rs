@@ -5,7 +5,7 @@ use crate::file::{ConfigToml, ProviderToml};
 use crate::overrides::{apply_override, parse_override};
 use std::path::{Path, PathBuf};
 use toml::Table;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::policy::{AskForApproval, SandboxMode, SandboxSettings};
 use troupe_messages::settings::{ProviderSettings, SessionSettings, WireApi};
 
 /// The model used when config names none.
@@ -89,6 +89,14 @@ fn resolve(
             .or(config.approval_policy)
             .unwrap_or_default(),
         sandbox_mode: cli.sandbox_mode.or(config.sandbox_mode).unwrap_or_default(),
+        sandbox: SandboxSettings {
+            writable_roots: config.sandbox_workspace_write.writable_roots,
+            network_access: config.sandbox_workspace_write.network_access,
+            exclude_tmpdir_env_var: config.sandbox_workspace_write.exclude_tmpdir_env_var,
+            exclude_slash_tmp: config.sandbox_workspace_write.exclude_slash_tmp,
+            deny_read: config.sandbox_deny_read,
+            backend: config.sandbox_backend.unwrap_or_default(),
+        },
         base_instructions: config
             .instructions
             .unwrap_or_else(|| BASE_INSTRUCTIONS.to_string()),

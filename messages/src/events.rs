@@ -57,6 +57,15 @@ pub enum EventMsg {
         duration_ms: u64,
         timed_out: bool,
     },
+    /// A command needs the user's decision before it runs; answer with `Op::ExecApproval`.
+    ExecApprovalRequest {
+        call_id: String,
+        command: Vec<String>,
+        cwd: PathBuf,
+        /// Why it is asked (the model's justification, a rule, or a sandbox denial).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// A tool call other than a command started.
     ToolCallBegin { call_id: String, tool_name: String },
     /// A tool call other than a command ended.

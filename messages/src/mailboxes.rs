@@ -7,7 +7,7 @@
 use crate::events::{AbortReason, Event, EventMsg};
 use crate::ids::{ThreadId, TurnId};
 use crate::items::ResponseItem;
-use crate::ops::{Submission, UserInput};
+use crate::ops::{ReviewDecision, Submission, UserInput};
 use crate::rollout::RolloutLine;
 use crate::sampling::{ModelRequest, SamplerUpdate};
 use crate::settings::SessionSettings;
@@ -82,6 +82,13 @@ pub enum TurnMsg {
     ToolsFinished { outputs: Vec<ToolOutput> },
     /// From the orchestrator: something to tell subscribers about a running call.
     ToolEvent(EventMsg),
+    /// From the session: the user's answer to an `ExecApprovalRequest`.
+    ExecApproval {
+        call_id: String,
+        decision: ReviewDecision,
+    },
+    /// From the orchestrator: the user answered `Abort`; end the turn as interrupted.
+    AbortRequested,
 }
 
 /// Sampler: one model stream at a time.
@@ -99,6 +106,11 @@ pub enum ToolOrchestratorMsg {
         /// The tools advertised in the request these calls answer (B4).
         advertised: Vec<ToolSpec>,
         settings: Box<SessionSettings>,
+    },
+    /// From the turn: the user's answer to an approval this orchestrator asked for.
+    ExecApproval {
+        call_id: String,
+        decision: ReviewDecision,
     },
 }
 

@@ -3,7 +3,7 @@
 //! Never holds secrets: the API key is read from the environment variable named by
 //! `env_key` at request time, so it cannot reach a rollout or a log.
 
-use crate::policy::{AskForApproval, SandboxMode};
+use crate::policy::{AskForApproval, SandboxMode, SandboxSettings};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -51,6 +51,9 @@ pub struct SessionSettings {
     pub cwd: PathBuf,
     pub approval_policy: AskForApproval,
     pub sandbox_mode: SandboxMode,
+    /// Writable roots, network, deny-read and backend of the sandbox.
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
     /// Sent as the `instructions` field of every request.
     pub base_instructions: String,
     /// Tool output kept for the model, head + tail, in bytes.

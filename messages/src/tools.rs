@@ -1,5 +1,6 @@
 //! Tool calls and their results, and the process-execution request a sandbox backend runs.
 
+use crate::policy::PermissionProfile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -75,9 +76,12 @@ pub struct ShellToolArgs {
     /// Kill the command after this many milliseconds.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
-    /// The model asks to run outside the sandbox (approval issue).
+    /// The model asks to run outside the sandbox (legacy Codex name).
     #[serde(default)]
     pub with_escalated_permissions: Option<bool>,
+    /// `"require_escalated"` asks to run outside the sandbox; `"use_default"` does not.
+    #[serde(default)]
+    pub sandbox_permissions: Option<String>,
     /// Why the model wants escalation.
     #[serde(default)]
     pub justification: Option<String>,
@@ -93,6 +97,8 @@ pub struct ExecRequest {
     pub timeout: Duration,
     /// Bytes of combined output kept (head + tail); the middle is dropped.
     pub max_output_bytes: usize,
+    /// What the process may do; the `none` backend only accepts `Disabled`.
+    pub profile: PermissionProfile,
 }
 
 /// How a process ended.

@@ -15,8 +15,9 @@ use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_config::resolve::{load_settings, CliOverrides};
 use troupe_messages::events::EventMsg;
+use troupe_messages::ops::ReviewDecision;
 use troupe_messages::ops::{Op, UserInput};
-use troupe_messages::policy::SandboxMode;
+use troupe_messages::policy::{AskForApproval, SandboxMode};
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
@@ -35,13 +36,16 @@ pub struct ExecArgs {
     /// Sandbox mode for commands.
     #[arg(short = 's', long = "sandbox", value_enum)]
     sandbox: Option<SandboxArg>,
+    /// When to ask before running a command. `exec` cannot ask: a request is denied.
+    #[arg(short = 'a', long = "ask-for-approval", value_enum)]
+    ask_for_approval: Option<ApprovalArg>,
     /// Run outside a Git repository.
     #[arg(long = "skip-git-repo-check")]
     skip_git_repo_check: bool,
     /// Write the last agent message to FILE.
     #[arg(short = 'o', long = "output-last-message", value_name = "FILE")]
     output_last_message: Option<PathBuf>,
-    /// Shortcut for workspace-write sandbox without approval prompts.
+    /// Shortcut for `-s workspace-write -a never`.
     #[arg(long = "full-auto")]
     full_auto: bool,
     /// Run commands without sandbox or approvals. Dangerous.
@@ -49,6 +53,25 @@ pub struct ExecArgs {
     yolo: bool,
     /// The task; `-` or absent reads it from stdin.
     prompt: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ApprovalArg {
+    Untrusted,
+    OnRequest,
+    OnFailure,
+    Never,
+}
+
+impl From<ApprovalArg> for AskForApproval {
+    fn from(arg: ApprovalArg) -> Self {
+        match arg {
+            ApprovalArg::Untrusted => AskForApproval::UnlessTrusted,
+            ApprovalArg::OnRequest => AskForApproval::OnRequest,
+            ApprovalArg::OnFailure => AskForApproval::OnFailure,
+            ApprovalArg::Never => AskForApproval::Never,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -89,6 +112,12 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     } else {
         args.sandbox.map(SandboxMode::from)
     };
+    // The full-auto flags mean "do not stop to ask": exec has nobody to ask anyway.
+    let approval_policy = if args.yolo || args.full_auto {
+        Some(AskForApproval::Never)
+    } else {
+        args.ask_for_approval.map(AskForApproval::from)
+    };
     let home = troupe_config::home::troupe_home()?;
     let settings = load_settings(
         &home,
@@ -96,7 +125,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             raw: args.config.clone(),
             model: args.model.clone(),
             sandbox_mode,
-            approval_policy: None,
+            approval_policy,
             cwd: Some(cwd),
         },
     )?;
@@ -110,12 +139,6 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     }
 
     let mut human = HumanOutput::new(!args.json);
-    if settings.sandbox_mode != SandboxMode::DangerFullAccess {
-        human.warn(&format!(
-            "sandbox mode `{}` is not enforced by this build yet: commands run unconfined",
-            settings.sandbox_mode.as_str()
-        ));
-    }
     let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
     let mut thread = runtime.start_thread(settings).await?;
     thread.submit(Op::UserInput {
@@ -143,6 +166,22 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             }
         }
         match event.msg {
+            // Nobody can answer here: deny, say so, and tell the user how to avoid it.
+            EventMsg::ExecApprovalRequest {
+                call_id, command, ..
+            } => {
+                human.warn(&format!(
+                    "`{}` needs approval, which `troupe exec` cannot ask for: denied. \
+                     Re-run with `--ask-for-approval never`, `--full-auto`, or \
+                     `--dangerously-bypass-approvals-and-sandbox` to let commands run \
+                     without asking.",
+                    json_events::command_line(&command)
+                ));
+                thread.submit(Op::ExecApproval {
+                    call_id,
+                    decision: ReviewDecision::Denied,
+                })?;
+            }
             EventMsg::TurnComplete {
                 last_agent_message, ..
             } => {

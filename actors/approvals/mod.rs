@@ -1,0 +1,50 @@
+//! Approval logic, pure (no actors): the requirement rule, the session cache, known-safe
+//! commands and the splitting of compound shell commands. The orchestrator drives it.
+
+pub mod cache;
+pub mod requirement;
+pub mod safe_commands;
+pub mod shell_split;
+
+use cache::ApprovalCache;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+use troupe_messages::ops::ReviewDecision;
+use troupe_rules::Rules;
+
+/// What a session shares with its turns: the "approved for session" cache and the rules.
+#[derive(Debug, Clone, Default)]
+pub struct SessionApprovals {
+    pub cache: Arc<Mutex<ApprovalCache>>,
+    pub rules: Arc<Rules>,
+}
+
+/// Approval requests of one orchestrator waiting for the user's decision, by call id.
+#[derive(Debug, Clone, Default)]
+pub struct PendingApprovals(Arc<Mutex<HashMap<String, oneshot::Sender<ReviewDecision>>>>);
+
+impl PendingApprovals {
+    /// Registers a request; the receiver resolves with the decision (or errors when the
+    /// orchestrator stops first, e.g. on interrupt).
+    pub fn register(&self, call_id: &str) -> oneshot::Receiver<ReviewDecision> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.0).insert(call_id.to_string(), tx);
+        rx
+    }
+
+    /// Delivers a decision; false when nothing was waiting for that call.
+    pub fn resolve(&self, call_id: &str, decision: ReviewDecision) -> bool {
+        match lock(&self.0).remove(call_id) {
+            Some(tx) => tx.send(decision).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// Locks, recovering from a poisoned mutex (the data is plain and stays consistent).
+pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,250 @@
+//! The sandbox helper: the `troupe` binary re-executed with [`HELPER_ARG`] sets up the
+//! confinement in a fresh, single-threaded process and then execs the command. Doing it here,
+//! not between fork and exec of the multi-threaded runtime, keeps the setup free of
+//! async-signal-safety traps and lets it use ordinary Rust (allocation, error strings).
+
+mod landlock_layer;
+mod mounts;
+mod privileges;
+mod seccomp;
+
+use nix::sched::CloneFlags;
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::{fork, ForkResult};
+use serde::{Deserialize, Serialize};
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use troupe_messages::policy::{FileSystemSandboxKind, NetworkPolicy, PermissionProfile};
+
+/// First argument that turns `troupe` into the helper.
+pub const HELPER_ARG: &str = "--troupe-sandbox-helper";
+/// Exit code of a helper that could not set the sandbox up (nothing was run).
+pub const SETUP_FAILED_EXIT: i32 = 121;
+/// Start of the helper's stderr line when setup failed.
+pub const SETUP_FAILED_PREFIX: &str = "troupe sandbox: setup failed:";
+
+/// Which mechanism the helper uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HelperBackend {
+    /// Namespaces + mounts, then Landlock, caps, seccomp.
+    Linux,
+    /// Landlock, caps, seccomp; no namespaces.
+    Landlock,
+}
+
+/// What the helper is told (JSON in one argument).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HelperSpec {
+    pub backend: HelperBackend,
+    pub profile: PermissionProfile,
+    pub cwd: PathBuf,
+}
+
+/// The argv that runs `command` under the helper at `exe`.
+pub fn helper_argv(
+    exe: &Path,
+    spec: &HelperSpec,
+    command: &[String],
+) -> Result<Vec<String>, String> {
+    let spec =
+        serde_json::to_string(spec).map_err(|e| format!("encoding the sandbox spec: {e}"))?;
+    let mut argv = vec![
+        exe.display().to_string(),
+        HELPER_ARG.to_string(),
+        spec,
+        "--".to_string(),
+    ];
+    argv.extend(command.iter().cloned());
+    Ok(argv)
+}
+
+/// Runs the helper when `args[1]` is [`HELPER_ARG`]; call first thing in `main`, before any
+/// thread exists. Never returns in that case.
+pub fn run_if_helper() {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).map(|a| a.as_bytes()) != Some(HELPER_ARG.as_bytes()) {
+        return;
+    }
+    let code = match run(&args[2..]) {
+        Ok(never) => match never {},
+        Err(Failure::Setup(message)) => {
+            eprintln!("{SETUP_FAILED_PREFIX} {message}");
+            SETUP_FAILED_EXIT
+        }
+        Err(Failure::Exit(code)) => code,
+    };
+    std::process::exit(code);
+}
+
+enum Failure {
+    /// The sandbox could not be built; nothing ran.
+    Setup(String),
+    /// The parent half relays the command's own exit.
+    Exit(i32),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Setup(message)
+    }
+}
+
+enum Never {}
+
+fn run(args: &[OsString]) -> Result<Never, Failure> {
+    let (spec, command) = parse_args(args)?;
+    let PermissionProfile::Managed {
+        file_system,
+        network,
+    } = &spec.profile
+    else {
+        return Err(Failure::Setup(
+            "the helper only runs managed profiles; unconfined commands use the `none` backend"
+                .into(),
+        ));
+    };
+    let network_on = *network == NetworkPolicy::Enabled;
+    let writable: Vec<PathBuf> = match file_system.kind {
+        FileSystemSandboxKind::Restricted => file_system
+            .writable_roots
+            .iter()
+            .map(|w| w.root.clone())
+            .collect(),
+        FileSystemSandboxKind::Unrestricted | FileSystemSandboxKind::External => {
+            vec![PathBuf::from("/")]
+        }
+    };
+    match spec.backend {
+        HelperBackend::Linux => {
+            enter_namespaces(network_on)?;
+            // Opened inside the new mount namespace: a bind source must belong to it.
+            let devices = mounts::HostDevices::open();
+            let roots = if writable.iter().any(|w| w == Path::new("/")) {
+                vec![troupe_messages::policy::WritableRoot {
+                    root: PathBuf::from("/"),
+                    read_only_subpaths: Vec::new(),
+                }]
+            } else {
+                file_system.writable_roots.clone()
+            };
+            mounts::build(&roots, &file_system.deny_read, &devices)?;
+            drop(devices);
+            confine_and_exec(&spec, &writable, network_on, &command, false)
+        }
+        HelperBackend::Landlock => {
+            if !file_system.deny_read.is_empty() {
+                return Err(Failure::Setup(
+                    "the landlock backend cannot hide deny-read paths; use the linux backend \
+                     (namespaces) or remove `deny_read`"
+                        .into(),
+                ));
+            }
+            if writable.iter().any(|w| w == Path::new("/")) {
+                return Err(Failure::Setup(
+                    "the landlock backend has no unrestricted mode; use the linux backend".into(),
+                ));
+            }
+            confine_and_exec(&spec, &writable, network_on, &command, true)
+        }
+    }
+}
+
+fn parse_args(args: &[OsString]) -> Result<(HelperSpec, Vec<CString>), Failure> {
+    let usage = || Failure::Setup(format!("usage: troupe {HELPER_ARG} SPEC_JSON -- CMD ARGS…"));
+    let spec = args.first().ok_or_else(usage)?;
+    let spec: HelperSpec = serde_json::from_slice(spec.as_bytes())
+        .map_err(|e| Failure::Setup(format!("bad sandbox spec: {e}")))?;
+    if args.get(1).map(|a| a.as_bytes()) != Some(b"--") || args.len() < 3 {
+        return Err(usage());
+    }
+    let command = args[2..]
+        .iter()
+        .map(|a| CString::new(a.as_bytes()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| Failure::Setup("the command contains a NUL byte".into()))?;
+    Ok((spec, command))
+}
+
+/// New user, mount, PID, IPC (and network) namespaces; then a fork, so the command is PID 1
+/// of the new PID namespace. The parent only waits and relays the exit status.
+fn enter_namespaces(network_on: bool) -> Result<(), Failure> {
+    let uid = nix::unistd::getuid();
+    let gid = nix::unistd::getgid();
+    let mut flags = CloneFlags::CLONE_NEWUSER
+        | CloneFlags::CLONE_NEWNS
+        | CloneFlags::CLONE_NEWPID
+        | CloneFlags::CLONE_NEWIPC;
+    if !network_on {
+        flags |= CloneFlags::CLONE_NEWNET;
+    }
+    nix::sched::unshare(flags).map_err(|e| {
+        Failure::Setup(format!(
+            "cannot create namespaces ({e}); the kernel or a container forbids user \
+             namespaces: use `--backend landlock` / sandbox.backend = \"landlock\""
+        ))
+    })?;
+    let write = |file: &str, text: String| {
+        std::fs::write(file, text).map_err(|e| Failure::Setup(format!("writing {file}: {e}")))
+    };
+    write("/proc/self/setgroups", "deny".into())?;
+    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    // SAFETY: the helper is single-threaded (it runs before any runtime starts), so the child
+    // may do anything the parent could.
+    match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
+        ForkResult::Child => {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
+            Ok(())
+        }
+        ForkResult::Parent { child } => loop {
+            match waitpid(child, None) {
+                Ok(WaitStatus::Exited(_, code)) => return Err(Failure::Exit(code)),
+                Ok(WaitStatus::Signaled(_, signal, _)) => {
+                    return Err(Failure::Exit(128 + signal as i32))
+                }
+                Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+                Err(e) => return Err(Failure::Setup(format!("waiting for the sandbox: {e}"))),
+            }
+        },
+    }
+}
+
+fn confine_and_exec(
+    spec: &HelperSpec,
+    writable: &[PathBuf],
+    network_on: bool,
+    command: &[CString],
+    landlock_required: bool,
+) -> Result<Never, Failure> {
+    std::env::set_current_dir(&spec.cwd)
+        .map_err(|e| Failure::Setup(format!("cannot enter {}: {e}", spec.cwd.display())))?;
+    privileges::set_no_new_privs()?;
+    let filters = seccomp::build(network_on)?;
+    let enforcement = landlock_layer::restrict(writable, network_on);
+    match (enforcement, landlock_required) {
+        (Ok(landlock_layer::Enforcement::None), true) => {
+            return Err(Failure::Setup(
+                "this kernel does not enforce Landlock, so the landlock backend cannot confine \
+                 the command; use the linux backend or a kernel with Landlock (5.13+)"
+                    .into(),
+            ))
+        }
+        (Err(err), true) => return Err(Failure::Setup(err)),
+        // Second layer under namespaces: best effort.
+        _ => {}
+    }
+    privileges::drop_all_capabilities()?;
+    privileges::close_inherited_fds()?;
+    seccomp::install(&filters)?;
+    let program = &command[0];
+    let err = nix::unistd::execvp(program, command).err();
+    eprintln!(
+        "troupe sandbox: cannot run `{}`: {}",
+        program.to_string_lossy(),
+        err.map(|e| e.desc()).unwrap_or("unknown error")
+    );
+    Err(Failure::Exit(127))
+}

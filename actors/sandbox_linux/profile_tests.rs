@@ -1,0 +1,113 @@
+use super::*;
+use pretty_assertions::assert_eq;
+
+fn settings() -> SandboxSettings {
+    SandboxSettings {
+        exclude_tmpdir_env_var: true,
+        exclude_slash_tmp: true,
+        ..SandboxSettings::default()
+    }
+}
+
+#[test]
+fn workspace_write_protects_git_and_adds_roots() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let mut s = settings();
+    s.writable_roots = vec![extra.path().to_path_buf()];
+    s.network_access = true;
+    s.deny_read = vec![PathBuf::from("/nonexistent-secret")];
+    let profile = resolve_profile(SandboxMode::WorkspaceWrite, &s, dir.path()).unwrap();
+    let cwd = std::fs::canonicalize(dir.path()).unwrap();
+    let PermissionProfile::Managed {
+        file_system,
+        network,
+    } = profile
+    else {
+        panic!("managed expected");
+    };
+    assert_eq!(network, NetworkPolicy::Enabled);
+    assert_eq!(file_system.kind, FileSystemSandboxKind::Restricted);
+    assert_eq!(file_system.writable_roots[0].root, cwd);
+    assert_eq!(
+        file_system.writable_roots[0].read_only_subpaths,
+        vec![cwd.join(".git")]
+    );
+    assert_eq!(
+        file_system.writable_roots[1].root,
+        std::fs::canonicalize(extra.path()).unwrap()
+    );
+    assert_eq!(
+        file_system.deny_read,
+        vec![PathBuf::from("/nonexistent-secret")]
+    );
+}
+
+#[test]
+fn read_only_and_full_access() {
+    let dir = tempfile::tempdir().unwrap();
+    let ro = resolve_profile(SandboxMode::ReadOnly, &settings(), dir.path()).unwrap();
+    assert_eq!(ro.file_system_kind(), FileSystemSandboxKind::Restricted);
+    let PermissionProfile::Managed {
+        file_system,
+        network,
+    } = &ro
+    else {
+        panic!("managed expected");
+    };
+    assert!(file_system.writable_roots.is_empty());
+    assert_eq!(*network, NetworkPolicy::Restricted);
+    assert_eq!(
+        resolve_profile(SandboxMode::DangerFullAccess, &settings(), dir.path()).unwrap(),
+        PermissionProfile::Disabled
+    );
+}
+
+#[test]
+fn bad_paths_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings();
+    s.writable_roots = vec![PathBuf::from("relative/dir")];
+    let err = resolve_profile(SandboxMode::WorkspaceWrite, &s, dir.path()).unwrap_err();
+    assert_eq!(err, ProfileError::Relative(PathBuf::from("relative/dir")));
+    assert!(err.to_string().contains("absolute"));
+    s.writable_roots = vec![dir.path().join("missing")];
+    let err = resolve_profile(SandboxMode::WorkspaceWrite, &s, dir.path()).unwrap_err();
+    assert!(matches!(err, ProfileError::MissingRoot(_)));
+    let mut s = settings();
+    s.deny_read = vec![PathBuf::from("secret")];
+    assert!(resolve_profile(SandboxMode::ReadOnly, &s, dir.path()).is_err());
+}
+
+#[test]
+fn escalation_keeps_deny_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = resolve_profile(SandboxMode::WorkspaceWrite, &settings(), dir.path()).unwrap();
+    assert_eq!(escalated(&plain), PermissionProfile::Disabled);
+    let mut s = settings();
+    s.deny_read = vec![PathBuf::from("/secret")];
+    let guarded = resolve_profile(SandboxMode::WorkspaceWrite, &s, dir.path()).unwrap();
+    let up = escalated(&guarded);
+    assert_eq!(up.file_system_kind(), FileSystemSandboxKind::Unrestricted);
+    assert_eq!(up.deny_read(), &[PathBuf::from("/secret")]);
+}
+
+#[test]
+fn denial_detection() {
+    assert!(is_likely_sandbox_denial(
+        Some(1),
+        "touch: cannot touch '/x': Read-only file system"
+    ));
+    assert!(is_likely_sandbox_denial(
+        Some(2),
+        "bash: /etc/x: Permission denied"
+    ));
+    assert!(is_likely_sandbox_denial(Some(159), ""));
+    assert!(!is_likely_sandbox_denial(
+        Some(1),
+        "test failed: expected 3"
+    ));
+    assert!(!is_likely_sandbox_denial(Some(0), "permission denied"));
+    assert!(!is_likely_sandbox_denial(None, "permission denied"));
+}

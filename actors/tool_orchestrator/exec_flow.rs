@@ -1,0 +1,241 @@
+//! One shell call, in the fixed order of spec 000 ch. 12: approval → choose the sandbox →
+//! attempt → on a sandbox denial, an escalated retry (asked once, or not at all when the first
+//! approval covered it; only where the policy allows).
+
+use super::registry::{ToolContext, ToolOutcome};
+use super::shell::{child_env, format_for_model, REPLY_GRACE};
+use crate::approvals::cache::{command_key, ApprovalKey};
+use crate::approvals::lock;
+use crate::approvals::requirement::{
+    command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
+};
+use crate::approvals::safe_commands::is_known_safe;
+use crate::approvals::shell_split::command_parts;
+use crate::sandbox_linux::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
+use std::path::PathBuf;
+use std::time::Duration;
+use troupe_messages::events::EventMsg;
+use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
+use troupe_messages::ops::ReviewDecision;
+use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
+use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
+
+/// What the model reads when the user says no.
+pub const REJECTED_BY_USER: &str = "exec command rejected by user";
+
+/// Runs a validated shell call through approval and the sandbox.
+pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolOutcome {
+    let settings = &ctx.settings;
+    let policy = settings.approval_policy;
+    let profile = match resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd) {
+        Ok(profile) => profile,
+        Err(err) => return ToolOutcome::error(format!("sandbox configuration error: {err}")),
+    };
+    let escalation = args.sandbox_permissions.as_deref() == Some("require_escalated")
+        || args.with_escalated_permissions == Some(true);
+    if escalation {
+        if let Some(message) = escalation_rejection(policy) {
+            return ToolOutcome::error(message);
+        }
+    }
+    let parts = command_parts(&args.command).unwrap_or_else(|| vec![args.command.clone()]);
+    let rule = ctx.approvals.rules.evaluate_parts(&parts);
+    let facts = CommandFacts {
+        policy,
+        fs_kind: profile.file_system_kind(),
+        rule,
+        escalation: escalation.then_some(args.justification.as_deref()),
+        known_safe: is_known_safe(&args.command),
+    };
+    let key = vec![command_key(&args.command)];
+    let mut approved = false;
+    let bypass_first = match command_requirement(&facts) {
+        ApprovalRequirement::Forbidden { reason } => {
+            return ToolOutcome::error(format!("command refused: {reason}"));
+        }
+        ApprovalRequirement::Skip { bypass_sandbox } => bypass_sandbox,
+        ApprovalRequirement::NeedsApproval { reason } => {
+            if let Err(outcome) = approve(ctx, args, &cwd, reason, &key).await {
+                return outcome;
+            }
+            approved = true;
+            // An approved escalation runs unconfined at once; an approved rule prompt or an
+            // untrusted command still runs sandboxed first.
+            escalation
+        }
+    };
+    let first_profile = if bypass_first {
+        escalated(&profile)
+    } else {
+        profile.clone()
+    };
+    let first = attempt(ctx, args, &cwd, &first_profile).await;
+    let sandboxed = first_profile.file_system_kind() == FileSystemSandboxKind::Restricted;
+    let denied = match &first {
+        Ok(exec) => sandboxed && is_likely_sandbox_denial(exec.exit_code, &exec.aggregated_output),
+        Err(_) => false,
+    };
+    if !denied {
+        return outcome(first, args, ctx);
+    }
+    let already = approved || lock(&ctx.approvals.cache).all_approved(&key);
+    match retry_requirement(policy, facts.fs_kind, already) {
+        ApprovalRequirement::Forbidden { reason } => {
+            let mut result = outcome(first, args, ctx);
+            result.content = format!(
+                "{}\n(the sandbox blocked this command; not retried: {reason})",
+                result.content
+            );
+            result
+        }
+        ApprovalRequirement::Skip { .. } => {
+            let second = attempt(ctx, args, &cwd, &escalated(&profile)).await;
+            outcome(second, args, ctx)
+        }
+        ApprovalRequirement::NeedsApproval { reason } => {
+            match approve(ctx, args, &cwd, reason, &key).await {
+                Ok(()) => {
+                    let second = attempt(ctx, args, &cwd, &escalated(&profile)).await;
+                    outcome(second, args, ctx)
+                }
+                Err(denied) => {
+                    let mut result = outcome(first, args, ctx);
+                    result.content = format!("{}\n({})", result.content, denied.content);
+                    result
+                }
+            }
+        }
+    }
+}
+
+/// Asks the user unless the session cache already covers every key. `Err` carries the output
+/// for the model when the answer is no (or abort, which also ends the turn).
+async fn approve(
+    ctx: &ToolContext,
+    args: &ShellToolArgs,
+    cwd: &std::path::Path,
+    reason: Option<String>,
+    keys: &[ApprovalKey],
+) -> Result<(), ToolOutcome> {
+    if lock(&ctx.approvals.cache).all_approved(keys) {
+        return Ok(());
+    }
+    let call_id = ctx.call.call_id.clone();
+    let decision = ctx.pending.register(&call_id);
+    let _ = ctx
+        .turn
+        .send_message(TurnMsg::ToolEvent(EventMsg::ExecApprovalRequest {
+            call_id,
+            command: args.command.clone(),
+            cwd: cwd.to_path_buf(),
+            reason,
+        }));
+    // A dropped sender means the orchestrator is stopping (interrupt): treat as abort.
+    match decision.await.unwrap_or(ReviewDecision::Abort) {
+        ReviewDecision::Approved => Ok(()),
+        ReviewDecision::ApprovedForSession => {
+            lock(&ctx.approvals.cache).approve(keys);
+            Ok(())
+        }
+        ReviewDecision::Denied => Err(ToolOutcome::error(REJECTED_BY_USER)),
+        ReviewDecision::Abort => {
+            let _ = ctx.turn.send_message(TurnMsg::AbortRequested);
+            Err(ToolOutcome::error("aborted by user"))
+        }
+    }
+}
+
+/// One attempt on the backend the profile calls for; failing closed when no sandbox exists.
+async fn attempt(
+    ctx: &ToolContext,
+    args: &ShellToolArgs,
+    cwd: &std::path::Path,
+    profile: &PermissionProfile,
+) -> Result<ExecResult, String> {
+    let backend = match profile {
+        PermissionProfile::Disabled => ctx.sandbox.clone(),
+        PermissionProfile::Managed { .. } | PermissionProfile::External { .. } => {
+            match &ctx.confined {
+                Ok(actor) => actor.clone(),
+                Err(why) => return Err(format!("no sandbox available, command not run: {why}")),
+            }
+        }
+    };
+    let timeout = Duration::from_millis(
+        args.timeout_ms
+            .unwrap_or(ctx.settings.default_shell_timeout_ms),
+    );
+    let request = ExecRequest {
+        argv: args.command.clone(),
+        cwd: cwd.to_path_buf(),
+        env: child_env(),
+        timeout,
+        max_output_bytes: ctx.settings.tool_output_max_bytes,
+        profile: profile.clone(),
+    };
+    let _ = ctx
+        .turn
+        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandBegin {
+            call_id: ctx.call.call_id.clone(),
+            command: args.command.clone(),
+            cwd: cwd.to_path_buf(),
+        }));
+    let result = backend
+        .call(
+            |reply| SandboxMsg::Spawn {
+                request: Box::new(request),
+                reply,
+            },
+            Some(timeout + REPLY_GRACE),
+        )
+        .await;
+    let result = match result {
+        Ok(ractor::rpc::CallResult::Success(inner)) => inner,
+        Ok(ractor::rpc::CallResult::Timeout) => Err("the sandbox did not answer in time".into()),
+        Ok(ractor::rpc::CallResult::SenderError) | Err(_) => {
+            Err("the sandbox backend stopped before the command finished".into())
+        }
+    };
+    report_end(ctx, &args.command, &result);
+    result
+}
+
+fn outcome(
+    result: Result<ExecResult, String>,
+    args: &ShellToolArgs,
+    ctx: &ToolContext,
+) -> ToolOutcome {
+    let timeout = Duration::from_millis(
+        args.timeout_ms
+            .unwrap_or(ctx.settings.default_shell_timeout_ms),
+    );
+    match result {
+        Ok(exec) => ToolOutcome {
+            success: exec.exit_code == Some(0),
+            content: format_for_model(&exec, timeout),
+        },
+        Err(message) => ToolOutcome::error(format!("execution error: {message}")),
+    }
+}
+
+fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult, String>) {
+    let (exit_code, output, duration_ms, timed_out) = match result {
+        Ok(exec) => (
+            exec.exit_code,
+            exec.aggregated_output.clone(),
+            exec.duration.as_millis() as u64,
+            exec.timed_out,
+        ),
+        Err(message) => (None, message.clone(), 0, false),
+    };
+    let _ = ctx
+        .turn
+        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandEnd {
+            call_id: ctx.call.call_id.clone(),
+            command: command.to_vec(),
+            exit_code,
+            aggregated_output: output,
+            duration_ms,
+            timed_out,
+        }));
+}
