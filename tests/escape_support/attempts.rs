@@ -17,6 +17,7 @@ fn attempt(name: &'static str, script: String, verify: impl Fn(&Env) -> bool + '
         script,
         verify: Box::new(verify),
         needs_root: false,
+        exit_only: false,
         extra_flags: Vec::new(),
     }
 }
@@ -26,8 +27,11 @@ fn root(mut a: Attempt) -> Attempt {
     a
 }
 
-fn any(_: &Env) -> bool {
-    true
+/// An attempt judged by its exit status alone (nothing visible from outside).
+fn code(name: &'static str, script: String) -> Attempt {
+    let mut a = attempt(name, script, |_| true);
+    a.exit_only = true;
+    a
 }
 
 /// Paths are the same for every fresh `Env` layout; scripts use `$OUT` and relative paths.
@@ -60,10 +64,9 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
         attempt("utime an outside file", format!("touch -d 2001-01-01 {out}/victim"), |env| {
             std::fs::metadata(env.out().join("victim")).map(|m| m.mtime() < 1_000_000_000).unwrap_or(false)
         }),
-        attempt(
+        code(
             "set an xattr on an outside file",
-            py("os.setxattr(os.path.abspath('../out/victim'), 'user.troupe', b'1')"),
-            any,
+            py("os.setxattr(os.path.abspath('../out/victim'), 'user.troupe', b'1')")
         ),
         root(attempt(
             "create a device node",
@@ -93,43 +96,37 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
         ),
         attempt("replace .git", "mv .git .git_old && mkdir .git".into(), |env| exists(env.ws().join(".git_old"))),
         attempt("delete .git", "rm -rf .git".into(), |env| !exists(env.ws().join(".git/config"))),
-        attempt(
+        code(
             "TCP to a loopback listener",
-            py("socket.create_connection(('127.0.0.1', @TCP@), timeout=3)"),
-            any,
+            py("socket.create_connection(('127.0.0.1', @TCP@), timeout=3)")
         ),
-        attempt(
+        code(
             "UDP to a loopback socket",
-            py("socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', @UDP@))"),
-            any,
+            py("socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', @UDP@))")
         ),
-        root(attempt(
+        root(code(
             "open a raw socket",
-            py("socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)"),
-            any,
+            py("socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)")
         )),
-        attempt("open a netlink socket", py("socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)"), any),
-        attempt(
+        code("open a netlink socket", py("socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)")),
+        code(
             "DNS query to the resolver",
             py("ns = [l.split()[1] for l in open('/etc/resolv.conf') if l.startswith('nameserver')][0]\n\
-                socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'\\x00' * 12, (ns, 53))"),
-            any,
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'\\x00' * 12, (ns, 53))")
         ),
-        attempt(
+        code(
             "io_uring_setup",
             py(&format!(
                 "p = ctypes.create_string_buffer(120)\nsys.exit(0 if libc.syscall({}, 4, p) >= 0 else 1)",
                 libc::SYS_io_uring_setup
-            )),
-            any,
+            ))
         ),
-        root(attempt(
+        root(code(
             "ptrace an outside process",
             py("libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]\n\
-                sys.exit(0 if libc.ptrace(0x4206, @PID@, None, None) == 0 else 1)"),
-            any,
+                sys.exit(0 if libc.ptrace(0x4206, @PID@, None, None) == 0 else 1)")
         )),
-        root(attempt(
+        root(code(
             "process_vm_readv an outside process",
             py(&format!(
                 "start = int(open('/proc/@PID@/maps').readline().split('-')[0], 16)\n\
@@ -138,46 +135,40 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
                  remote = struct.pack('QQ', start, 8)\n\
                  sys.exit(0 if libc.syscall({}, @PID@, local, 1, remote, 1, 0) == 8 else 1)",
                 libc::SYS_process_vm_readv
-            )),
-            any,
+            ))
         )),
-        attempt("signal an outside process", "kill -0 @PID@".into(), any),
-        root(attempt("mount a tmpfs", "mkdir -p m && mount -t tmpfs none m".into(), any)),
-        root(attempt("remount / read-write", "mount -o remount,rw /".into(), any)),
-        attempt("create a nested user namespace", "unshare -Ur true".into(), any),
-        root(attempt("chroot", "chroot / true".into(), any)),
-        attempt(
+        code("signal an outside process", "kill -0 @PID@".into()),
+        root(code("mount a tmpfs", "mkdir -p m && mount -t tmpfs none m".into())),
+        root(code("remount / read-write", "mount -o remount,rw /".into())),
+        code("create a nested user namespace", "unshare -Ur true".into()),
+        root(code("chroot", "chroot / true".into())),
+        code(
             "keyctl: join a new session keyring",
-            py(&format!("sys.exit(0 if libc.syscall({}, 1, None) >= 0 else 1)", libc::SYS_keyctl)),
-            any,
+            py(&format!("sys.exit(0 if libc.syscall({}, 1, None) >= 0 else 1)", libc::SYS_keyctl))
         ),
-        root(attempt(
+        root(code(
             "bpf: create a map",
             py(&format!(
                 "a = ctypes.create_string_buffer(struct.pack('IIII', 2, 4, 4, 1), 128)\n\
                  sys.exit(0 if libc.syscall({}, 0, a, 128) >= 0 else 1)",
                 libc::SYS_bpf
-            )),
-            any,
+            ))
         )),
-        root(attempt(
+        root(code(
             "perf_event_open",
             py(&format!(
                 "a = ctypes.create_string_buffer(struct.pack('IIQ', 1, 128, 0), 128)\n\
                  sys.exit(0 if libc.syscall({}, a, 0, -1, -1, 0) >= 0 else 1)",
                 libc::SYS_perf_event_open
-            )),
-            any,
+            ))
         )),
-        root(attempt(
+        root(code(
             "write /proc/sys",
-            "h=$(cat /proc/sys/kernel/hostname) && echo \"$h\" > /proc/sys/kernel/hostname".into(),
-            any,
+            "h=$(cat /proc/sys/kernel/hostname) && echo \"$h\" > /proc/sys/kernel/hostname".into()
         )),
-        root(attempt(
+        root(code(
             "write /sys",
-            "m=$(cat /sys/class/net/lo/mtu) && echo \"$m\" > /sys/class/net/lo/mtu".into(),
-            any,
+            "m=$(cat /sys/class/net/lo/mtu) && echo \"$m\" > /sys/class/net/lo/mtu".into()
         )),
         attempt("env -i then write outside", format!("env -i /bin/sh -c 'echo x > {out}/envi'"), out_file("envi")),
         attempt(
@@ -190,11 +181,10 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
             format!("{troupe} sandbox linux --full-auto --writable-root {out} -- sh -c 'echo x > {out}/nested'"),
             out_file("nested"),
         ),
-        root(attempt(
+        root(code(
             "setuid-root binary regains capabilities",
             "cp /usr/bin/grep ./sg && chmod 4755 ./sg && ./sg -qE 'CapEff:[[:space:]]+0*[1-9a-f]' /proc/self/status"
-                .into(),
-            any,
+                .into()
         )),
     ];
     list.push(deny_read("read a deny-read file", "grep -q TOPSECRET ../out/secret.txt", "secret.txt"));
@@ -203,14 +193,14 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
         list.push(attempt("write in the workspace (read-only)", "echo x > newfile".into(), |env| {
             exists(env.ws().join("newfile"))
         }));
-        list.push(attempt("write in /tmp (read-only)", "echo x > /tmp/troupe-ro-probe-$PPID".into(), any));
+        list.push(code("write in /tmp (read-only)", "echo x > /tmp/troupe-ro-probe-$PPID".into()));
     }
     list
 }
 
 fn deny_read(name: &'static str, script: &str, target: &'static str) -> Attempt {
     // `@OUT@` is replaced by the fresh environment's absolute path at run time.
-    let mut a = attempt(name, script.to_string(), any);
+    let mut a = code(name, script.to_string());
     a.extra_flags = vec!["--deny-read".into(), format!("@OUT@/{target}")];
     a
 }

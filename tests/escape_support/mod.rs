@@ -23,6 +23,8 @@ pub struct Attempt {
     /// Extra check from outside that the effect happened (e.g. the file exists).
     pub verify: Box<dyn Fn(&Env) -> bool>,
     pub needs_root: bool,
+    /// Judged by the exit status only; `verify` is not consulted for the sandboxed run.
+    pub exit_only: bool,
     pub extra_flags: Vec<String>,
 }
 
