@@ -22,7 +22,7 @@ struct Setup {
     mock: MockModel,
     runtime: Runtime,
     thread: ThreadClient,
-    home: tempfile::TempDir,
+    _home: tempfile::TempDir,
     /// The workspace (cwd), not under /tmp so that "outside" is really outside.
     ws: tempfile::TempDir,
     /// A directory outside every writable root.
@@ -30,7 +30,10 @@ struct Setup {
 }
 
 fn var_tmp() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("troupe-approval-").tempdir_in("/var/tmp").unwrap()
+    tempfile::Builder::new()
+        .prefix("troupe-approval-")
+        .tempdir_in("/var/tmp")
+        .unwrap()
 }
 
 async fn setup(
@@ -75,13 +78,15 @@ async fn setup(
         default_shell_timeout_ms: 20_000,
         troupe_home: home.path().to_path_buf(),
     };
-    let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await.unwrap();
+    let runtime = Runtime::start(ToolRegistry::with_builtin_tools())
+        .await
+        .unwrap();
     let thread = runtime.start_thread(settings).await.unwrap();
     Setup {
         mock,
         runtime,
         thread,
-        home,
+        _home: home,
         ws,
         outside,
     }
@@ -105,7 +110,9 @@ async fn turn(s: &mut Setup, decisions: &[ReviewDecision]) -> (Vec<EventMsg>, us
             .expect("event within 30 s")
             .expect("thread open");
         if let EventMsg::ExecApprovalRequest { call_id, .. } = &event.msg {
-            let decision = *decisions.get(asked).expect("no more approvals were expected");
+            let decision = *decisions
+                .get(asked)
+                .expect("no more approvals were expected");
             asked += 1;
             s.thread
                 .submit(Op::ExecApproval {
@@ -131,7 +138,11 @@ fn last_outputs(s: &Setup) -> Vec<String> {
 }
 
 fn write_outside(dir: &Path, name: &str) -> Vec<String> {
-    vec!["sh".into(), "-c".into(), format!("echo x > {}/{name}", dir.display())]
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!("echo x > {}/{name}", dir.display()),
+    ]
 }
 
 fn shell(call_id: &str, argv: &[String]) -> MockResponse {
@@ -142,7 +153,10 @@ fn shell(call_id: &str, argv: &[String]) -> MockResponse {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn untrusted_asks_and_runs_when_granted() {
     let mut s = setup(
-        vec![MockResponse::shell("c1", &["touch", "made"]), MockResponse::text("done")],
+        vec![
+            MockResponse::shell("c1", &["touch", "made"]),
+            MockResponse::text("done"),
+        ],
         AskForApproval::UnlessTrusted,
         SandboxMode::WorkspaceWrite,
         None,
@@ -150,7 +164,9 @@ async fn untrusted_asks_and_runs_when_granted() {
     .await;
     let (events, asked) = turn(&mut s, &[ReviewDecision::Approved]).await;
     assert_eq!(asked, 1);
-    assert!(events.iter().any(|e| matches!(e, EventMsg::TurnComplete { .. })));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, EventMsg::TurnComplete { .. })));
     assert!(s.ws.path().join("made").exists());
     // A known-safe command is not asked about.
     let out = last_outputs(&s);
@@ -175,7 +191,10 @@ async fn approved_for_session_is_not_asked_again() {
     )
     .await;
     let (_, asked) = turn(&mut s, &[ReviewDecision::ApprovedForSession]).await;
-    assert_eq!(asked, 1, "the second identical command and `ls` must not be asked");
+    assert_eq!(
+        asked, 1,
+        "the second identical command and `ls` must not be asked"
+    );
     // The cache lives in the session: a later turn is not asked either.
     let (_, asked) = turn(&mut s, &[]).await;
     assert_eq!(asked, 0);
@@ -185,7 +204,10 @@ async fn approved_for_session_is_not_asked_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn denied_command_does_not_run_and_the_model_is_told() {
     let mut s = setup(
-        vec![MockResponse::shell("c1", &["touch", "nope"]), MockResponse::text("ok")],
+        vec![
+            MockResponse::shell("c1", &["touch", "nope"]),
+            MockResponse::text("ok"),
+        ],
         AskForApproval::UnlessTrusted,
         SandboxMode::WorkspaceWrite,
         None,
@@ -194,7 +216,10 @@ async fn denied_command_does_not_run_and_the_model_is_told() {
     let (_, asked) = turn(&mut s, &[ReviewDecision::Denied]).await;
     assert_eq!(asked, 1);
     assert!(!s.ws.path().join("nope").exists());
-    assert_eq!(last_outputs(&s), vec!["exec command rejected by user".to_string()]);
+    assert_eq!(
+        last_outputs(&s),
+        vec!["exec command rejected by user".to_string()]
+    );
     s.runtime.stop();
 }
 
@@ -211,7 +236,10 @@ async fn sandbox_denial_is_retried_escalated_after_one_approval() {
     .await;
     let (events, asked) = turn(&mut s, &[ReviewDecision::Approved]).await;
     assert_eq!(asked, 1, "{events:?}");
-    let ends = events.iter().filter(|e| matches!(e, EventMsg::ExecCommandEnd { .. })).count();
+    let ends = events
+        .iter()
+        .filter(|e| matches!(e, EventMsg::ExecCommandEnd { .. }))
+        .count();
     assert_eq!(ends, 2, "a sandboxed attempt, then the escalated one");
     assert!(outside.path().join("escalated").exists());
     s.runtime.stop();
@@ -219,7 +247,13 @@ async fn sandbox_denial_is_retried_escalated_after_one_approval() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sandbox_denial_under_never_goes_back_to_the_model() {
-    let mut s = setup(vec![], AskForApproval::Never, SandboxMode::WorkspaceWrite, None).await;
+    let mut s = setup(
+        vec![],
+        AskForApproval::Never,
+        SandboxMode::WorkspaceWrite,
+        None,
+    )
+    .await;
     let argv = write_outside(s.outside.path(), "never");
     s.mock.push(shell("c1", &argv));
     s.mock.push(MockResponse::text("ok"));
@@ -263,7 +297,10 @@ async fn escalation_request_is_asked_under_on_request_and_rejected_otherwise() {
                       "justification": "write the shared cache"})
     .to_string();
     let mut s = setup(
-        vec![MockResponse::tool_calls(vec![("c1", "shell", args.as_str())]), MockResponse::text("ok")],
+        vec![
+            MockResponse::tool_calls(vec![("c1", "shell", args.as_str())]),
+            MockResponse::text("ok"),
+        ],
         AskForApproval::OnRequest,
         SandboxMode::WorkspaceWrite,
         None,
@@ -272,13 +309,19 @@ async fn escalation_request_is_asked_under_on_request_and_rejected_otherwise() {
     let (events, asked) = turn(&mut s, &[ReviewDecision::Approved]).await;
     assert_eq!(asked, 1);
     assert!(events.iter().any(|e| matches!(e, EventMsg::ExecApprovalRequest { reason: Some(r), .. } if r == "write the shared cache")));
-    let ends = events.iter().filter(|e| matches!(e, EventMsg::ExecCommandEnd { .. })).count();
+    let ends = events
+        .iter()
+        .filter(|e| matches!(e, EventMsg::ExecCommandEnd { .. }))
+        .count();
     assert_eq!(ends, 1, "approved escalation runs unconfined at once");
     assert!(outside.path().join("up").exists());
     s.runtime.stop();
 
     let mut s = setup(
-        vec![MockResponse::tool_calls(vec![("c1", "shell", args.as_str())]), MockResponse::text("ok")],
+        vec![
+            MockResponse::tool_calls(vec![("c1", "shell", args.as_str())]),
+            MockResponse::text("ok"),
+        ],
         AskForApproval::Never,
         SandboxMode::WorkspaceWrite,
         None,
@@ -287,7 +330,10 @@ async fn escalation_request_is_asked_under_on_request_and_rejected_otherwise() {
     let (_, asked) = turn(&mut s, &[]).await;
     assert_eq!(asked, 0);
     let out = last_outputs(&s);
-    assert!(out[0].contains("you should not ask for escalated permissions"), "{out:?}");
+    assert!(
+        out[0].contains("you should not ask for escalated permissions"),
+        "{out:?}"
+    );
     s.runtime.stop();
 }
 
@@ -326,7 +372,13 @@ async fn interrupt_and_abort_while_waiting_for_approval() {
     // The session goes on; "abort" as a decision ends that turn too.
     let (events, asked) = turn(&mut s, &[ReviewDecision::Abort]).await;
     assert_eq!(asked, 1);
-    assert!(events.iter().any(|e| matches!(e, EventMsg::TurnAborted { reason: AbortReason::Interrupted, .. })));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        EventMsg::TurnAborted {
+            reason: AbortReason::Interrupted,
+            ..
+        }
+    )));
     assert!(!s.ws.path().join("y").exists());
     s.runtime.stop();
 }
@@ -339,13 +391,25 @@ fn exec_denies_approval_requests_with_a_clear_message() {
     ]);
     let out = h
         .command()
-        .args(["exec", "--skip-git-repo-check", "-s", "workspace-write", "-a", "untrusted", "go"])
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "workspace-write",
+            "-a",
+            "untrusted",
+            "go",
+        ])
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("needs approval"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--ask-for-approval never"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--ask-for-approval never"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!h.workdir.path().join("asked").exists());
     let outputs = tool_outputs(&h.mock.requests()[1].body);
     assert_eq!(outputs, vec!["exec command rejected by user".to_string()]);

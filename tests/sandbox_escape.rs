@@ -74,8 +74,17 @@ fn controls_still_work_in_the_sandbox() {
 fn network_flag_opens_loopback() {
     let env = Env::new();
     let script = env.tcp_script();
-    let out = env.run_sandboxed(Mode::WorkspaceWrite, "linux", &script, &["--network".into()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = env.run_sandboxed(
+        Mode::WorkspaceWrite,
+        "linux",
+        &script,
+        &["--network".into()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -90,13 +99,20 @@ fn landlock_backend_blocks_writes_outside_and_network() {
         assert!(!out.status.success(), "landlock let `{script}` through");
     }
     let ok = env.run_sandboxed(Mode::WorkspaceWrite, "landlock", "echo x > f && cat f", &[]);
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     // Deny-read cannot be expressed with Landlock alone: refused, not ignored.
     let out = env.run_sandboxed(
         Mode::ReadOnly,
         "landlock",
         "true",
-        &["--deny-read".into(), format!("{}/secret.txt", env.out_str())],
+        &[
+            "--deny-read".into(),
+            format!("{}/secret.txt", env.out_str()),
+        ],
     );
     assert_eq!(out.status.code(), Some(121));
     assert!(String::from_utf8_lossy(&out.stderr).contains("deny-read"));

@@ -115,8 +115,7 @@ fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
 
 async fn bench(count: u32) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let mut settings = SandboxSettings::default();
-    settings.exclude_slash_tmp = false;
+    let settings = SandboxSettings::default();
     let confined = resolve_profile(SandboxMode::WorkspaceWrite, &settings, &cwd)?;
     let request = |profile: PermissionProfile| ExecRequest {
         argv: vec!["true".into()],

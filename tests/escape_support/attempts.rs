@@ -187,13 +187,26 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
                 .into()
         )),
     ];
-    list.push(deny_read("read a deny-read file", "grep -q TOPSECRET ../out/secret.txt", "secret.txt"));
-    list.push(deny_read("read a deny-read directory", "grep -rq TOPSECRET ../out/secretdir", "secretdir"));
+    list.push(deny_read(
+        "read a deny-read file",
+        "grep -q TOPSECRET ../out/secret.txt",
+        "secret.txt",
+    ));
+    list.push(deny_read(
+        "read a deny-read directory",
+        "grep -rq TOPSECRET ../out/secretdir",
+        "secretdir",
+    ));
     if mode == Mode::ReadOnly {
-        list.push(attempt("write in the workspace (read-only)", "echo x > newfile".into(), |env| {
-            exists(env.ws().join("newfile"))
-        }));
-        list.push(code("write in /tmp (read-only)", "echo x > /tmp/troupe-ro-probe-$PPID".into()));
+        list.push(attempt(
+            "write in the workspace (read-only)",
+            "echo x > newfile".into(),
+            |env| exists(env.ws().join("newfile")),
+        ));
+        list.push(code(
+            "write in /tmp (read-only)",
+            "echo x > /tmp/troupe-ro-probe-$PPID".into(),
+        ));
     }
     list
 }
@@ -209,12 +222,21 @@ fn deny_read(name: &'static str, script: &str, target: &'static str) -> Attempt 
 pub fn controls() -> Vec<(Mode, &'static str)> {
     vec![
         (Mode::WorkspaceWrite, "echo hi > f && grep -q hi f && rm f"),
-        (Mode::WorkspaceWrite, "mkdir -p d/e && touch d/e/f && rm -r d"),
-        (Mode::WorkspaceWrite, "t=/tmp/troupe-ctl-$$ && echo t > $t && cat $t && rm $t"),
+        (
+            Mode::WorkspaceWrite,
+            "mkdir -p d/e && touch d/e/f && rm -r d",
+        ),
+        (
+            Mode::WorkspaceWrite,
+            "t=/tmp/troupe-ctl-$$ && echo t > $t && cat $t && rm $t",
+        ),
         (Mode::WorkspaceWrite, "git status --short"),
         (Mode::WorkspaceWrite, "echo a | tr a b | grep -q b"),
         (Mode::WorkspaceWrite, "python3 -c 'print(1)'"),
-        (Mode::WorkspaceWrite, "ls /proc/self/fd > /dev/null && echo ok > /dev/null"),
+        (
+            Mode::WorkspaceWrite,
+            "ls /proc/self/fd > /dev/null && echo ok > /dev/null",
+        ),
         (Mode::ReadOnly, "cat inside.txt"),
         (Mode::ReadOnly, "git status --short"),
         (Mode::ReadOnly, "ls -la / > /dev/null"),

@@ -61,7 +61,12 @@ impl Env {
         let out = base.path().join("out");
         std::fs::create_dir_all(&ws).unwrap();
         std::fs::create_dir_all(out.join("secretdir")).unwrap();
-        let git = Command::new("git").arg("init").arg("-q").arg(&ws).output().unwrap();
+        let git = Command::new("git")
+            .arg("init")
+            .arg("-q")
+            .arg(&ws)
+            .output()
+            .unwrap();
         assert!(git.status.success());
         std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
         std::fs::write(out.join("victim"), "victim\n").unwrap();
@@ -153,7 +158,13 @@ impl Env {
     }
 
     /// Runs the script under `troupe sandbox linux`.
-    pub fn run_sandboxed(&self, mode: Mode, backend: &str, script: &str, extra: &[String]) -> Output {
+    pub fn run_sandboxed(
+        &self,
+        mode: Mode,
+        backend: &str,
+        script: &str,
+        extra: &[String],
+    ) -> Output {
         let mut argv: Vec<String> = vec![
             env!("CARGO_BIN_EXE_troupe").into(),
             "sandbox".into(),
