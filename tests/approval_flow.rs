@@ -42,6 +42,16 @@ async fn setup(
     mode: SandboxMode,
     rules: Option<&str>,
 ) -> Setup {
+    setup_with(script, policy, mode, rules, |_| {}).await
+}
+
+async fn setup_with(
+    script: Vec<MockResponse>,
+    policy: AskForApproval,
+    mode: SandboxMode,
+    rules: Option<&str>,
+    tweak: impl FnOnce(&mut SessionSettings),
+) -> Setup {
     probe::set_helper_exe(env!("CARGO_BIN_EXE_troupe").into());
     let mock = MockModel::start(script).await.unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -51,7 +61,7 @@ async fn setup(
     }
     let ws = var_tmp();
     let outside = var_tmp();
-    let settings = SessionSettings {
+    let mut settings = SessionSettings {
         model: "mock-model".into(),
         provider: ProviderSettings {
             id: "mock".into(),
@@ -78,6 +88,7 @@ async fn setup(
         default_shell_timeout_ms: 20_000,
         troupe_home: home.path().to_path_buf(),
     };
+    tweak(&mut settings);
     let runtime = Runtime::start(ToolRegistry::with_builtin_tools())
         .await
         .unwrap();
@@ -242,6 +253,35 @@ async fn sandbox_denial_is_retried_escalated_after_one_approval() {
         .count();
     assert_eq!(ends, 2, "a sandboxed attempt, then the escalated one");
     assert!(outside.path().join("escalated").exists());
+    s.runtime.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deny_read_survives_an_escalated_retry() {
+    let outside = var_tmp();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "TOPSECRET\n").unwrap();
+    let script = format!(
+        "cat {} ; echo x > {}/written",
+        secret.display(),
+        outside.path().display()
+    );
+    let argv = vec!["sh".to_string(), "-c".to_string(), script];
+    let deny = vec![secret.clone()];
+    let mut s = setup_with(
+        vec![shell("c1", &argv), MockResponse::text("ok")],
+        AskForApproval::OnRequest,
+        SandboxMode::WorkspaceWrite,
+        None,
+        move |settings| settings.sandbox.deny_read = deny,
+    )
+    .await;
+    let (_, asked) = turn(&mut s, &[ReviewDecision::Approved]).await;
+    assert_eq!(asked, 1);
+    // The escalated retry could write outside, but still not read the secret.
+    assert!(outside.path().join("written").exists());
+    let out = last_outputs(&s);
+    assert!(!out[0].contains("TOPSECRET"), "{out:?}");
     s.runtime.stop();
 }
 

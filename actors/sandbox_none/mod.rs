@@ -43,7 +43,7 @@ impl Actor for NoneSandboxActor {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             SandboxMsg::Spawn { request, reply } => {
-                if request.profile != PermissionProfile::Disabled {
+                if matches!(request.profile, PermissionProfile::Managed { .. }) {
                     // Fail closed: a confined request must never run here by mistake.
                     let _ = reply.send(Err(
                         "internal: a confined request reached the unconfined `none` backend".into(),

@@ -153,8 +153,9 @@ async fn attempt(
     profile: &PermissionProfile,
 ) -> Result<ExecResult, String> {
     let backend = match profile {
-        PermissionProfile::Disabled => ctx.sandbox.clone(),
-        PermissionProfile::Managed { .. } | PermissionProfile::External { .. } => {
+        // External: someone outside Troupe confines the process; we add no layer.
+        PermissionProfile::Disabled | PermissionProfile::External { .. } => ctx.sandbox.clone(),
+        PermissionProfile::Managed { .. } => {
             match &ctx.confined {
                 Ok(actor) => actor.clone(),
                 Err(why) => return Err(format!("no sandbox available, command not run: {why}")),
