@@ -137,7 +137,7 @@ impl SessionState {
         self.record(vec![
             RolloutRecord::TurnContext(TurnContextRecord {
                 turn_id,
-                settings: (*self.settings).clone(),
+                settings: Box::new((*self.settings).clone()),
             }),
             RolloutRecord::ResponseItem(user),
         ]);

@@ -52,5 +52,5 @@ pub struct SessionMeta {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnContextRecord {
     pub turn_id: TurnId,
-    pub settings: SessionSettings,
+    pub settings: Box<SessionSettings>,
 }
