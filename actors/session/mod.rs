@@ -181,7 +181,6 @@ impl SessionState {
 
     /// After a turn: run what was typed meanwhile and not yet taken (outer loop).
     async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
-        self.flush().await;
         if !self.queue.is_empty() {
             let inputs = self.queue.take_all();
             self.start_turn(myself, submission, inputs).await;
@@ -207,8 +206,8 @@ impl SessionState {
     }
 
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
-        self.flush().await;
-        self.emit(submission, EventMsg::ShutdownComplete).await;
+        self.emit_durably(submission, EventMsg::ShutdownComplete)
+            .await;
         if let Some(manager) = &self.manager {
             let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
                 thread_id: self.thread_id,
@@ -286,8 +285,21 @@ impl SessionState {
             },
             Some(reason) => EventMsg::TurnAborted { turn_id, reason },
         };
-        self.emit(&turn.submission, msg).await;
+        self.emit_durably(&turn.submission, msg).await;
         self.after_turn(myself, turn.submission).await;
+    }
+
+    /// Records `msg`, fsyncs the rollout, and only then tells subscribers: a client that
+    /// sees a turn end can exit at once without losing the turn.
+    async fn emit_durably(&mut self, submission: &str, msg: EventMsg) {
+        self.record(vec![RolloutRecord::Event(msg.clone())]);
+        self.flush().await;
+        self.subscribers
+            .send(Event {
+                id: submission.to_string(),
+                msg,
+            })
+            .await;
     }
 }
 
@@ -400,9 +412,8 @@ impl Actor for SessionActor {
                 reason,
             } => {
                 state
-                    .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
+                    .emit_durably(&submission, EventMsg::TurnAborted { turn_id, reason })
                     .await;
-                state.flush().await;
                 if reason == AbortReason::Shutdown {
                     state.finish_shutdown(&myself, &submission).await;
                 }

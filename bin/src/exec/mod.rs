@@ -162,7 +162,17 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             _ => {}
         }
     }
-    let _ = thread.submit(Op::Shutdown);
+    // A clean shutdown flushes the rollout; bounded so a stuck thread cannot hang the exit.
+    if thread.submit(Op::Shutdown).is_ok() {
+        let drain = async {
+            while let Some(event) = thread.next_event().await {
+                if matches!(event.msg, EventMsg::ShutdownComplete) {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), drain).await;
+    }
     runtime.stop();
 
     if let Some(path) = &args.output_last_message {
