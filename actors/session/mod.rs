@@ -6,6 +6,7 @@
 //! not take starts the next turn. Interrupt stops the turn actor (and with it the sampler, the
 //! tool runs and their processes) and records the turn as aborted.
 
+pub mod context;
 pub mod input_queue;
 pub mod subscribers;
 
@@ -67,6 +68,11 @@ pub struct SessionState {
     turn: Option<RunningTurn>,
     turns_started: u64,
     total_usage: TokenUsage,
+    /// Told to every subscriber after `SessionConfigured` (unreadable AGENTS.md, …).
+    startup_warnings: Vec<String>,
+    /// The settings the model was last told about; a difference is appended as an update
+    /// before the next turn's input, never by rewriting earlier items (B16).
+    told_settings: Arc<SessionSettings>,
 }
 
 impl SessionState {
@@ -132,15 +138,19 @@ impl SessionState {
     ) {
         self.turns_started += 1;
         let turn_id = TurnId(self.turns_started);
+        let mut records = vec![RolloutRecord::TurnContext(TurnContextRecord {
+            turn_id,
+            settings: Box::new((*self.settings).clone()),
+        })];
+        if let Some(update) = context::context_update(&self.told_settings, &self.settings) {
+            self.history.push(update.clone());
+            records.push(RolloutRecord::ResponseItem(update));
+            self.told_settings = self.settings.clone();
+        }
         let user = prompt::user_message(&inputs);
         self.history.push(user.clone());
-        self.record(vec![
-            RolloutRecord::TurnContext(TurnContextRecord {
-                turn_id,
-                settings: Box::new((*self.settings).clone()),
-            }),
-            RolloutRecord::ResponseItem(user),
-        ]);
+        records.push(RolloutRecord::ResponseItem(user));
+        self.record(records);
         self.emit(&submission, EventMsg::TurnStarted { turn_id })
             .await;
         let args = TurnArgs {
@@ -345,20 +355,34 @@ impl Actor for SessionActor {
             myself.get_cell(),
         )
         .await?;
+        let initial = context::initial_context(&args.settings);
+        let _ = recorder.send_message(RolloutMsg::Append(
+            initial
+                .items
+                .iter()
+                .map(|item| RolloutLine {
+                    timestamp: now_rfc3339(),
+                    record: RolloutRecord::ResponseItem(item.clone()),
+                })
+                .collect(),
+        ));
+        let settings = Arc::new(args.settings);
         Ok(SessionState {
             thread_id: args.thread_id,
-            settings: Arc::new(args.settings),
+            told_settings: settings.clone(),
+            settings,
             rollout_path: args.rollout_path,
             registry: args.registry,
             http: args.http,
             manager: args.manager,
             recorder,
-            history: Vec::new(),
+            history: initial.items,
             subscribers: Subscribers::default(),
             queue: InputQueue::default(),
             turn: None,
             turns_started: 0,
             total_usage: TokenUsage::default(),
+            startup_warnings: initial.warnings,
         })
     }
 
@@ -376,6 +400,9 @@ impl Actor for SessionActor {
                     msg: state.configured_event(),
                 };
                 state.subscribers.add(events, configured).await;
+                for message in state.startup_warnings.clone() {
+                    state.emit("", EventMsg::Warning { message }).await;
+                }
             }
             SessionMsg::GetHistory { reply } => {
                 let _ = reply.send(state.history.clone());

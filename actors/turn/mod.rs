@@ -115,15 +115,12 @@ impl TurnState {
 
     fn sample_next(&mut self) {
         self.drain_injected();
-        let settings = &self.args.settings;
-        let request = ModelRequest {
-            model: settings.model.clone(),
-            instructions: settings.base_instructions.clone(),
-            input: self.args.history.clone(),
-            tools: self.args.registry.specs(),
-            parallel_tool_calls: true,
-            prompt_cache_key: self.args.thread_id.to_string(),
-        };
+        let request = prompt::build_request(
+            self.args.thread_id,
+            &self.args.settings,
+            &self.args.history,
+            self.args.registry.specs(),
+        );
         self.in_flight = Some(request.clone());
         let _ = self
             .sampler

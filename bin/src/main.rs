@@ -1,5 +1,6 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
+mod debug;
 mod exec;
 
 use clap::{Parser, Subcommand};
@@ -18,6 +19,9 @@ enum Command {
     /// Run one task non-interactively and print the final message.
     #[command(visible_alias = "e")]
     Exec(exec::ExecArgs),
+    /// Inspect what Troupe would do, without doing it.
+    #[command(subcommand)]
+    Debug(debug::DebugCommand),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +39,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),
