@@ -89,3 +89,205 @@ async fn five_turns_with_a_model_change_keep_a_byte_stable_prefix() {
     assert_eq!(updates, 1);
     runtime.stop();
 }
+
+mod compaction {
+    use super::runtime_support::{is_turn_end, say, settings, until};
+    use troupe_actors::runtime::Runtime;
+    use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+    use troupe_actors::turn::compact::{SUMMARY_PREFIX, SUMMARY_PROMPT};
+    use troupe_messages::events::EventMsg;
+    use troupe_messages::items::ResponseItem;
+    use troupe_messages::mailboxes::SessionMsg;
+    use troupe_messages::ops::Op;
+    use troupe_messages::settings::SessionSettings;
+    use troupe_mock_model::{MockModel, MockResponse};
+
+    fn texts(body: &serde_json::Value) -> Vec<String> {
+        body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                i["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or(i["type"].as_str().unwrap())
+                    .to_string()
+            })
+            .collect()
+    }
+
+    async fn thread_with_limit(
+        mock: &MockModel,
+        home: &std::path::Path,
+        limit: u64,
+    ) -> (Runtime, troupe_actors::runtime::ThreadClient) {
+        let mut s: SessionSettings = settings(mock, home, home);
+        s.context.auto_compact_token_limit = Some(limit);
+        let runtime = Runtime::start(ToolRegistry::with_builtin_tools())
+            .await
+            .unwrap();
+        let thread = runtime.start_thread(s).await.unwrap();
+        (runtime, thread)
+    }
+
+    fn rollout_text(home: &std::path::Path) -> String {
+        let mut out = String::new();
+        let mut stack = vec![home.join("sessions")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                if entry.path().is_dir() {
+                    stack.push(entry.path());
+                } else {
+                    out.push_str(&std::fs::read_to_string(entry.path()).unwrap());
+                }
+            }
+        }
+        out
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn mid_turn_compaction_puts_the_summary_before_the_last_user_message() {
+        let mock = MockModel::start(vec![
+            MockResponse::shell("big", &["sh", "-c", "head -c 8000 /dev/zero | tr '\\0' x"]),
+            MockResponse::text("SUMMARY-1"),
+            MockResponse::text("done"),
+        ])
+        .await
+        .unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let (runtime, mut thread) = thread_with_limit(&mock, home.path(), 800).await;
+        thread.submit(say("do it")).unwrap();
+        let events = until(&mut thread, is_turn_end).await;
+        assert!(
+            matches!(events.last(), Some(EventMsg::TurnComplete { last_agent_message: Some(m), .. }) if m == "done"),
+            "{events:?}"
+        );
+        assert!(events.iter().any(|e| matches!(e, EventMsg::ContextCompacted { tokens_before, tokens_after, .. } if tokens_after < tokens_before)));
+        assert!(!events
+            .iter()
+            .any(|e| matches!(e, EventMsg::AgentMessage { message } if message == "SUMMARY-1")));
+        let requests = mock.requests();
+        assert_eq!(requests.len(), 3);
+        let summary_request = &requests[1].body;
+        assert_eq!(summary_request["tools"].as_array().unwrap().len(), 0);
+        assert_eq!(texts(summary_request).last().unwrap(), SUMMARY_PROMPT);
+        let after = texts(&requests[2].body);
+        assert_eq!(after.len(), 4, "{after:?}");
+        assert!(after[1].starts_with("<environment_context>"));
+        assert_eq!(after[2], format!("{SUMMARY_PREFIX}SUMMARY-1"));
+        assert_eq!(after[3], "do it");
+        assert!(rollout_text(home.path()).contains("\"type\":\"compacted\""));
+        runtime.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn pre_turn_compaction_keeps_earlier_user_messages_and_the_new_one_last() {
+        let long_answer = "a".repeat(4000);
+        let mock = MockModel::start(vec![
+            MockResponse::text(&long_answer),
+            MockResponse::text("SUMMARY-2"),
+            MockResponse::text("second"),
+        ])
+        .await
+        .unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let (runtime, mut thread) = thread_with_limit(&mock, home.path(), 600).await;
+        thread.submit(say("turn one")).unwrap();
+        until(&mut thread, is_turn_end).await;
+        thread.submit(say("turn two")).unwrap();
+        let events = until(&mut thread, is_turn_end).await;
+        assert!(
+            matches!(events.last(), Some(EventMsg::TurnComplete { last_agent_message: Some(m), .. }) if m == "second"),
+            "{events:?}"
+        );
+        let requests = mock.requests();
+        assert_eq!(texts(&requests[1].body).last().unwrap(), SUMMARY_PROMPT);
+        let after = texts(&requests[2].body);
+        assert_eq!(
+            &after[2..],
+            [
+                "turn one".to_string(),
+                format!("{SUMMARY_PREFIX}SUMMARY-2"),
+                "turn two".to_string()
+            ]
+        );
+        runtime.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn failed_compaction_ends_the_turn_and_keeps_the_history() {
+        let mock = MockModel::start(vec![
+            MockResponse::shell("big", &["sh", "-c", "head -c 8000 /dev/zero | tr '\\0' x"]),
+            MockResponse::server_error(),
+            MockResponse::text("next turn"),
+        ])
+        .await
+        .unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let (runtime, mut thread) = thread_with_limit(&mock, home.path(), 800).await;
+        thread.submit(say("do it")).unwrap();
+        let events = until(&mut thread, is_turn_end).await;
+        assert!(
+            events.iter().any(|e| matches!(e, EventMsg::Error { error, fatal: true } if error.to_string().contains("compaction failed, history kept"))),
+            "{events:?}"
+        );
+        assert!(matches!(events.last(), Some(EventMsg::TurnAborted { .. })));
+        // Nothing was dropped: the session still holds the call and its output.
+        let history = thread
+            .handle
+            .session
+            .call(
+                |reply| SessionMsg::GetHistory { reply },
+                Some(std::time::Duration::from_secs(5)),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(history.iter().any(
+            |i| matches!(i, ResponseItem::FunctionCallOutput { call_id, .. } if call_id == "big")
+        ));
+        assert!(!history
+            .iter()
+            .any(|i| format!("{i:?}").contains(SUMMARY_PREFIX)));
+        runtime.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn manual_compact_summarises_between_turns() {
+        let mock = MockModel::start(vec![
+            MockResponse::text("first"),
+            MockResponse::text("SUMMARY-3"),
+            MockResponse::text("after"),
+        ])
+        .await
+        .unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let (runtime, mut thread) = thread_with_limit(&mock, home.path(), 1_000_000).await;
+        thread.submit(say("hello")).unwrap();
+        until(&mut thread, is_turn_end).await;
+        thread.submit(Op::Compact).unwrap();
+        let events = until(&mut thread, is_turn_end).await;
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, EventMsg::ContextCompacted { .. })),
+            "{events:?}"
+        );
+        thread.submit(say("again")).unwrap();
+        until(&mut thread, is_turn_end).await;
+        let after = texts(&mock.requests()[2].body);
+        assert_eq!(
+            &after[2..],
+            [
+                "hello".to_string(),
+                format!("{SUMMARY_PREFIX}SUMMARY-3"),
+                "again".to_string()
+            ]
+        );
+        assert_eq!(
+            mock.requests()[1].body["tools"].as_array().unwrap().len(),
+            0
+        );
+        runtime.stop();
+    }
+}

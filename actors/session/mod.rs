@@ -12,7 +12,8 @@ pub mod subscribers;
 
 use crate::rollout_recorder::{path::now_rfc3339, RolloutArgs, RolloutRecorderActor};
 use crate::tool_orchestrator::registry::ToolRegistry;
-use crate::turn::{prompt, TurnActor, TurnArgs};
+use crate::turn::tokens::{auto_compact_limit, TokenTracker};
+use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
 use input_queue::InputQueue;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::path::PathBuf;
@@ -25,7 +26,9 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{RolloutMsg, SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission, UserInput};
-use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord};
+use troupe_messages::rollout::{
+    CompactedRecord, RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord,
+};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::usage::TokenUsage;
 
@@ -73,6 +76,10 @@ pub struct SessionState {
     /// The settings the model was last told about; a difference is appended as an update
     /// before the next turn's input, never by rewriting earlier items (B16).
     told_settings: Arc<SessionSettings>,
+    /// The initial context at the head of the history (kept by compaction).
+    initial_context: Arc<Vec<ResponseItem>>,
+    /// Tokens the next request will carry, for pre-turn compaction.
+    tokens: TokenTracker,
 }
 
 impl SessionState {
@@ -130,6 +137,12 @@ impl SessionState {
         }
     }
 
+    fn push_history(&mut self, item: ResponseItem) {
+        self.tokens.on_item(&item);
+        self.history.push(item);
+    }
+
+    /// Starts a turn; `inputs` empty means a compaction-only turn.
     async fn start_turn(
         &mut self,
         myself: &ActorRef<SessionMsg>,
@@ -143,13 +156,20 @@ impl SessionState {
             settings: Box::new((*self.settings).clone()),
         })];
         if let Some(update) = context::context_update(&self.told_settings, &self.settings) {
-            self.history.push(update.clone());
+            self.push_history(update.clone());
             records.push(RolloutRecord::ResponseItem(update));
             self.told_settings = self.settings.clone();
         }
-        let user = prompt::user_message(&inputs);
-        self.history.push(user.clone());
-        records.push(RolloutRecord::ResponseItem(user));
+        let mode = if inputs.is_empty() {
+            TurnMode::CompactOnly
+        } else {
+            // Checked before the new input joins: that input must survive compaction intact.
+            let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
+            let user = prompt::user_message(&inputs);
+            self.push_history(user.clone());
+            records.push(RolloutRecord::ResponseItem(user));
+            TurnMode::Regular { compact_first }
+        };
         self.record(records);
         self.emit(&submission, EventMsg::TurnStarted { turn_id })
             .await;
@@ -161,6 +181,9 @@ impl SessionState {
             history: self.history.clone(),
             registry: self.registry.clone(),
             http: self.http.clone(),
+            initial_context: self.initial_context.clone(),
+            tokens: self.tokens.clone(),
+            mode,
         };
         match Actor::spawn_linked(None, TurnActor, args, myself.get_cell()).await {
             Ok((actor, _)) => {
@@ -260,7 +283,15 @@ impl SessionState {
                 settings.cwd = cwd.unwrap_or(settings.cwd);
                 self.settings = Arc::new(settings);
             }
-            Op::ExecApproval { .. } | Op::Compact => {
+            Op::Compact => match &self.turn {
+                None => self.start_turn(myself, submission.id, Vec::new()).await,
+                Some(_) => {
+                    let message = "a turn is running; compact again when it has ended".to_string();
+                    self.emit(&submission.id, EventMsg::Warning { message })
+                        .await;
+                }
+            },
+            Op::ExecApproval { .. } => {
                 let message = "this operation is not supported yet by this build".to_string();
                 self.emit(&submission.id, EventMsg::Warning { message })
                     .await;
@@ -367,7 +398,10 @@ impl Actor for SessionActor {
                 .collect(),
         ));
         let settings = Arc::new(args.settings);
+        let tokens = TokenTracker::for_history(&initial.items);
         Ok(SessionState {
+            initial_context: Arc::new(initial.items.clone()),
+            tokens,
             thread_id: args.thread_id,
             told_settings: settings.clone(),
             settings,
@@ -408,7 +442,7 @@ impl Actor for SessionActor {
                 let _ = reply.send(state.history.clone());
             }
             SessionMsg::TurnItem { item, .. } => {
-                state.history.push(item.clone());
+                state.push_history(item.clone());
                 state.record(vec![RolloutRecord::ResponseItem(item.clone())]);
                 let submission = state.turn_submission();
                 state
@@ -418,6 +452,7 @@ impl Actor for SessionActor {
             SessionMsg::TurnEvent { turn_id, msg } => {
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {
+                        state.tokens.on_usage(&last);
                         state.total_usage.add(&last);
                         if let Some(turn) = state.turn.as_mut().filter(|t| t.id == turn_id) {
                             turn.usage.add(&last);
@@ -431,6 +466,14 @@ impl Actor for SessionActor {
                 };
                 let submission = state.turn_submission();
                 state.emit(&submission, msg).await;
+            }
+            SessionMsg::HistoryReplaced { turn_id, history } => {
+                state.tokens = TokenTracker::for_history(&history);
+                state.history = history.clone();
+                state.record(vec![RolloutRecord::Compacted(CompactedRecord {
+                    turn_id,
+                    replacement_history: history,
+                })]);
             }
             SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
             SessionMsg::TurnStopped {
