@@ -80,6 +80,8 @@ pub struct SessionState {
     initial_context: Arc<Vec<ResponseItem>>,
     /// Tokens the next request will carry, for pre-turn compaction.
     tokens: TokenTracker,
+    /// Skills listed in the initial context.
+    skills: Vec<context::skills::Skill>,
 }
 
 impl SessionState {
@@ -165,6 +167,23 @@ impl SessionState {
         } else {
             // Checked before the new input joins: that input must survive compaction intact.
             let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
+            // Skills the user named as `$name` come with their body, before the request.
+            let text = prompt::input_text(&inputs);
+            let bodies: Vec<Result<String, String>> =
+                context::skills::mentioned(&self.skills, &text)
+                    .into_iter()
+                    .map(context::skills::skill_body_message)
+                    .collect();
+            for body in bodies {
+                match body {
+                    Ok(body) => {
+                        let item = ResponseItem::user_text(body);
+                        self.push_history(item.clone());
+                        records.push(RolloutRecord::ResponseItem(item));
+                    }
+                    Err(message) => self.emit(&submission, EventMsg::Warning { message }).await,
+                }
+            }
             let user = prompt::user_message(&inputs);
             self.push_history(user.clone());
             records.push(RolloutRecord::ResponseItem(user));
@@ -417,6 +436,7 @@ impl Actor for SessionActor {
             turns_started: 0,
             total_usage: TokenUsage::default(),
             startup_warnings: initial.warnings,
+            skills: initial.skills,
         })
     }
 

@@ -4,8 +4,11 @@
 //! Later changes of model, cwd, approvals or sandbox are appended as new items.
 
 pub mod agents_md;
+pub mod skills;
 
 use agents_md::{discover, DiscoveryOptions};
+use skills::{discover_skills, skills_list, Skill, LIST_BUDGET_BYTES};
+use troupe_config::layers::project_root;
 use troupe_messages::items::ResponseItem;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::settings::SessionSettings;
@@ -15,6 +18,8 @@ use troupe_messages::settings::SessionSettings;
 pub struct InitialContext {
     pub items: Vec<ResponseItem>,
     pub warnings: Vec<String>,
+    /// Skills listed to the model; a `$name` mention attaches the body.
+    pub skills: Vec<Skill>,
 }
 
 /// Builds the initial context for `settings` (reads AGENTS.md files).
@@ -38,6 +43,16 @@ pub fn initial_context(settings: &SessionSettings) -> InitialContext {
             settings.cwd.display()
         )));
     }
+    let root = project_root(&settings.cwd, &settings.context.project_root_markers);
+    let found = discover_skills(&[
+        settings.troupe_home.join("skills"),
+        root.join(".agents").join("skills"),
+    ]);
+    context.warnings.extend(found.warnings);
+    if let Some(list) = skills_list(&found.skills, LIST_BUDGET_BYTES) {
+        context.items.push(ResponseItem::developer_text(list));
+    }
+    context.skills = found.skills;
     context
         .items
         .push(ResponseItem::user_text(environment_context(settings)));
@@ -134,3 +149,6 @@ pub fn permissions_text(settings: &SessionSettings) -> String {
 #[cfg(test)]
 #[path = "agents_md_tests.rs"]
 mod agents_md_tests;
+#[cfg(test)]
+#[path = "skills_tests.rs"]
+mod skills_tests;
