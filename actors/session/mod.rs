@@ -26,6 +26,7 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{RolloutMsg, SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission, UserInput};
+use troupe_messages::policy::CollaborationMode;
 use troupe_messages::rollout::{
     CompactedRecord, RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord,
 };
@@ -157,11 +158,11 @@ impl SessionState {
             turn_id,
             settings: Box::new((*self.settings).clone()),
         })];
-        if let Some(update) = context::context_update(&self.told_settings, &self.settings) {
+        for update in context::context_updates(&self.told_settings, &self.settings) {
             self.push_history(update.clone());
             records.push(RolloutRecord::ResponseItem(update));
-            self.told_settings = self.settings.clone();
         }
+        self.told_settings = self.settings.clone();
         let mode = if inputs.is_empty() {
             TurnMode::CompactOnly
         } else {
@@ -231,9 +232,12 @@ impl SessionState {
         }
     }
 
-    /// After a turn: run what was typed meanwhile and not yet taken (outer loop).
+    /// After a turn: run what was typed meanwhile and not yet taken (outer loop). Plan mode
+    /// starts no turn by itself: queued input waits for the user's next message.
     async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
-        if !self.queue.is_empty() {
+        if !self.queue.is_empty()
+            && self.settings.context.collaboration_mode != CollaborationMode::Plan
+        {
             let inputs = self.queue.take_all();
             self.start_turn(myself, submission, inputs).await;
         }
@@ -294,12 +298,15 @@ impl SessionState {
                 approval_policy,
                 sandbox_mode,
                 cwd,
+                collaboration_mode,
             } => {
                 let mut settings = (*self.settings).clone();
                 settings.model = model.unwrap_or(settings.model);
                 settings.approval_policy = approval_policy.unwrap_or(settings.approval_policy);
                 settings.sandbox_mode = sandbox_mode.unwrap_or(settings.sandbox_mode);
                 settings.cwd = cwd.unwrap_or(settings.cwd);
+                settings.context.collaboration_mode =
+                    collaboration_mode.unwrap_or(settings.context.collaboration_mode);
                 self.settings = Arc::new(settings);
             }
             Op::Compact => match &self.turn {

@@ -80,6 +80,8 @@ pub struct TurnState {
     running_calls: Vec<(String, bool)>,
     tokens: TokenTracker,
     phase: Phase,
+    /// Settings of the request in flight (the mode may tighten the session's).
+    step_settings: Arc<SessionSettings>,
     ended: bool,
 }
 
@@ -146,11 +148,14 @@ impl TurnState {
 
     fn sample_next(&mut self) {
         self.drain_injected();
+        let (step_settings, tools) =
+            prompt::for_mode(&self.args.settings, self.args.registry.specs());
+        self.step_settings = Arc::new(step_settings);
         let request = prompt::build_request(
             self.args.thread_id,
-            &self.args.settings,
+            &self.step_settings,
             &self.args.history,
-            self.args.registry.specs(),
+            tools,
         );
         self.in_flight = Some(request.clone());
         let _ = self
@@ -326,7 +331,7 @@ impl TurnState {
                 .send_message(ToolOrchestratorMsg::RunBatch {
                     calls,
                     advertised,
-                    settings: Box::new((*self.args.settings).clone()),
+                    settings: Box::new((*self.step_settings).clone()),
                 });
         } else if !self.injected.is_empty() {
             // The user wrote while the model answered: the turn goes on with that input.
@@ -369,7 +374,9 @@ impl Actor for TurnActor {
         )
         .await?;
         let tokens = args.tokens.clone();
+        let step_settings = args.settings.clone();
         Ok(TurnState {
+            step_settings,
             args,
             tokens,
             phase: Phase::Sampling,

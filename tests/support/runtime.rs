@@ -47,6 +47,7 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
                 inherit: "all".into(),
                 ..ShellEnvPolicy::default()
             },
+            collaboration_mode: Default::default(),
         },
     }
 }
