@@ -425,6 +425,15 @@ impl Actor for SessionActor {
         ));
         let settings = Arc::new(args.settings);
         let tokens = TokenTracker::for_history(&initial.items);
+        let mut startup_warnings = initial.warnings;
+        if let Some(window) = crate::turn::tokens::context_window(&settings) {
+            if tokens.current() >= window {
+                startup_warnings.push(format!(
+                    "the initial context (about {} tokens: instructions, AGENTS.md, skills) does                      not fit the model's context window ({window} tokens); shorten AGENTS.md                      (project_doc_max_bytes) or raise model_context_window",
+                    tokens.current()
+                ));
+            }
+        }
         Ok(SessionState {
             initial_context: Arc::new(initial.items.clone()),
             tokens,
@@ -442,7 +451,7 @@ impl Actor for SessionActor {
             turn: None,
             turns_started: 0,
             total_usage: TokenUsage::default(),
-            startup_warnings: initial.warnings,
+            startup_warnings,
             skills: initial.skills,
         })
     }
