@@ -2,10 +2,11 @@
 //! decisions are `Op::ExecApproval`) and through `troupe exec`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/runtime.rs"]
+mod runtime_support;
 mod support;
 
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 use support::{stderr, tool_outputs, Harness};
@@ -15,7 +16,7 @@ use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ops::{Op, ReviewDecision, UserInput};
 use troupe_messages::policy::{AskForApproval, SandboxMode, SandboxSettings};
-use troupe_messages::settings::{ProviderSettings, SessionSettings, WireApi};
+use troupe_messages::settings::SessionSettings;
 use troupe_mock_model::{MockModel, MockResponse};
 
 struct Setup {
@@ -61,32 +62,14 @@ async fn setup_with(
     }
     let ws = var_tmp();
     let outside = var_tmp();
-    let mut settings = SessionSettings {
-        model: "mock-model".into(),
-        provider: ProviderSettings {
-            id: "mock".into(),
-            name: "Mock".into(),
-            base_url: mock.base_url(),
-            wire_api: WireApi::Responses,
-            env_key: None,
-            http_headers: BTreeMap::new(),
-            request_max_retries: 0,
-            stream_max_retries: 0,
-            stream_idle_timeout_ms: 5_000,
-            request_timeout_ms: 5_000,
-        },
-        cwd: ws.path().to_path_buf(),
-        approval_policy: policy,
-        sandbox_mode: mode,
-        sandbox: SandboxSettings {
-            exclude_slash_tmp: true,
-            exclude_tmpdir_env_var: true,
-            ..SandboxSettings::default()
-        },
-        base_instructions: "test".into(),
-        tool_output_max_bytes: 4096,
-        default_shell_timeout_ms: 20_000,
-        troupe_home: home.path().to_path_buf(),
+    let mut settings = runtime_support::settings(&mock, home.path(), ws.path());
+    settings.approval_policy = policy;
+    settings.sandbox_mode = mode;
+    settings.default_shell_timeout_ms = 20_000;
+    settings.sandbox = SandboxSettings {
+        exclude_slash_tmp: true,
+        exclude_tmpdir_env_var: true,
+        ..SandboxSettings::default()
     };
     tweak(&mut settings);
     let runtime = Runtime::start(ToolRegistry::with_builtin_tools())

@@ -3,7 +3,8 @@
 //! approval covered it; only where the policy allows).
 
 use super::registry::{ToolContext, ToolOutcome};
-use super::shell::{child_env, format_for_model, REPLY_GRACE};
+use super::shell::{format_for_model, REPLY_GRACE};
+use super::shell_env::child_env;
 use crate::approvals::cache::{command_key, ApprovalKey};
 use crate::approvals::lock;
 use crate::approvals::requirement::{
@@ -155,12 +156,10 @@ async fn attempt(
     let backend = match profile {
         // External: someone outside Troupe confines the process; we add no layer.
         PermissionProfile::Disabled | PermissionProfile::External { .. } => ctx.sandbox.clone(),
-        PermissionProfile::Managed { .. } => {
-            match &ctx.confined {
-                Ok(actor) => actor.clone(),
-                Err(why) => return Err(format!("no sandbox available, command not run: {why}")),
-            }
-        }
+        PermissionProfile::Managed { .. } => match &ctx.confined {
+            Ok(actor) => actor.clone(),
+            Err(why) => return Err(format!("no sandbox available, command not run: {why}")),
+        },
     };
     let timeout = Duration::from_millis(
         args.timeout_ms
@@ -169,7 +168,7 @@ async fn attempt(
     let request = ExecRequest {
         argv: args.command.clone(),
         cwd: cwd.to_path_buf(),
-        env: child_env(),
+        env: child_env(&ctx.settings.context.shell_env, std::env::vars()),
         timeout,
         max_output_bytes: ctx.settings.tool_output_max_bytes,
         profile: profile.clone(),

@@ -8,6 +8,7 @@
 pub mod exec_flow;
 pub mod registry;
 pub mod shell;
+pub mod shell_env;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::sandbox_linux::{probe, LinuxSandboxActor, LinuxSandboxArgs};
@@ -296,6 +297,9 @@ fn panic_text(error: tokio::task::JoinError) -> String {
         .unwrap_or_else(|| "panicked".into())
 }
 
+#[cfg(test)]
+#[path = "shell_env_tests.rs"]
+mod shell_env_tests;
 #[cfg(test)]
 #[path = "shell_tests.rs"]
 mod shell_tests;

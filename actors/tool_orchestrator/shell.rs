@@ -3,7 +3,6 @@
 use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::time::Duration;
 use troupe_messages::tools::{ExecResult, ShellToolArgs, ToolPayload, ToolSpec};
 
@@ -63,18 +62,6 @@ pub fn parse_shell_args(payload: &ToolPayload) -> Result<ShellToolArgs, String> 
         return Err("invalid arguments for shell: `command` must name a program".into());
     }
     Ok(args)
-}
-
-/// The child's environment: ours minus variables that look like secrets (as Codex's default).
-pub fn child_env() -> BTreeMap<String, String> {
-    std::env::vars()
-        .filter(|(name, _)| {
-            let upper = name.to_ascii_uppercase();
-            !["KEY", "SECRET", "TOKEN"]
-                .iter()
-                .any(|word| upper.contains(word))
-        })
-        .collect()
 }
 
 async fn run_shell(ctx: ToolContext) -> ToolOutcome {

@@ -1,5 +1,6 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
+mod debug;
 mod exec;
 mod sandbox;
 
@@ -21,6 +22,9 @@ enum Command {
     Exec(exec::ExecArgs),
     /// Run a command under the sandbox (debugging, tests).
     Sandbox(sandbox::SandboxArgs),
+    /// Inspect what Troupe would do, without doing it.
+    #[command(subcommand)]
+    Debug(debug::DebugCommand),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
         Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),
+        Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),
