@@ -451,3 +451,54 @@ fn exec_denies_approval_requests_with_a_clear_message() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(h.workdir.path().join("ran").exists(), "{}", stderr(&out));
 }
+
+#[test]
+fn a_broken_rules_file_stops_exec_with_file_and_line() {
+    let h = Harness::new(vec![MockResponse::text("never reached")]);
+    let rules = h.home.path().join("rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("team.rules"),
+        "prefix_rule(pattern=[\"git\", \"push\"], match=[\"git pull\"])\n",
+    )
+    .unwrap();
+    let out = h.exec(&["go"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("team.rules:1"), "{err}");
+    assert!(err.contains("does not match"), "{err}");
+    assert!(
+        h.mock.requests().is_empty(),
+        "nothing may run without its rules"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trusted_project_rules_apply() {
+    let project_rules = var_tmp();
+    std::fs::write(
+        project_rules.path().join("p.rules"),
+        "prefix_rule(pattern=[\"touch\"], decision=\"forbidden\", justification=\"project says no\")\n",
+    )
+    .unwrap();
+    let dir = project_rules.path().to_path_buf();
+    let mut s = setup_with(
+        vec![
+            MockResponse::shell("c1", &["touch", "f"]),
+            MockResponse::text("ok"),
+        ],
+        AskForApproval::Never,
+        SandboxMode::DangerFullAccess,
+        None,
+        move |settings| settings.sandbox.project_rules_dirs = vec![dir],
+    )
+    .await;
+    let (_, asked) = turn(&mut s, &[]).await;
+    assert_eq!(asked, 0);
+    assert!(!s.ws.path().join("f").exists());
+    assert_eq!(
+        last_outputs(&s),
+        vec!["command refused: blocked by a command rule: project says no".to_string()]
+    );
+    s.runtime.stop();
+}

@@ -393,7 +393,9 @@ impl Actor for SessionActor {
         args: SessionArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
         // A broken rules file stops the thread from starting: never run without its rules.
-        let rules = troupe_rules::Rules::load_dirs(&[args.settings.troupe_home.join("rules")])?;
+        let mut rules_dirs = vec![args.settings.troupe_home.join("rules")];
+        rules_dirs.extend(args.settings.sandbox.project_rules_dirs.iter().cloned());
+        let rules = troupe_rules::Rules::load_dirs(&rules_dirs)?;
         let meta = SessionMeta {
             version: troupe_messages::PROTOCOL_VERSION,
             thread_id: args.thread_id,

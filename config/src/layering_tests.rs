@@ -79,6 +79,23 @@ fn precedence_system_user_profile_project_cli() {
     assert_eq!(s.default_shell_timeout_ms, 2, "user beats system");
     assert_eq!(s.context.project_doc_max_bytes, 7, "system beats defaults");
     assert_eq!(loaded.layers.len(), 4);
+    // A trusted project contributes its `.troupe/rules` folders, root → cwd.
+    let rules: Vec<String> = s
+        .sandbox
+        .project_rules_dirs
+        .iter()
+        .map(|p| {
+            p.strip_prefix(d.project.path())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(rules.first().map(String::as_str), Some(".troupe/rules"));
+    assert_eq!(
+        rules.last().map(String::as_str),
+        Some("apps/api/.troupe/rules")
+    );
 
     let mut cli = in_api(&d);
     cli.raw = vec!["model=\"from-cli\"".into()];
@@ -98,6 +115,7 @@ fn untrusted_project_config_is_not_read() {
     let loaded = load(&d, in_api(&d)).unwrap();
     assert_eq!(loaded.settings.model, crate::resolve::DEFAULT_MODEL);
     assert!(loaded.layers.is_empty());
+    assert!(loaded.settings.sandbox.project_rules_dirs.is_empty());
 }
 
 #[test]

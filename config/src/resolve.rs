@@ -126,11 +126,14 @@ pub fn load_config_in(
             source,
         })?,
     };
+    let mut project_rules_dirs = Vec::new();
     if is_trusted(&merged, &cwd) {
         let markers = string_list_at(&merged, "project_root_markers")
             .unwrap_or_else(|| vec![".git".to_string()]);
         let root = project_root(&cwd, &markers);
         for dir in dirs_root_to_cwd(&root, &cwd) {
+            // Only a trusted project may add command rules (they can `allow` commands).
+            project_rules_dirs.push(dir.join(".troupe").join("rules"));
             let path = dir.join(".troupe").join("config.toml");
             if let Some(mut layer) = read_layer(&path, &mut warnings)? {
                 // A project cannot vouch for itself or others.
@@ -153,7 +156,8 @@ pub fn load_config_in(
             message: err.inner().to_string(),
         })?;
     let requirements = Requirements::load(&system.join("requirements.toml"))?;
-    let settings = resolve(config, home, cli, cwd, &requirements)?;
+    let mut settings = resolve(config, home, cli, cwd, &requirements)?;
+    settings.sandbox.project_rules_dirs = project_rules_dirs;
     Ok(LoadedConfig {
         settings,
         warnings,
@@ -369,5 +373,6 @@ fn sandbox_settings(
         exclude_slash_tmp: write.exclude_slash_tmp,
         deny_read,
         backend: backend.unwrap_or_default(),
+        project_rules_dirs: Vec::new(),
     }
 }

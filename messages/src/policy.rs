@@ -115,6 +115,9 @@ pub struct SandboxSettings {
     pub deny_read: Vec<PathBuf>,
     /// Which backend to use.
     pub backend: SandboxBackendKind,
+    /// `.troupe/rules` folders of a trusted project, root → cwd (loaded after
+    /// `$TROUPE_HOME/rules`); empty for an untrusted project.
+    pub project_rules_dirs: Vec<PathBuf>,
 }
 
 /// The legacy, Codex-compatible sandbox policy: what `sandbox_mode` + settings mean.
