@@ -48,6 +48,17 @@ pub struct SessionArgs {
     pub registry: Arc<ToolRegistry>,
     pub http: reqwest::Client,
     pub manager: Option<ActorRef<ThreadManagerMsg>>,
+    /// Command rules, loaded (and checked) before the session starts.
+    pub rules: Arc<troupe_rules::Rules>,
+}
+
+/// The command rules of a thread: `$TROUPE_HOME/rules`, then a trusted project's folders.
+pub fn load_rules(
+    settings: &SessionSettings,
+) -> Result<Arc<troupe_rules::Rules>, troupe_rules::RulesError> {
+    let mut dirs = vec![settings.troupe_home.join("rules")];
+    dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
+    troupe_rules::Rules::load_dirs(&dirs).map(Arc::new)
 }
 
 /// The turn that is running.
@@ -392,10 +403,6 @@ impl Actor for SessionActor {
         myself: ActorRef<Self::Msg>,
         args: SessionArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
-        // A broken rules file stops the thread from starting: never run without its rules.
-        let mut rules_dirs = vec![args.settings.troupe_home.join("rules")];
-        rules_dirs.extend(args.settings.sandbox.project_rules_dirs.iter().cloned());
-        let rules = troupe_rules::Rules::load_dirs(&rules_dirs)?;
         let meta = SessionMeta {
             version: troupe_messages::PROTOCOL_VERSION,
             thread_id: args.thread_id,
@@ -456,7 +463,7 @@ impl Actor for SessionActor {
             turns_started: 0,
             total_usage: TokenUsage::default(),
             approvals: SessionApprovals {
-                rules: Arc::new(rules),
+                rules: args.rules,
                 ..SessionApprovals::default()
             },
             startup_warnings,

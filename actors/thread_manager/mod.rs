@@ -51,6 +51,15 @@ impl Actor for ThreadManagerActor {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             ThreadManagerMsg::StartThread { settings, reply } => {
+                // A broken rules file stops the thread from starting: nothing may run
+                // without its rules.
+                let rules = match crate::session::load_rules(&settings) {
+                    Ok(rules) => rules,
+                    Err(err) => {
+                        let _ = reply.send(Err(format!("cannot start the thread: {err}")));
+                        return Ok(());
+                    }
+                };
                 let thread_id = ThreadId::new();
                 let path = rollout_path(&settings.troupe_home, thread_id);
                 let args = SessionArgs {
@@ -60,6 +69,7 @@ impl Actor for ThreadManagerActor {
                     registry: state.registry.clone(),
                     http: state.http.clone(),
                     manager: Some(myself.clone()),
+                    rules,
                 };
                 let result = Actor::spawn_linked(None, SessionActor, args, myself.get_cell())
                     .await
