@@ -16,6 +16,9 @@ pub const LANDLOCK_WARNING: &str = "sandbox: user namespaces are unavailable, us
     the network is cut by seccomp only, and chmod/chown/utime within writable roots remain \
     possible";
 
+/// Name of the dedicated helper binary installed next to `troupe`.
+pub const HELPER_BINARY: &str = "troupe-sandbox";
+
 /// Overrides the helper binary (tests run from a test binary, not `troupe`).
 pub fn set_helper_exe(path: PathBuf) {
     let _ = HELPER_EXE.set(path);
@@ -26,8 +29,11 @@ pub fn helper_exe() -> Result<PathBuf, String> {
     if let Some(path) = HELPER_EXE.get() {
         return Ok(path.clone());
     }
-    std::env::current_exe()
-        .map_err(|e| format!("cannot find the troupe binary for the sandbox helper: {e}"))
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the troupe binary for the sandbox helper: {e}"))?;
+    // The small dedicated helper starts faster; `troupe` itself is the fallback.
+    let small = exe.with_file_name(HELPER_BINARY);
+    Ok(if small.is_file() { small } else { exe })
 }
 
 /// Whether this process may create a user namespace (probed in a throwaway child).
