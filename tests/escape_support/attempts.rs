@@ -111,7 +111,7 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
         code("open a netlink socket", py("socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)")),
         code(
             "DNS query to the resolver",
-            py("ns = [l.split()[1] for l in open('/etc/resolv.conf') if l.startswith('nameserver')][0]\n\
+            py("ns = ([l.split()[1] for l in open('/etc/resolv.conf') if l.startswith('nameserver')] + ['127.0.0.1'])[0]\n\
                 socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'\\x00' * 12, (ns, 53))")
         ),
         code(
