@@ -7,12 +7,18 @@
 //! tool runs and their processes) and records the turn as aborted.
 
 pub mod input_queue;
+pub mod persist;
 pub mod subscribers;
 
-use crate::rollout_recorder::{path::now_rfc3339, RolloutArgs, RolloutRecorderActor};
+use crate::rollout_recorder::loader::{check_writable, LoadedRollout};
+use crate::rollout_recorder::meta::session_meta;
+use crate::rollout_recorder::replay::{dangling_calls, replay, Tracker};
+use crate::rollout_recorder::{RolloutArgs, RolloutOpen, RolloutRecorderActor};
+use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::turn::{prompt, TurnActor, TurnArgs};
 use input_queue::InputQueue;
+use persist::{persisted, Persistence};
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,10 +28,10 @@ use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
-use troupe_messages::mailboxes::{RolloutMsg, SessionMsg, ThreadManagerMsg, TurnMsg};
+use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission, UserInput};
-use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord};
-use troupe_messages::settings::SessionSettings;
+use troupe_messages::rollout::{RolloutRecord, TurnContextRecord};
+use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
 
 /// How long an interrupt waits for the turn subtree to be gone.
@@ -42,6 +48,19 @@ pub struct SessionArgs {
     pub registry: Arc<ToolRegistry>,
     pub http: reqwest::Client,
     pub manager: Option<ActorRef<ThreadManagerMsg>>,
+    /// A new thread, or one continued from its rollout.
+    pub start: SessionStart,
+    /// The thread index, when this process holds it.
+    pub store: Option<Arc<ThreadStore>>,
+}
+
+/// How a session begins.
+pub enum SessionStart {
+    /// A new thread: a new rollout at `rollout_path`.
+    New,
+    /// Continue the thread of this rollout (`rollout_path` is its path): history rebuilt,
+    /// lines appended to the same file.
+    Resume(Box<LoadedRollout>),
 }
 
 /// The turn that is running.
@@ -60,7 +79,9 @@ pub struct SessionState {
     registry: Arc<ToolRegistry>,
     http: reqwest::Client,
     manager: Option<ActorRef<ThreadManagerMsg>>,
-    recorder: ActorRef<RolloutMsg>,
+    persist: Persistence,
+    /// Told to each new subscriber after `SessionConfigured` (e.g. lines skipped on resume).
+    startup_warnings: Vec<String>,
     history: Vec<ResponseItem>,
     subscribers: Subscribers,
     queue: InputQueue,
@@ -82,22 +103,18 @@ impl SessionState {
         }
     }
 
-    fn record(&self, records: Vec<RolloutRecord>) {
-        let timestamp = now_rfc3339();
-        let lines = records
-            .into_iter()
-            .map(|record| RolloutLine {
-                timestamp: timestamp.clone(),
-                record,
-            })
-            .collect();
-        let _ = self.recorder.send_message(RolloutMsg::Append(lines));
+    /// Records to the rollout; when the fsync policy wants them durable, waits for that.
+    async fn record(&mut self, records: Vec<RolloutRecord>) {
+        if self.persist.record(records) {
+            self.flush().await;
+        }
     }
 
-    /// Sends an event to subscribers, and to the rollout when it is worth replaying.
+    /// Sends an event to subscribers, after recording it (durably if it is a turn boundary)
+    /// when it is worth replaying.
     async fn emit(&mut self, submission: &str, msg: EventMsg) {
         if persisted(&msg) {
-            self.record(vec![RolloutRecord::Event(msg.clone())]);
+            self.record(vec![RolloutRecord::Event(msg.clone())]).await;
         }
         self.subscribers
             .send(Event {
@@ -114,13 +131,21 @@ impl SessionState {
             .unwrap_or_default()
     }
 
-    async fn flush(&self) {
-        let flushed = self
-            .recorder
-            .call(|reply| RolloutMsg::Flush { reply }, Some(STOP_GRACE))
-            .await;
-        if !matches!(flushed, Ok(ractor::rpc::CallResult::Success(Ok(())))) {
-            tracing::error!(thread_id = %self.thread_id, "rollout flush failed");
+    /// Makes everything recorded durable; the first failure is told to subscribers.
+    async fn flush(&mut self) {
+        let Err(err) = self.persist.flush().await else {
+            return;
+        };
+        tracing::error!(thread_id = %self.thread_id, %err, "rollout flush failed");
+        if !self.persist.failed {
+            self.persist.failed = true;
+            let message = format!("this thread may not be fully saved: {err}");
+            self.subscribers
+                .send(Event {
+                    id: String::new(),
+                    msg: EventMsg::Warning { message },
+                })
+                .await;
         }
     }
 
@@ -134,15 +159,17 @@ impl SessionState {
         let turn_id = TurnId(self.turns_started);
         let user = prompt::user_message(&inputs);
         self.history.push(user.clone());
-        self.record(vec![
+        self.persist.record(vec![
             RolloutRecord::TurnContext(TurnContextRecord {
                 turn_id,
                 settings: (*self.settings).clone(),
             }),
             RolloutRecord::ResponseItem(user),
         ]);
+        // TurnStarted is a boundary: the input is durable before anyone hears of the turn.
         self.emit(&submission, EventMsg::TurnStarted { turn_id })
             .await;
+        self.persist.update_index(true);
         let args = TurnArgs {
             thread_id: self.thread_id,
             turn_id,
@@ -182,6 +209,7 @@ impl SessionState {
     /// After a turn: run what was typed meanwhile and not yet taken (outer loop).
     async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
         self.flush().await;
+        self.persist.update_index(false);
         if !self.queue.is_empty() {
             let inputs = self.queue.take_all();
             self.start_turn(myself, submission, inputs).await;
@@ -208,6 +236,7 @@ impl SessionState {
 
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
         self.flush().await;
+        self.persist.update_index(false);
         self.emit(submission, EventMsg::ShutdownComplete).await;
         if let Some(manager) = &self.manager {
             let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
@@ -291,18 +320,6 @@ impl SessionState {
     }
 }
 
-/// Events that go to the rollout (deltas do not: the finished items carry the same text).
-fn persisted(msg: &EventMsg) -> bool {
-    !matches!(
-        msg,
-        EventMsg::AgentMessageDelta { .. }
-            | EventMsg::AgentReasoningDelta { .. }
-            | EventMsg::ItemRecorded { .. }
-            | EventMsg::SessionConfigured { .. }
-            | EventMsg::ExecCommandBegin { .. }
-    )
-}
-
 impl Actor for SessionActor {
     type Msg = SessionMsg;
     type State = SessionState;
@@ -313,41 +330,97 @@ impl Actor for SessionActor {
         myself: ActorRef<Self::Msg>,
         args: SessionArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
-        let meta = SessionMeta {
-            version: troupe_messages::PROTOCOL_VERSION,
-            thread_id: args.thread_id,
-            parent_thread_id: None,
-            cwd: args.settings.cwd.clone(),
-            model: args.settings.model.clone(),
-            model_provider: args.settings.provider.id.clone(),
-            cli_version: env!("CARGO_PKG_VERSION").to_string(),
-            created_at: now_rfc3339(),
+        let (open, meta, lines, warnings) = match args.start {
+            SessionStart::New => {
+                let meta = session_meta(args.thread_id, &args.settings, None);
+                (
+                    RolloutOpen::Create(Box::new(meta.clone())),
+                    meta,
+                    Vec::new(),
+                    Vec::new(),
+                )
+            }
+            SessionStart::Resume(loaded) => {
+                check_writable(&loaded)?;
+                let loaded = *loaded;
+                (
+                    RolloutOpen::Append,
+                    loaded.meta,
+                    loaded.lines,
+                    loaded.warnings,
+                )
+            }
         };
         let (recorder, _) = Actor::spawn_linked(
             None,
             RolloutRecorderActor,
             RolloutArgs {
                 path: args.rollout_path.clone(),
-                meta,
+                open,
             },
             myself.get_cell(),
         )
         .await?;
-        Ok(SessionState {
+        let replayed = replay(&lines);
+        let last_timestamp = lines
+            .last()
+            .map(|line| line.timestamp.clone())
+            .unwrap_or_else(|| meta.created_at.clone());
+        let mut persist = Persistence::new(
+            recorder,
+            args.settings.rollout_fsync,
+            args.store,
+            args.rollout_path.clone(),
+            meta,
+            Tracker::default(),
+            last_timestamp,
+        );
+        persist.tracker = replayed.tracker;
+        let mut state = SessionState {
             thread_id: args.thread_id,
             settings: Arc::new(args.settings),
             rollout_path: args.rollout_path,
             registry: args.registry,
             http: args.http,
             manager: args.manager,
-            recorder,
-            history: Vec::new(),
+            persist,
+            startup_warnings: warnings,
+            history: replayed.history,
             subscribers: Subscribers::default(),
             queue: InputQueue::default(),
             turn: None,
             turns_started: 0,
             total_usage: TokenUsage::default(),
-        })
+        };
+        state.turns_started = state.persist.tracker.turns;
+        state.total_usage = state.persist.tracker.tokens;
+        // A call the process died during has no output; the model must get one for each.
+        let dangling = dangling_calls(&state.history);
+        if !dangling.is_empty() {
+            let outputs: Vec<ResponseItem> = dangling
+                .into_iter()
+                .map(|(call_id, custom)| {
+                    prompt::output_item(&troupe_messages::tools::ToolOutput {
+                        call_id,
+                        content: "aborted: the process running this call stopped before it \
+                                  finished"
+                            .into(),
+                        success: false,
+                        custom,
+                    })
+                })
+                .collect();
+            state.history.extend(outputs.iter().cloned());
+            state.persist.record(
+                outputs
+                    .into_iter()
+                    .map(RolloutRecord::ResponseItem)
+                    .collect(),
+            );
+            state.flush().await;
+        }
+        state.persist.update_index(false);
+        Ok(state)
     }
 
     async fn handle(
@@ -363,14 +436,23 @@ impl Actor for SessionActor {
                     id: String::new(),
                     msg: state.configured_event(),
                 };
-                state.subscribers.add(events, configured).await;
+                state.subscribers.add(events.clone(), configured).await;
+                for message in state.startup_warnings.clone() {
+                    let warning = Event {
+                        id: String::new(),
+                        msg: EventMsg::Warning { message },
+                    };
+                    let _ = events.send(warning).await;
+                }
             }
             SessionMsg::GetHistory { reply } => {
                 let _ = reply.send(state.history.clone());
             }
             SessionMsg::TurnItem { item, .. } => {
                 state.history.push(item.clone());
-                state.record(vec![RolloutRecord::ResponseItem(item.clone())]);
+                state
+                    .record(vec![RolloutRecord::ResponseItem(item.clone())])
+                    .await;
                 let submission = state.turn_submission();
                 state
                     .emit(&submission, EventMsg::ItemRecorded { item })
@@ -392,6 +474,15 @@ impl Actor for SessionActor {
                 };
                 let submission = state.turn_submission();
                 state.emit(&submission, msg).await;
+            }
+            SessionMsg::TurnCheckpoint { turn_id } => {
+                if let Some(turn) = state.turn.as_ref().filter(|t| t.id == turn_id) {
+                    let actor = turn.actor.clone();
+                    if state.persist.policy != FsyncPolicy::TurnBoundaries {
+                        state.flush().await;
+                    }
+                    let _ = actor.send_message(TurnMsg::Checkpointed);
+                }
             }
             SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
             SessionMsg::TurnStopped {
@@ -445,7 +536,7 @@ impl Actor for SessionActor {
             state
                 .on_turn_ended(&myself, turn_id, None, Some(AbortReason::Failed))
                 .await;
-        } else if who.get_id() == state.recorder.get_id() {
+        } else if who.get_id() == state.persist.recorder.get_id() {
             let message =
                 format!("the rollout recorder failed; this thread is no longer saved: {reason}");
             tracing::error!(%message);
@@ -466,6 +557,7 @@ impl Actor for SessionActor {
                 .await;
         }
         let _ = state
+            .persist
             .recorder
             .stop_and_wait(Some("session stopped".into()), Some(STOP_GRACE))
             .await;

@@ -289,8 +289,13 @@ impl Actor for TurnActor {
                 for output in &outputs {
                     state.record(prompt::output_item(output));
                 }
-                state.sample_next();
+                // Sample again only once the results are committed to the rollout, so
+                // everything a request carries is on disk (resume sees what the model saw).
+                state.tell_session(SessionMsg::TurnCheckpoint {
+                    turn_id: state.args.turn_id,
+                });
             }
+            TurnMsg::Checkpointed => state.sample_next(),
         }
         Ok(())
     }

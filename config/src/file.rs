@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::WireApi;
+use troupe_messages::settings::{FsyncPolicy, WireApi};
 
 /// `config.toml` as written by the user; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -20,6 +20,8 @@ pub struct ConfigToml {
     pub tool_output_max_bytes: Option<usize>,
     /// Default timeout of shell commands.
     pub shell_timeout_ms: Option<u64>,
+    /// When rollouts are fsynced: `every_item`, `tool_results` (default), `turn_boundaries`.
+    pub rollout_fsync: Option<FsyncPolicy>,
 }
 
 /// `[model_providers.<id>]`.

@@ -95,6 +95,7 @@ fn resolve(
         tool_output_max_bytes: config.tool_output_max_bytes.unwrap_or(16 * 1024),
         default_shell_timeout_ms: config.shell_timeout_ms.unwrap_or(10 * 60 * 1000),
         troupe_home: home.to_path_buf(),
+        rollout_fsync: config.rollout_fsync.unwrap_or_default(),
     })
 }
 
