@@ -175,7 +175,11 @@ impl Persistence {
         let Some(store) = &self.store else {
             return;
         };
-        if let Err(err) = store.put(&self.summary(running)) {
+        // Flushed at once: a process may exit (or be killed) right after a turn.
+        if let Err(err) = store
+            .put(&self.summary(running))
+            .and_then(|()| store.flush())
+        {
             tracing::warn!(%err, "thread index not updated");
         }
     }
