@@ -4,6 +4,8 @@
 //! out once what it carries is committed); after the resume the thread completes and the
 //! pre-crash history is still its exact prefix.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::collections::HashSet;
@@ -58,7 +60,7 @@ fn the_rollout(harness: &Harness) -> Option<PathBuf> {
     all.pop()
 }
 
-fn history(path: &PathBuf) -> Vec<ResponseItem> {
+fn history(path: &std::path::Path) -> Vec<ResponseItem> {
     let loaded = loader::load(path).unwrap_or_else(|e| panic!("{e}"));
     replay(&loaded.lines).history
 }

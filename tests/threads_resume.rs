@@ -2,6 +2,8 @@
 //! the last one before the stop byte for byte (prompt cache), with the same instructions and
 //! tools; the resumed thread appends to the same rollout.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use pretty_assertions::assert_eq;

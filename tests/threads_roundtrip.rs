@@ -2,6 +2,8 @@
 //! → archive → unarchive → delete, with the index and the files checked at each step, and an
 //! index rebuilt from the files (`doctor --reindex`) equal to the one the sessions kept.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use pretty_assertions::assert_eq;
