@@ -15,7 +15,9 @@ use troupe_actors::tool_orchestrator::registry::{
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{ProviderSettings, SessionSettings, WireApi};
+use troupe_messages::settings::{
+    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
+};
 use troupe_messages::tools::ToolSpec;
 use troupe_mock_model::{MockModel, MockResponse};
 
@@ -61,6 +63,18 @@ fn settings(mock: &MockModel, home: &std::path::Path, cwd: &std::path::Path) -> 
         default_shell_timeout_ms: 60_000,
         troupe_home: home.to_path_buf(),
         rollout_fsync: Default::default(),
+        context: ContextSettings {
+            project_doc_max_bytes: 32 * 1024,
+            project_doc_fallback_filenames: Vec::new(),
+            project_root_markers: vec![".git".into()],
+            model_context_window: None,
+            auto_compact_token_limit: None,
+            reasoning_effort: None,
+            shell_env: ShellEnvPolicy {
+                inherit: "all".into(),
+                ..ShellEnvPolicy::default()
+            },
+        },
     }
 }
 

@@ -19,7 +19,7 @@ pub struct Tracker {
     /// Highest turn number started.
     pub turns: u64,
     /// Settings of the last turn.
-    pub last_settings: Option<SessionSettings>,
+    pub last_settings: Option<Box<SessionSettings>>,
     /// Token totals after the last response.
     pub tokens: TokenUsage,
     /// The first user message, shortened to one line.

@@ -162,7 +162,7 @@ impl SessionState {
         self.persist.record(vec![
             RolloutRecord::TurnContext(TurnContextRecord {
                 turn_id,
-                settings: (*self.settings).clone(),
+                settings: Box::new((*self.settings).clone()),
             }),
             RolloutRecord::ResponseItem(user),
         ]);
@@ -493,7 +493,6 @@ impl Actor for SessionActor {
                 state
                     .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
                     .await;
-                state.flush().await;
                 if reason == AbortReason::Shutdown {
                     state.finish_shutdown(&myself, &submission).await;
                 }

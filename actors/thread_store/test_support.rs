@@ -9,7 +9,9 @@ use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::rollout::{
     RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord, ROLLOUT_FORMAT_VERSION,
 };
-use troupe_messages::settings::{ProviderSettings, SessionSettings, WireApi};
+use troupe_messages::settings::{
+    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
+};
 use troupe_messages::usage::TokenUsage;
 
 pub fn settings() -> SessionSettings {
@@ -34,6 +36,15 @@ pub fn settings() -> SessionSettings {
         tool_output_max_bytes: 1000,
         default_shell_timeout_ms: 1000,
         troupe_home: "/h".into(),
+        context: ContextSettings {
+            project_doc_max_bytes: 0,
+            project_doc_fallback_filenames: Vec::new(),
+            project_root_markers: Vec::new(),
+            model_context_window: None,
+            auto_compact_token_limit: None,
+            reasoning_effort: None,
+            shell_env: ShellEnvPolicy::default(),
+        },
         rollout_fsync: Default::default(),
     }
 }
@@ -69,7 +80,7 @@ pub fn thread_lines(id: ThreadId, turns: u64) -> Vec<RolloutLine> {
             n,
             RolloutRecord::TurnContext(TurnContextRecord {
                 turn_id,
-                settings: settings(),
+                settings: Box::new(settings()),
             }),
         ));
         lines.push(line(

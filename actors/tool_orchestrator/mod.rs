@@ -7,6 +7,7 @@
 
 pub mod registry;
 pub mod shell;
+pub mod shell_env;
 
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
@@ -225,6 +226,9 @@ fn panic_text(error: tokio::task::JoinError) -> String {
         .unwrap_or_else(|| "panicked".into())
 }
 
+#[cfg(test)]
+#[path = "shell_env_tests.rs"]
+mod shell_env_tests;
 #[cfg(test)]
 #[path = "shell_tests.rs"]
 mod shell_tests;

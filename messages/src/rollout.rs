@@ -83,7 +83,7 @@ pub struct GitInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnContextRecord {
     pub turn_id: TurnId,
-    pub settings: SessionSettings,
+    pub settings: Box<SessionSettings>,
 }
 
 /// A compaction: the summary the model wrote and the history that replaces the old one.

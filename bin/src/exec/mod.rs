@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-use troupe_config::resolve::{load_settings, CliOverrides};
+use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::policy::SandboxMode;
@@ -30,6 +30,9 @@ pub struct ExecArgs {
     /// Override a config value: `-c key=value` (value parsed as TOML, else a string).
     #[arg(short = 'c', long = "config", value_name = "key=value")]
     config: Vec<String>,
+    /// Use the named `[profiles.<name>]` of config.toml.
+    #[arg(short = 'p', long = "profile")]
+    profile: Option<String>,
     /// Run as if started in DIR.
     #[arg(short = 'C', long = "cd", value_name = "DIR")]
     cd: Option<PathBuf>,
@@ -108,7 +111,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         args.sandbox.map(SandboxMode::from)
     };
-    let settings = load_settings(
+    let loaded = load_config(
         &home,
         &CliOverrides {
             raw: args.config.clone(),
@@ -116,8 +119,13 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             sandbox_mode,
             approval_policy: None,
             cwd: Some(cwd),
+            profile: args.profile.clone(),
         },
     )?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let settings = loaded.settings;
     if let Some(env_key) = &settings.provider.env_key {
         if std::env::var(env_key).map(|v| v.is_empty()).unwrap_or(true) {
             bail!(
