@@ -158,3 +158,32 @@ fn a_rollout_from_a_newer_troupe_is_not_resumed_and_not_changed() {
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
+
+#[test]
+fn a_thread_open_in_another_live_process_is_not_resumed() {
+    let harness = Harness::new(vec![MockResponse::text("one"), MockResponse::text("two")]);
+    let first = harness.exec(&["--json", "hello"]);
+    assert!(first.status.success());
+    let path = harness.rollouts().remove(0);
+    let mut other = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let lock = troupe_actors::rollout_recorder::lock::lock_path(&path);
+    std::fs::write(&lock, other.id().to_string()).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let resumed = harness.exec(&["resume", &thread_id(&first), "more"]);
+    other.kill().unwrap();
+    other.wait().unwrap();
+    assert!(!resumed.status.success());
+    let err = stderr(&resumed);
+    assert!(
+        err.contains(&format!("in use by process {}", other.id())),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before, "file untouched");
+    // Once that process is gone its lock is stale and is taken over.
+    let resumed = harness.exec(&["resume", &thread_id(&first), "more"]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(!lock.exists());
+}

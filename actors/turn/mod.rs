@@ -95,10 +95,11 @@ impl TurnState {
     }
 
     /// Moves injected input into the history; tells the session which numbers were used.
-    fn drain_injected(&mut self) {
+    /// True when there was some.
+    fn drain_injected(&mut self) -> bool {
         let injected = std::mem::take(&mut self.injected);
         let Some(last_seq) = injected.iter().map(|(seq, _)| *seq).max() else {
-            return;
+            return false;
         };
         for (_, inputs) in injected {
             self.record(prompt::user_message(&inputs));
@@ -111,10 +112,18 @@ impl TurnState {
             turn_id: self.args.turn_id,
             up_to_seq: last_seq,
         });
+        true
     }
 
+    /// Sends the next request — once everything it would carry is committed: injected input
+    /// goes through a checkpoint first, like tool results.
     fn sample_next(&mut self) {
-        self.drain_injected();
+        if self.drain_injected() {
+            self.tell_session(SessionMsg::TurnCheckpoint {
+                turn_id: self.args.turn_id,
+            });
+            return;
+        }
         let settings = &self.args.settings;
         let request = ModelRequest {
             model: settings.model.clone(),

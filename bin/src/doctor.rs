@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::path::Path;
 use troupe_actors::rollout_recorder::loader;
-use troupe_actors::thread_store::{reconcile, state_dir, ThreadStore};
+use troupe_actors::thread_store::{reconcile, state_dir, StoreError, ThreadStore};
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
@@ -23,6 +23,10 @@ pub fn run(home: &Path, args: DoctorArgs) -> Result<bool> {
     if args.reindex {
         let state = state_dir(home);
         if state.exists() {
+            // Refuse while another troupe uses the index: it would go on writing the old one.
+            if let Err(err @ StoreError::Locked { .. }) = ThreadStore::open(home) {
+                anyhow::bail!("{err}; stop it, then run `troupe doctor --reindex` again");
+            }
             let aside = home.join(format!(
                 "state.old-{}",
                 chrono::Utc::now().format("%Y%m%dT%H%M%S%3f")
