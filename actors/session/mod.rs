@@ -157,17 +157,24 @@ impl SessionState {
         let turn_id = TurnId(self.turns_started);
         let user = prompt::user_message(&inputs);
         self.history.push(user.clone());
+        let started = EventMsg::TurnStarted { turn_id };
         self.persist.record(vec![
             RolloutRecord::TurnContext(TurnContextRecord {
                 turn_id,
                 settings: Box::new((*self.settings).clone()),
             }),
             RolloutRecord::ResponseItem(user),
+            RolloutRecord::Event(started.clone()),
         ]);
-        // TurnStarted is a boundary: the input is durable before anyone hears of the turn.
-        self.emit(&submission, EventMsg::TurnStarted { turn_id })
-            .await;
+        // A boundary: the input is durable, and indexed, before anyone hears of the turn.
+        self.flush().await;
         self.persist.update_index(true);
+        self.subscribers
+            .send(Event {
+                id: submission.clone(),
+                msg: started,
+            })
+            .await;
         let args = TurnArgs {
             thread_id: self.thread_id,
             turn_id,
