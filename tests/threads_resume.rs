@@ -114,8 +114,20 @@ fn resume_last_picks_the_most_recent_thread_of_this_directory() {
     let resumed = harness.exec(&["--json", "resume", "--last", "more"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert_eq!(thread_id(&resumed), thread_id(&second));
-    let input = harness.mock.requests()[2].input().to_vec();
-    assert_eq!(input[0]["content"][0]["text"], "second thread");
+    let texts: Vec<String> = harness.mock.requests()[2]
+        .input()
+        .iter()
+        .filter(|i| i["role"] == "user")
+        .map(|i| {
+            i["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(texts.contains(&"second thread".to_string()), "{texts:?}");
+    assert!(!texts.contains(&"first thread".to_string()), "{texts:?}");
+    assert_eq!(texts.last().map(String::as_str), Some("more"));
 }
 
 #[test]

@@ -22,9 +22,12 @@ pub struct Tracker {
     pub last_settings: Option<Box<SessionSettings>>,
     /// Token totals after the last response.
     pub tokens: TokenUsage,
-    /// The first user message, shortened to one line.
+    /// The message the user started the first turn with, shortened to one line.
     pub title: String,
     pub status: ThreadStatus,
+    /// The last user message since the last turn context: a turn's own input comes last,
+    /// after context updates and skill bodies (the initial context comes before any turn).
+    pending_user: Option<String>,
 }
 
 impl Default for Tracker {
@@ -35,6 +38,7 @@ impl Default for Tracker {
             tokens: TokenUsage::default(),
             title: String::new(),
             status: ThreadStatus::New,
+            pending_user: None,
         }
     }
 }
@@ -45,18 +49,24 @@ impl Tracker {
         match record {
             RolloutRecord::SessionMeta(_) | RolloutRecord::Compacted(_) => {}
             RolloutRecord::ResponseItem(item) => {
-                if self.title.is_empty() {
-                    if let Some(text) = user_text(item) {
-                        self.title = title_of(&text);
-                    }
+                if let Some(text) = user_text(item) {
+                    self.pending_user = Some(text);
                 }
             }
             RolloutRecord::TurnContext(context) => {
+                self.pending_user = None;
                 self.turns = self.turns.max(context.turn_id.0);
                 self.last_settings = Some(context.settings.clone());
             }
             RolloutRecord::Event(event) => match event {
-                EventMsg::TurnStarted { .. } => self.status = ThreadStatus::Incomplete,
+                EventMsg::TurnStarted { .. } => {
+                    self.status = ThreadStatus::Incomplete;
+                    if self.title.is_empty() {
+                        if let Some(text) = self.pending_user.take() {
+                            self.title = title_of(&text);
+                        }
+                    }
+                }
                 EventMsg::TurnComplete { .. } => self.status = ThreadStatus::Completed,
                 EventMsg::TurnAborted { reason, .. } => {
                     self.status = match reason {

@@ -1,7 +1,7 @@
 use super::*;
 use pretty_assertions::assert_eq;
 use troupe_messages::ids::TurnId;
-use troupe_messages::rollout::CompactedRecord;
+use troupe_messages::rollout::{CompactedRecord, TurnContextRecord};
 
 fn line(record: RolloutRecord) -> RolloutLine {
     RolloutLine {
@@ -41,8 +41,14 @@ fn history_is_the_items_in_order_with_compactions_applied() {
         ..TokenUsage::default()
     };
     let lines = vec![
-        event(EventMsg::TurnStarted { turn_id: TurnId(1) }),
+        item(ResponseItem::user_text("<environment_context>")),
+        line(RolloutRecord::TurnContext(TurnContextRecord {
+            turn_id: TurnId(1),
+            settings: Box::new(crate::thread_store::test_support::settings()),
+        })),
+        item(ResponseItem::user_text("a skill body")),
         item(ResponseItem::user_text("first   question\nwith lines")),
+        event(EventMsg::TurnStarted { turn_id: TurnId(1) }),
         item(call("c1")),
         item(output("c1")),
         event(EventMsg::TokenCount {
@@ -50,7 +56,7 @@ fn history_is_the_items_in_order_with_compactions_applied() {
             total: usage,
         }),
         line(RolloutRecord::Compacted(CompactedRecord {
-            message: "summary".into(),
+            turn_id: TurnId(1),
             replacement_history: vec![ResponseItem::user_text("summary")],
         })),
         item(ResponseItem::user_text("second")),

@@ -6,6 +6,7 @@
 //! not take starts the next turn. Interrupt stops the turn actor (and with it the sampler, the
 //! tool runs and their processes) and records the turn as aborted.
 
+pub mod context;
 pub mod input_queue;
 pub mod persist;
 mod start;
@@ -14,7 +15,8 @@ pub mod subscribers;
 use crate::rollout_recorder::loader::LoadedRollout;
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
-use crate::turn::{prompt, TurnActor, TurnArgs};
+use crate::turn::tokens::{auto_compact_limit, TokenTracker};
+use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
 use input_queue::InputQueue;
 use persist::{persisted, Persistence};
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
@@ -28,7 +30,8 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission, UserInput};
-use troupe_messages::rollout::{RolloutRecord, TurnContextRecord};
+use troupe_messages::policy::CollaborationMode;
+use troupe_messages::rollout::{CompactedRecord, RolloutRecord, TurnContextRecord};
 use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
 
@@ -78,14 +81,23 @@ pub struct SessionState {
     http: reqwest::Client,
     manager: Option<ActorRef<ThreadManagerMsg>>,
     persist: Persistence,
-    /// Told to each new subscriber after `SessionConfigured` (e.g. lines skipped on resume).
-    startup_warnings: Vec<String>,
     history: Vec<ResponseItem>,
     subscribers: Subscribers,
     queue: InputQueue,
     turn: Option<RunningTurn>,
     turns_started: u64,
     total_usage: TokenUsage,
+    /// Told to every subscriber after `SessionConfigured` (unreadable AGENTS.md, …).
+    startup_warnings: Vec<String>,
+    /// The settings the model was last told about; a difference is appended as an update
+    /// before the next turn's input, never by rewriting earlier items (B16).
+    told_settings: Arc<SessionSettings>,
+    /// The initial context at the head of the history (kept by compaction).
+    initial_context: Arc<Vec<ResponseItem>>,
+    /// Tokens the next request will carry, for pre-turn compaction.
+    tokens: TokenTracker,
+    /// Skills listed in the initial context.
+    skills: Vec<context::skills::Skill>,
 }
 
 impl SessionState {
@@ -147,6 +159,12 @@ impl SessionState {
         }
     }
 
+    fn push_history(&mut self, item: ResponseItem) {
+        self.tokens.on_item(&item);
+        self.history.push(item);
+    }
+
+    /// Starts a turn; `inputs` empty means a compaction-only turn.
     async fn start_turn(
         &mut self,
         myself: &ActorRef<SessionMsg>,
@@ -155,17 +173,45 @@ impl SessionState {
     ) {
         self.turns_started += 1;
         let turn_id = TurnId(self.turns_started);
-        let user = prompt::user_message(&inputs);
-        self.history.push(user.clone());
+        let mut records = vec![RolloutRecord::TurnContext(TurnContextRecord {
+            turn_id,
+            settings: Box::new((*self.settings).clone()),
+        })];
+        for update in context::context_updates(&self.told_settings, &self.settings) {
+            self.push_history(update.clone());
+            records.push(RolloutRecord::ResponseItem(update));
+        }
+        self.told_settings = self.settings.clone();
+        let mode = if inputs.is_empty() {
+            TurnMode::CompactOnly
+        } else {
+            // Checked before the new input joins: that input must survive compaction intact.
+            let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
+            // Skills the user named as `$name` come with their body, before the request.
+            let text = prompt::input_text(&inputs);
+            let bodies: Vec<Result<String, String>> =
+                context::skills::mentioned(&self.skills, &text)
+                    .into_iter()
+                    .map(context::skills::skill_body_message)
+                    .collect();
+            for body in bodies {
+                match body {
+                    Ok(body) => {
+                        let item = ResponseItem::user_text(body);
+                        self.push_history(item.clone());
+                        records.push(RolloutRecord::ResponseItem(item));
+                    }
+                    Err(message) => self.emit(&submission, EventMsg::Warning { message }).await,
+                }
+            }
+            let user = prompt::user_message(&inputs);
+            self.push_history(user.clone());
+            records.push(RolloutRecord::ResponseItem(user));
+            TurnMode::Regular { compact_first }
+        };
         let started = EventMsg::TurnStarted { turn_id };
-        self.persist.record(vec![
-            RolloutRecord::TurnContext(TurnContextRecord {
-                turn_id,
-                settings: Box::new((*self.settings).clone()),
-            }),
-            RolloutRecord::ResponseItem(user),
-            RolloutRecord::Event(started.clone()),
-        ]);
+        records.push(RolloutRecord::Event(started.clone()));
+        self.persist.record(records);
         // A boundary: the input is durable, and indexed, before anyone hears of the turn.
         self.flush().await;
         self.persist.update_index(true);
@@ -183,6 +229,9 @@ impl SessionState {
             history: self.history.clone(),
             registry: self.registry.clone(),
             http: self.http.clone(),
+            initial_context: self.initial_context.clone(),
+            tokens: self.tokens.clone(),
+            mode,
         };
         match Actor::spawn_linked(None, TurnActor, args, myself.get_cell()).await {
             Ok((actor, _)) => {
@@ -211,11 +260,14 @@ impl SessionState {
         }
     }
 
-    /// After a turn: run what was typed meanwhile and not yet taken (outer loop).
+    /// After a turn: run what was typed meanwhile and not yet taken (outer loop). Plan mode
+    /// starts no turn by itself: queued input waits for the user's next message.
     async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
         self.flush().await;
         self.persist.update_index(false);
-        if !self.queue.is_empty() {
+        if !self.queue.is_empty()
+            && self.settings.context.collaboration_mode != CollaborationMode::Plan
+        {
             let inputs = self.queue.take_all();
             self.start_turn(myself, submission, inputs).await;
         }
@@ -277,15 +329,26 @@ impl SessionState {
                 approval_policy,
                 sandbox_mode,
                 cwd,
+                collaboration_mode,
             } => {
                 let mut settings = (*self.settings).clone();
                 settings.model = model.unwrap_or(settings.model);
                 settings.approval_policy = approval_policy.unwrap_or(settings.approval_policy);
                 settings.sandbox_mode = sandbox_mode.unwrap_or(settings.sandbox_mode);
                 settings.cwd = cwd.unwrap_or(settings.cwd);
+                settings.context.collaboration_mode =
+                    collaboration_mode.unwrap_or(settings.context.collaboration_mode);
                 self.settings = Arc::new(settings);
             }
-            Op::ExecApproval { .. } | Op::Compact => {
+            Op::Compact => match &self.turn {
+                None => self.start_turn(myself, submission.id, Vec::new()).await,
+                Some(_) => {
+                    let message = "a turn is running; compact again when it has ended".to_string();
+                    self.emit(&submission.id, EventMsg::Warning { message })
+                        .await;
+                }
+            },
+            Op::ExecApproval { .. } => {
                 let message = "this operation is not supported yet by this build".to_string();
                 self.emit(&submission.id, EventMsg::Warning { message })
                     .await;
@@ -351,20 +414,16 @@ impl Actor for SessionActor {
                     id: String::new(),
                     msg: state.configured_event(),
                 };
-                state.subscribers.add(events.clone(), configured).await;
+                state.subscribers.add(events, configured).await;
                 for message in state.startup_warnings.clone() {
-                    let warning = Event {
-                        id: String::new(),
-                        msg: EventMsg::Warning { message },
-                    };
-                    let _ = events.send(warning).await;
+                    state.emit("", EventMsg::Warning { message }).await;
                 }
             }
             SessionMsg::GetHistory { reply } => {
                 let _ = reply.send(state.history.clone());
             }
             SessionMsg::TurnItem { item, .. } => {
-                state.history.push(item.clone());
+                state.push_history(item.clone());
                 state
                     .record(vec![RolloutRecord::ResponseItem(item.clone())])
                     .await;
@@ -376,6 +435,7 @@ impl Actor for SessionActor {
             SessionMsg::TurnEvent { turn_id, msg } => {
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {
+                        state.tokens.on_usage(&last);
                         state.total_usage.add(&last);
                         if let Some(turn) = state.turn.as_mut().filter(|t| t.id == turn_id) {
                             turn.usage.add(&last);
@@ -389,6 +449,16 @@ impl Actor for SessionActor {
                 };
                 let submission = state.turn_submission();
                 state.emit(&submission, msg).await;
+            }
+            SessionMsg::HistoryReplaced { turn_id, history } => {
+                state.tokens = TokenTracker::for_history(&history);
+                state.history = history.clone();
+                state
+                    .record(vec![RolloutRecord::Compacted(CompactedRecord {
+                        turn_id,
+                        replacement_history: history,
+                    })])
+                    .await;
             }
             SessionMsg::TurnCheckpoint { turn_id } => {
                 if let Some(turn) = state.turn.as_ref().filter(|t| t.id == turn_id) {

@@ -44,6 +44,7 @@ pub fn settings() -> SessionSettings {
             auto_compact_token_limit: None,
             reasoning_effort: None,
             shell_env: ShellEnvPolicy::default(),
+            collaboration_mode: Default::default(),
         },
         rollout_fsync: Default::default(),
     }

@@ -1,5 +1,6 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
+mod debug;
 mod doctor;
 mod exec;
 mod threads;
@@ -32,6 +33,9 @@ enum Command {
     Delete(threads::DeleteArgs),
     /// Check Troupe's files; `--reindex` rebuilds the thread index.
     Doctor(doctor::DoctorArgs),
+    /// Inspect what Troupe would do, without doing it.
+    #[command(subcommand)]
+    Debug(debug::DebugCommand),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }),
+        Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),

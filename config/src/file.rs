@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::policy::{AskForApproval, CollaborationMode, SandboxMode};
 use troupe_messages::settings::{FsyncPolicy, WireApi};
 
 /// `config.toml` as written by the user; every key optional.
@@ -37,6 +37,8 @@ pub struct ConfigToml {
     /// Per-project settings, keyed by absolute path.
     pub projects: BTreeMap<String, ProjectToml>,
     pub features: BTreeMap<String, bool>,
+    /// `default` or `plan` (aliases as Codex: code, execute, pair_programming, custom).
+    pub collaboration_mode: Option<CollaborationMode>,
     /// Checked by the MCP and hooks features when they load.
     pub mcp_servers: BTreeMap<String, toml::Value>,
     pub hooks: Option<toml::Value>,

@@ -271,6 +271,7 @@ fn resolve(
                 set: env.set,
                 include_only: env.include_only,
             },
+            collaboration_mode: config.collaboration_mode.unwrap_or_default(),
         },
     })
 }

@@ -62,6 +62,11 @@ pub enum SessionMsg {
     /// From the turn: its tool results are recorded; make them durable (per the fsync
     /// policy) and answer with `TurnMsg::Checkpointed` before it samples again.
     TurnCheckpoint { turn_id: TurnId },
+    /// From the turn: compaction replaced the whole history with `history`.
+    HistoryReplaced {
+        turn_id: TurnId,
+        history: Vec<ResponseItem>,
+    },
     /// From the turn: injected inputs up to and including `seq` are now in the history.
     InputConsumed { turn_id: TurnId, up_to_seq: u64 },
     /// Self-sent after stopping a turn, so it is handled after every item that turn sent.

@@ -39,8 +39,15 @@ pub enum RolloutRecord {
     TurnContext(TurnContextRecord),
     /// An event worth replaying (turn boundaries, errors, usage).
     Event(EventMsg),
-    /// The history was compacted: from here on it is `replacement_history`.
+    /// Compaction: from here on the history is `replacement_history`.
     Compacted(CompactedRecord),
+}
+
+/// The history that replaced everything before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactedRecord {
+    pub turn_id: TurnId,
+    pub replacement_history: Vec<ResponseItem>,
 }
 
 /// Identity of a thread, written once at the top of its rollout.
@@ -84,11 +91,4 @@ pub struct GitInfo {
 pub struct TurnContextRecord {
     pub turn_id: TurnId,
     pub settings: Box<SessionSettings>,
-}
-
-/// A compaction: the summary the model wrote and the history that replaces the old one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompactedRecord {
-    pub message: String,
-    pub replacement_history: Vec<ResponseItem>,
 }

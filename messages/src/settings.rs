@@ -3,7 +3,7 @@
 //! Never holds secrets: the API key is read from the environment variable named by
 //! `env_key` at request time, so it cannot reach a rollout or a log.
 
-use crate::policy::{AskForApproval, SandboxMode};
+use crate::policy::{AskForApproval, CollaborationMode, SandboxMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -97,6 +97,9 @@ pub struct ContextSettings {
     pub reasoning_effort: Option<String>,
     /// Environment of spawned commands.
     pub shell_env: ShellEnvPolicy,
+    /// `default` or `plan`.
+    #[serde(default)]
+    pub collaboration_mode: CollaborationMode,
 }
 
 /// Which environment variables commands inherit (`shell_environment_policy`).
