@@ -91,13 +91,19 @@ pub fn file_thread_id(path: &Path) -> Option<String> {
     id.parse::<ThreadId>().ok().map(|id| id.to_string())
 }
 
+/// Refuses a thread a live process holds; a stale lock (dead pid) is removed, as it would
+/// be taken over anyway and must not be left behind when the rollout moves.
 fn ensure_not_running(summary: &ThreadSummary) -> Result<(), OpsError> {
-    match lock::holder(Path::new(&summary.rollout_path)) {
+    let rollout = Path::new(&summary.rollout_path);
+    match lock::holder(rollout) {
         Some(pid) => Err(OpsError::InUse {
             id: summary.id.clone(),
             pid,
         }),
-        None => Ok(()),
+        None => {
+            let _ = std::fs::remove_file(lock::lock_path(rollout));
+            Ok(())
+        }
     }
 }
 
