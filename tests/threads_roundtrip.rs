@@ -162,3 +162,48 @@ fn list_works_from_the_files_when_the_index_is_held_by_another_process() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].title, "hello");
 }
+
+#[test]
+fn a_damaged_index_is_reported_set_aside_and_rebuilt_without_losing_anything() {
+    let harness = Harness::new(vec![MockResponse::text("a")]);
+    let output = harness.exec(&["--json", "hello"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let home = harness.home.path();
+    let state = home.join("state");
+    std::fs::remove_dir_all(&state).unwrap();
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("conf"), "this is not sled's config").unwrap();
+
+    // list still answers, from the files, and says how to repair.
+    let listed = harness.command().args(["list", "--json"]).output().unwrap();
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert!(
+        stderr(&listed).contains("doctor --reindex"),
+        "{}",
+        stderr(&listed)
+    );
+    assert_eq!(stdout(&listed).lines().count(), 1);
+    let doctor = harness.command().arg("doctor").output().unwrap();
+    assert!(!doctor.status.success());
+
+    run(&harness, &["doctor", "--reindex"]);
+    let aside: Vec<PathBuf> = std::fs::read_dir(home)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("state.old-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1, "the damaged index is kept aside");
+    assert_eq!(
+        std::fs::read_to_string(aside[0].join("conf")).unwrap(),
+        "this is not sled's config"
+    );
+    assert_eq!(index(home), from_files(home));
+    assert_eq!(index(home).len(), 1);
+    let doctor = harness.command().arg("doctor").output().unwrap();
+    assert!(doctor.status.success(), "{}", stdout(&doctor));
+}
