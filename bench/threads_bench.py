@@ -91,6 +91,11 @@ def main():
                 print(f"list 1,000 threads, warm index, run {run + 1}: {wall * 1000:.0f} ms, peak RSS {rss} MiB")
             wall, rss, out = timed([TROUPE, "list", "--json"], env, work)
             print(f"list --json 1,000 threads, warm index: {wall * 1000:.0f} ms, peak RSS {rss} MiB")
+            for run in range(3):
+                wall, rss, _ = timed([TROUPE, "exec", "--skip-git-repo-check", "-s", "danger-full-access",
+                                      "resume", "--last", "one more"], env, work)
+                print(f"exec resume --last among 1,000 threads (the 10,000-item one), run {run + 1}: "
+                      f"{wall * 1000:.0f} ms, peak RSS {rss} MiB")
     finally:
         mock.kill()
         mock.wait()
