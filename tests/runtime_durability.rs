@@ -3,6 +3,9 @@
 //! already in the rollout file; the session keeps the thread index current.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/runtime.rs"]
+mod runtime_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 use troupe_actors::rollout_recorder::loader;
@@ -118,5 +121,84 @@ async fn every_acknowledgement_comes_after_its_line_is_on_disk() {
     assert_eq!(entry.status, ThreadStatus::Completed);
     assert_eq!(entry.title, "do it");
     assert_eq!(entry.rollout_bytes, std::fs::metadata(&path).unwrap().len());
+    runtime.stop();
+}
+
+async fn history(thread: &troupe_actors::runtime::ThreadClient) -> Vec<ResponseItem> {
+    use troupe_messages::mailboxes::SessionMsg;
+    match thread
+        .handle
+        .session
+        .call(
+            |reply| SessionMsg::GetHistory { reply },
+            Some(Duration::from_secs(10)),
+        )
+        .await
+        .unwrap()
+    {
+        ractor::rpc::CallResult::Success(history) => history,
+        other => panic!("no history: {other:?}"),
+    }
+}
+
+async fn shut_down(mut thread: troupe_actors::runtime::ThreadClient) {
+    thread.submit(Op::Shutdown).unwrap();
+    while thread.next_event().await.is_some() {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_thread_has_the_compacted_history_and_continues_it() {
+    use runtime_support::{is_turn_end, say, settings, until};
+    let mock = MockModel::start(vec![
+        MockResponse::text("first"),
+        MockResponse::text("SUMMARY"),
+        MockResponse::text("after"),
+    ])
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let runtime = Runtime::start(ToolRegistry::with_builtin_tools())
+        .await
+        .unwrap();
+    let mut thread = runtime
+        .start_thread(settings(&mock, home.path(), home.path()))
+        .await
+        .unwrap();
+    thread.submit(say("hello")).unwrap();
+    until(&mut thread, is_turn_end).await;
+    thread.submit(Op::Compact).unwrap();
+    let events = until(&mut thread, is_turn_end).await;
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, EventMsg::ContextCompacted { .. })));
+    let before = history(&thread).await;
+    let path = thread.handle.rollout_path.clone();
+    shut_down(thread).await;
+    runtime.stop();
+    let loaded = loader::load(&path).unwrap();
+    assert!(loaded
+        .lines
+        .iter()
+        .any(|l| matches!(l.record, RolloutRecord::Compacted(_))));
+
+    // A new runtime, as after a restart.
+    let runtime = Runtime::start(ToolRegistry::with_builtin_tools())
+        .await
+        .unwrap();
+    let mut thread = runtime
+        .resume_thread(settings(&mock, home.path(), home.path()), path)
+        .await
+        .unwrap();
+    assert_eq!(history(&thread).await, before);
+    thread.submit(say("again")).unwrap();
+    until(&mut thread, is_turn_end).await;
+    let sent = mock.requests()[2].input().to_vec();
+    let mut expected: Vec<serde_json::Value> = before
+        .iter()
+        .map(|i| serde_json::to_value(i).unwrap())
+        .collect();
+    expected.push(serde_json::to_value(ResponseItem::user_text("again")).unwrap());
+    assert_eq!(sent, expected);
+    shut_down(thread).await;
     runtime.stop();
 }
