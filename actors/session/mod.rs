@@ -141,6 +141,16 @@ impl SessionState {
             .unwrap_or_default()
     }
 
+    /// Streaming deltas skip the rollout and the submission lookup: the hot path.
+    async fn emit_delta(&mut self, msg: EventMsg) {
+        let id = self
+            .turn
+            .as_ref()
+            .map(|t| t.submission.clone())
+            .unwrap_or_default();
+        self.subscribers.send(Event { id, msg }).await;
+    }
+
     /// Makes everything recorded durable; the first failure is told to subscribers.
     async fn flush(&mut self) {
         let Err(err) = self.persist.flush().await else {
@@ -432,6 +442,11 @@ impl Actor for SessionActor {
                     .emit(&submission, EventMsg::ItemRecorded { item })
                     .await;
             }
+            SessionMsg::TurnEvent {
+                msg:
+                    msg @ (EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }),
+                ..
+            } => state.emit_delta(msg).await,
             SessionMsg::TurnEvent { turn_id, msg } => {
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {
