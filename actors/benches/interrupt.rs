@@ -65,7 +65,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mock = MockModel::start(script).await?;
         let home = tempfile::tempdir()?;
         let troupe = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
-        let mut thread = troupe.start_thread(settings(mock.base_url(), home.path())).await?;
+        let mut thread = troupe
+            .start_thread(settings(mock.base_url(), home.path()))
+            .await?;
         let mut latencies = Vec::with_capacity(RUNS);
         for _ in 0..RUNS {
             thread.submit(Op::UserInput {
