@@ -42,7 +42,9 @@ fn run_battery(mode: Mode, backend: &str) {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    eprintln!("{mode:?}/{backend}: {checked} escape attempts, each proven unsandboxed, all blocked");
+    eprintln!(
+        "{mode:?}/{backend}: {checked} escape attempts, each proven unsandboxed, all blocked"
+    );
     let minimum = if is_root() { 40 } else { 20 };
     assert!(checked >= minimum, "only {checked} attempts ran");
 }

@@ -8,30 +8,32 @@
 
 pub mod context;
 pub mod input_queue;
+pub mod persist;
+mod start;
 pub mod subscribers;
 
 use crate::approvals::SessionApprovals;
-use crate::rollout_recorder::{path::now_rfc3339, RolloutArgs, RolloutRecorderActor};
+use crate::rollout_recorder::loader::LoadedRollout;
+use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::turn::tokens::{auto_compact_limit, TokenTracker};
 use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
 use input_queue::InputQueue;
+use persist::{persisted, Persistence};
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use subscribers::{persisted, Subscribers};
+use subscribers::Subscribers;
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
-use troupe_messages::mailboxes::{RolloutMsg, SessionMsg, ThreadManagerMsg, TurnMsg};
+use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission, UserInput};
 use troupe_messages::policy::CollaborationMode;
-use troupe_messages::rollout::{
-    CompactedRecord, RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord,
-};
-use troupe_messages::settings::SessionSettings;
+use troupe_messages::rollout::{CompactedRecord, RolloutRecord, TurnContextRecord};
+use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
 
 /// How long an interrupt waits for the turn subtree to be gone.
@@ -50,6 +52,10 @@ pub struct SessionArgs {
     pub manager: Option<ActorRef<ThreadManagerMsg>>,
     /// Command rules, loaded (and checked) before the session starts.
     pub rules: Arc<troupe_rules::Rules>,
+    /// A new thread, or one continued from its rollout.
+    pub start: SessionStart,
+    /// The thread index, when this process holds it.
+    pub store: Option<Arc<ThreadStore>>,
 }
 
 /// The command rules of a thread: `$TROUPE_HOME/rules`, then a trusted project's folders.
@@ -59,6 +65,15 @@ pub fn load_rules(
     let mut dirs = vec![settings.troupe_home.join("rules")];
     dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
     troupe_rules::Rules::load_dirs(&dirs).map(Arc::new)
+}
+
+/// How a session begins.
+pub enum SessionStart {
+    /// A new thread: a new rollout at `rollout_path`.
+    New,
+    /// Continue the thread of this rollout (`rollout_path` is its path): history rebuilt,
+    /// lines appended to the same file.
+    Resume(Box<LoadedRollout>),
 }
 
 /// The turn that is running.
@@ -77,7 +92,7 @@ pub struct SessionState {
     registry: Arc<ToolRegistry>,
     http: reqwest::Client,
     manager: Option<ActorRef<ThreadManagerMsg>>,
-    recorder: ActorRef<RolloutMsg>,
+    persist: Persistence,
     history: Vec<ResponseItem>,
     subscribers: Subscribers,
     queue: InputQueue,
@@ -112,22 +127,18 @@ impl SessionState {
         }
     }
 
-    fn record(&self, records: Vec<RolloutRecord>) {
-        let timestamp = now_rfc3339();
-        let lines = records
-            .into_iter()
-            .map(|record| RolloutLine {
-                timestamp: timestamp.clone(),
-                record,
-            })
-            .collect();
-        let _ = self.recorder.send_message(RolloutMsg::Append(lines));
+    /// Records to the rollout; when the fsync policy wants them durable, waits for that.
+    async fn record(&mut self, records: Vec<RolloutRecord>) {
+        if self.persist.record(records) {
+            self.flush().await;
+        }
     }
 
-    /// Sends an event to subscribers, and to the rollout when it is worth replaying.
+    /// Sends an event to subscribers, after recording it (durably if it is a turn boundary)
+    /// when it is worth replaying.
     async fn emit(&mut self, submission: &str, msg: EventMsg) {
         if persisted(&msg) {
-            self.record(vec![RolloutRecord::Event(msg.clone())]);
+            self.record(vec![RolloutRecord::Event(msg.clone())]).await;
         }
         self.subscribers
             .send(Event {
@@ -144,13 +155,31 @@ impl SessionState {
             .unwrap_or_default()
     }
 
-    async fn flush(&self) {
-        let flushed = self
-            .recorder
-            .call(|reply| RolloutMsg::Flush { reply }, Some(STOP_GRACE))
-            .await;
-        if !matches!(flushed, Ok(ractor::rpc::CallResult::Success(Ok(())))) {
-            tracing::error!(thread_id = %self.thread_id, "rollout flush failed");
+    /// Streaming deltas skip the rollout and the submission lookup: the hot path.
+    async fn emit_delta(&mut self, msg: EventMsg) {
+        let id = self
+            .turn
+            .as_ref()
+            .map(|t| t.submission.clone())
+            .unwrap_or_default();
+        self.subscribers.send(Event { id, msg }).await;
+    }
+
+    /// Makes everything recorded durable; the first failure is told to subscribers.
+    async fn flush(&mut self) {
+        let Err(err) = self.persist.flush().await else {
+            return;
+        };
+        tracing::error!(thread_id = %self.thread_id, %err, "rollout flush failed");
+        if !self.persist.failed {
+            self.persist.failed = true;
+            let message = format!("this thread may not be fully saved: {err}");
+            self.subscribers
+                .send(Event {
+                    id: String::new(),
+                    msg: EventMsg::Warning { message },
+                })
+                .await;
         }
     }
 
@@ -204,8 +233,17 @@ impl SessionState {
             records.push(RolloutRecord::ResponseItem(user));
             TurnMode::Regular { compact_first }
         };
-        self.record(records);
-        self.emit(&submission, EventMsg::TurnStarted { turn_id })
+        let started = EventMsg::TurnStarted { turn_id };
+        records.push(RolloutRecord::Event(started.clone()));
+        self.persist.record(records);
+        // A boundary: the input is durable, and indexed, before anyone hears of the turn.
+        self.flush().await;
+        self.persist.update_index(true);
+        self.subscribers
+            .send(Event {
+                id: submission.clone(),
+                msg: started,
+            })
             .await;
         let args = TurnArgs {
             thread_id: self.thread_id,
@@ -250,6 +288,8 @@ impl SessionState {
     /// After a turn: run what was typed meanwhile and not yet taken (outer loop). Plan mode
     /// starts no turn by itself: queued input waits for the user's next message.
     async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
+        self.flush().await;
+        self.persist.update_index(false);
         if !self.queue.is_empty()
             && self.settings.context.collaboration_mode != CollaborationMode::Plan
         {
@@ -277,8 +317,9 @@ impl SessionState {
     }
 
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
-        self.emit_durably(submission, EventMsg::ShutdownComplete)
-            .await;
+        self.flush().await;
+        self.persist.update_index(false);
+        self.emit(submission, EventMsg::ShutdownComplete).await;
         if let Some(manager) = &self.manager {
             let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
                 thread_id: self.thread_id,
@@ -375,21 +416,8 @@ impl SessionState {
             },
             Some(reason) => EventMsg::TurnAborted { turn_id, reason },
         };
-        self.emit_durably(&turn.submission, msg).await;
+        self.emit(&turn.submission, msg).await;
         self.after_turn(myself, turn.submission).await;
-    }
-
-    /// Records `msg`, fsyncs the rollout, and only then tells subscribers: a client that
-    /// sees a turn end can exit at once without losing the turn.
-    async fn emit_durably(&mut self, submission: &str, msg: EventMsg) {
-        self.record(vec![RolloutRecord::Event(msg.clone())]);
-        self.flush().await;
-        self.subscribers
-            .send(Event {
-                id: submission.to_string(),
-                msg,
-            })
-            .await;
     }
 }
 
@@ -403,72 +431,7 @@ impl Actor for SessionActor {
         myself: ActorRef<Self::Msg>,
         args: SessionArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
-        let meta = SessionMeta {
-            version: troupe_messages::PROTOCOL_VERSION,
-            thread_id: args.thread_id,
-            parent_thread_id: None,
-            cwd: args.settings.cwd.clone(),
-            model: args.settings.model.clone(),
-            model_provider: args.settings.provider.id.clone(),
-            cli_version: env!("CARGO_PKG_VERSION").to_string(),
-            created_at: now_rfc3339(),
-        };
-        let (recorder, _) = Actor::spawn_linked(
-            None,
-            RolloutRecorderActor,
-            RolloutArgs {
-                path: args.rollout_path.clone(),
-                meta,
-            },
-            myself.get_cell(),
-        )
-        .await?;
-        let initial = context::initial_context(&args.settings);
-        let _ = recorder.send_message(RolloutMsg::Append(
-            initial
-                .items
-                .iter()
-                .map(|item| RolloutLine {
-                    timestamp: now_rfc3339(),
-                    record: RolloutRecord::ResponseItem(item.clone()),
-                })
-                .collect(),
-        ));
-        let settings = Arc::new(args.settings);
-        let tokens = TokenTracker::for_history(&initial.items);
-        let mut startup_warnings = initial.warnings;
-        if let Some(window) = crate::turn::tokens::context_window(&settings) {
-            if tokens.current() >= window {
-                startup_warnings.push(format!(
-                    "the initial context (about {} tokens: instructions, AGENTS.md, skills) does                      not fit the model's context window ({window} tokens); shorten AGENTS.md                      (project_doc_max_bytes) or raise model_context_window",
-                    tokens.current()
-                ));
-            }
-        }
-        Ok(SessionState {
-            initial_context: Arc::new(initial.items.clone()),
-            tokens,
-            thread_id: args.thread_id,
-            told_settings: settings.clone(),
-            settings,
-            rollout_path: args.rollout_path,
-            registry: args.registry,
-            http: args.http,
-            manager: args.manager,
-            recorder,
-            history: initial.items,
-            subscribers: Subscribers::default(),
-            queue: InputQueue::default(),
-            turn: None,
-            turns_started: 0,
-            total_usage: TokenUsage::default(),
-            approvals: SessionApprovals {
-                rules: args.rules,
-                ..SessionApprovals::default()
-            },
-            startup_warnings,
-            skills: initial.skills,
-        })
+        start::start(myself, args).await
     }
 
     async fn handle(
@@ -494,12 +457,19 @@ impl Actor for SessionActor {
             }
             SessionMsg::TurnItem { item, .. } => {
                 state.push_history(item.clone());
-                state.record(vec![RolloutRecord::ResponseItem(item.clone())]);
+                state
+                    .record(vec![RolloutRecord::ResponseItem(item.clone())])
+                    .await;
                 let submission = state.turn_submission();
                 state
                     .emit(&submission, EventMsg::ItemRecorded { item })
                     .await;
             }
+            SessionMsg::TurnEvent {
+                msg:
+                    msg @ (EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }),
+                ..
+            } => state.emit_delta(msg).await,
             SessionMsg::TurnEvent { turn_id, msg } => {
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {
@@ -521,10 +491,21 @@ impl Actor for SessionActor {
             SessionMsg::HistoryReplaced { turn_id, history } => {
                 state.tokens = TokenTracker::for_history(&history);
                 state.history = history.clone();
-                state.record(vec![RolloutRecord::Compacted(CompactedRecord {
-                    turn_id,
-                    replacement_history: history,
-                })]);
+                state
+                    .record(vec![RolloutRecord::Compacted(CompactedRecord {
+                        turn_id,
+                        replacement_history: history,
+                    })])
+                    .await;
+            }
+            SessionMsg::TurnCheckpoint { turn_id } => {
+                if let Some(turn) = state.turn.as_ref().filter(|t| t.id == turn_id) {
+                    let actor = turn.actor.clone();
+                    if state.persist.policy != FsyncPolicy::TurnBoundaries {
+                        state.flush().await;
+                    }
+                    let _ = actor.send_message(TurnMsg::Checkpointed);
+                }
             }
             SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
             SessionMsg::TurnStopped {
@@ -533,7 +514,7 @@ impl Actor for SessionActor {
                 reason,
             } => {
                 state
-                    .emit_durably(&submission, EventMsg::TurnAborted { turn_id, reason })
+                    .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
                     .await;
                 if reason == AbortReason::Shutdown {
                     state.finish_shutdown(&myself, &submission).await;
@@ -577,7 +558,7 @@ impl Actor for SessionActor {
             state
                 .on_turn_ended(&myself, turn_id, None, Some(AbortReason::Failed))
                 .await;
-        } else if who.get_id() == state.recorder.get_id() {
+        } else if who.get_id() == state.persist.recorder.get_id() {
             let message =
                 format!("the rollout recorder failed; this thread is no longer saved: {reason}");
             tracing::error!(%message);
@@ -598,6 +579,7 @@ impl Actor for SessionActor {
                 .await;
         }
         let _ = state
+            .persist
             .recorder
             .stop_and_wait(Some("session stopped".into()), Some(STOP_GRACE))
             .await;

@@ -131,10 +131,11 @@ impl TurnState {
     }
 
     /// Moves injected input into the history; tells the session which numbers were used.
-    fn drain_injected(&mut self) {
+    /// True when there was some.
+    fn drain_injected(&mut self) -> bool {
         let injected = std::mem::take(&mut self.injected);
         let Some(last_seq) = injected.iter().map(|(seq, _)| *seq).max() else {
-            return;
+            return false;
         };
         for (_, inputs) in injected {
             self.record(prompt::user_message(&inputs));
@@ -147,10 +148,18 @@ impl TurnState {
             turn_id: self.args.turn_id,
             up_to_seq: last_seq,
         });
+        true
     }
 
+    /// Sends the next request — once everything it would carry is committed: injected input
+    /// goes through a checkpoint first, like tool results.
     fn sample_next(&mut self) {
-        self.drain_injected();
+        if self.drain_injected() {
+            self.tell_session(SessionMsg::TurnCheckpoint {
+                turn_id: self.args.turn_id,
+            });
+            return;
+        }
         let (step_settings, tools) =
             prompt::for_mode(&self.args.settings, self.args.registry.specs());
         self.step_settings = Arc::new(step_settings);
@@ -443,6 +452,13 @@ impl Actor for TurnActor {
                 for output in &outputs {
                     state.record(prompt::output_item(output));
                 }
+                // Sample again only once the results are committed to the rollout, so
+                // everything a request carries is on disk (resume sees what the model saw).
+                state.tell_session(SessionMsg::TurnCheckpoint {
+                    turn_id: state.args.turn_id,
+                });
+            }
+            TurnMsg::Checkpointed => {
                 // Follow-up is needed: compact mid-turn when the next request would not fit.
                 if state
                     .tokens

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use troupe_messages::policy::{AskForApproval, CollaborationMode, SandboxBackendKind, SandboxMode};
-use troupe_messages::settings::WireApi;
+use troupe_messages::settings::{FsyncPolicy, WireApi};
 
 /// `config.toml` as written by the user; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -30,6 +30,8 @@ pub struct ConfigToml {
     pub tool_output_token_limit: Option<usize>,
     /// Default timeout of shell commands.
     pub shell_timeout_ms: Option<u64>,
+    /// When rollouts are fsynced: `every_item`, `tool_results` (default), `turn_boundaries`.
+    pub rollout_fsync: Option<FsyncPolicy>,
     pub project_doc_max_bytes: Option<usize>,
     pub project_doc_fallback_filenames: Option<Vec<String>>,
     pub project_root_markers: Option<Vec<String>>,

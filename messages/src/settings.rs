@@ -64,6 +64,23 @@ pub struct SessionSettings {
     pub troupe_home: PathBuf,
     /// How the model-visible context is assembled and kept within the window.
     pub context: ContextSettings,
+    /// When the rollout is fsynced (`rollout_fsync` in config).
+    #[serde(default)]
+    pub rollout_fsync: FsyncPolicy,
+}
+
+/// When a thread's rollout is forced to disk. Every line is written (survives a killed
+/// process) as soon as it is recorded; this decides what also survives a power loss.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FsyncPolicy {
+    /// After every line.
+    EveryItem,
+    /// At every turn boundary and after every tool result.
+    #[default]
+    ToolResults,
+    /// At turn boundaries only.
+    TurnBoundaries,
 }
 
 /// Settings of context assembly: instructions discovery, window, compaction.
