@@ -138,4 +138,14 @@ fn bad_input_is_refused_clearly() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("absolute"));
+    // A spec from the wire with a relative writable root: the helper refuses, nothing runs.
+    let spec = r#"{"backend":"linux","cwd":"/","profile":{"type":"managed","file_system":
+        {"kind":"restricted","writable_roots":[{"root":"rel","read_only_subpaths":[]}],
+        "deny_read":[]},"network":"restricted"}}"#;
+    let out = Command::new(env!("CARGO_BIN_EXE_troupe-sandbox"))
+        .args(["--troupe-sandbox-helper", spec, "--", "touch", "/tmp/never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(121));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`rel` is relative"));
 }

@@ -88,6 +88,7 @@ pub async fn run_confined(
     if request.profile == PermissionProfile::Disabled {
         return Err("internal: an unconfined request reached a sandbox backend".into());
     }
+    profile::validate(&request.profile).map_err(|e| e.to_string())?;
     let spec = HelperSpec {
         backend: args.backend,
         profile: request.profile.clone(),

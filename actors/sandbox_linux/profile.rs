@@ -87,6 +87,23 @@ fn absolute(path: &Path) -> Result<PathBuf, ProfileError> {
     }
 }
 
+/// Checks a profile that arrived from outside (the wire, the helper's argument): every path
+/// must be absolute, or a bind or mask could land somewhere other than intended.
+pub fn validate(profile: &PermissionProfile) -> Result<(), ProfileError> {
+    let PermissionProfile::Managed { file_system, .. } = profile else {
+        return Ok(());
+    };
+    let paths = file_system
+        .writable_roots
+        .iter()
+        .flat_map(|w| std::iter::once(&w.root).chain(w.read_only_subpaths.iter()))
+        .chain(file_system.deny_read.iter());
+    for path in paths {
+        absolute(path)?;
+    }
+    Ok(())
+}
+
 /// The profile of an approved escalation: unconfined, except that deny-read entries survive
 /// (then the command still runs in the namespace sandbox, writing anywhere, network on).
 pub fn escalated(profile: &PermissionProfile) -> PermissionProfile {

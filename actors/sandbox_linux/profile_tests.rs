@@ -111,3 +111,30 @@ fn denial_detection() {
     assert!(!is_likely_sandbox_denial(Some(0), "permission denied"));
     assert!(!is_likely_sandbox_denial(None, "permission denied"));
 }
+
+#[test]
+fn profiles_from_the_wire_must_use_absolute_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = resolve_profile(SandboxMode::WorkspaceWrite, &settings(), dir.path()).unwrap();
+    assert_eq!(validate(&good), Ok(()));
+    let wire = |root: &str, deny: &str| PermissionProfile::Managed {
+        file_system: FileSystemPolicy {
+            kind: FileSystemSandboxKind::Restricted,
+            writable_roots: vec![WritableRoot {
+                root: PathBuf::from(root),
+                read_only_subpaths: vec![],
+            }],
+            deny_read: vec![PathBuf::from(deny)],
+        },
+        network: NetworkPolicy::Restricted,
+    };
+    assert_eq!(
+        validate(&wire("work", "/secret")),
+        Err(ProfileError::Relative(PathBuf::from("work")))
+    );
+    assert_eq!(
+        validate(&wire("/work", "secret")),
+        Err(ProfileError::Relative(PathBuf::from("secret")))
+    );
+    assert_eq!(validate(&PermissionProfile::Disabled), Ok(()));
+}

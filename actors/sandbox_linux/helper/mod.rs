@@ -95,6 +95,13 @@ enum Never {}
 
 fn run(args: &[OsString]) -> Result<Never, Failure> {
     let (spec, command) = parse_args(args)?;
+    super::profile::validate(&spec.profile).map_err(|e| Failure::Setup(e.to_string()))?;
+    if !spec.cwd.is_absolute() {
+        return Err(Failure::Setup(format!(
+            "the working directory `{}` is relative; the sandbox needs an absolute path",
+            spec.cwd.display()
+        )));
+    }
     let PermissionProfile::Managed {
         file_system,
         network,
