@@ -502,3 +502,101 @@ async fn trusted_project_rules_apply() {
     );
     s.runtime.stop();
 }
+
+/// A stand-in for a patch tool: asks the patch gate about the files in its arguments.
+struct FakePatch;
+
+impl troupe_actors::tool_orchestrator::registry::ToolHandler for FakePatch {
+    fn spec(&self) -> troupe_messages::tools::ToolSpec {
+        troupe_messages::tools::ToolSpec::Function {
+            name: "fake_patch".into(),
+            description: "pretends to patch files".into(),
+            strict: false,
+            parameters: json!({"type": "object"}),
+        }
+    }
+    fn concurrency(&self) -> troupe_actors::tool_orchestrator::registry::Concurrency {
+        troupe_actors::tool_orchestrator::registry::Concurrency::Exclusive
+    }
+    fn handle(
+        &self,
+        ctx: troupe_actors::tool_orchestrator::registry::ToolContext,
+    ) -> futures::future::BoxFuture<'static, troupe_actors::tool_orchestrator::registry::ToolOutcome>
+    {
+        Box::pin(async move {
+            let troupe_messages::tools::ToolPayload::Function { arguments } = &ctx.call.payload
+            else {
+                unreachable!()
+            };
+            let args: serde_json::Value = serde_json::from_str(arguments).unwrap();
+            let files: Vec<std::path::PathBuf> = args["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| ctx.settings.cwd.join(f.as_str().unwrap()))
+                .collect();
+            match troupe_actors::tool_orchestrator::approval_gate::approve_patch(&ctx, &files, None)
+                .await
+            {
+                Ok(()) => troupe_actors::tool_orchestrator::registry::ToolOutcome {
+                    content: "applied".into(),
+                    success: true,
+                },
+                Err(outcome) => outcome,
+            }
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn patch_approval_for_session_is_per_file() {
+    let patch = |id: &'static str, files: &[&str]| {
+        let args = json!({ "files": files }).to_string();
+        MockResponse::tool_calls(vec![(id, "fake_patch", args.as_str())])
+    };
+    let mock = MockModel::start(vec![
+        patch("p1", &["a.ts", "b.ts"]),
+        patch("p2", &["a.ts"]),
+        patch("p3", &["b.ts", "a.ts"]),
+        patch("p4", &["a.ts", "c.ts"]),
+        MockResponse::text("done"),
+    ])
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let ws = var_tmp();
+    let mut settings = runtime_support::settings(&mock, home.path(), ws.path());
+    settings.approval_policy = AskForApproval::UnlessTrusted;
+    settings.sandbox_mode = SandboxMode::WorkspaceWrite;
+    let mut registry = ToolRegistry::with_builtin_tools();
+    registry.register(std::sync::Arc::new(FakePatch));
+    let runtime = Runtime::start(registry).await.unwrap();
+    let mut thread = runtime.start_thread(settings).await.unwrap();
+    thread.submit(say("go")).unwrap();
+    let mut asked = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), thread.next_event())
+            .await
+            .unwrap()
+            .unwrap();
+        match event.msg {
+            EventMsg::ApplyPatchApprovalRequest { call_id, files, .. } => {
+                asked.push((call_id.clone(), files.len()));
+                thread
+                    .submit(Op::ExecApproval {
+                        call_id,
+                        decision: ReviewDecision::ApprovedForSession,
+                    })
+                    .unwrap();
+            }
+            EventMsg::TurnComplete { .. } => break,
+            EventMsg::TurnAborted { .. } => panic!("turn aborted"),
+            _ => {}
+        }
+    }
+    // p2 and p3 only touch approved files; p4 adds c.ts and is asked again.
+    assert_eq!(asked, vec![("p1".to_string(), 2), ("p4".to_string(), 2)]);
+    let outputs = tool_outputs(&mock.requests().last().unwrap().body);
+    assert_eq!(outputs, vec!["applied"; 4]);
+    runtime.stop();
+}

@@ -2,10 +2,11 @@
 //! attempt → on a sandbox denial, an escalated retry (asked once, or not at all when the first
 //! approval covered it; only where the policy allows).
 
+use super::approval_gate::approve;
 use super::registry::{ToolContext, ToolOutcome};
 use super::shell::{format_for_model, REPLY_GRACE};
 use super::shell_env::child_env;
-use crate::approvals::cache::{command_key, ApprovalKey};
+use crate::approvals::cache::command_key;
 use crate::approvals::lock;
 use crate::approvals::requirement::{
     command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
@@ -17,12 +18,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
-use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
 use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
 
-/// What the model reads when the user says no.
-pub const REJECTED_BY_USER: &str = "exec command rejected by user";
+pub use super::approval_gate::REJECTED_BY_USER;
 
 /// Runs a validated shell call through approval and the sandbox.
 pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolOutcome {
@@ -56,7 +55,7 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
         }
         ApprovalRequirement::Skip { bypass_sandbox } => bypass_sandbox,
         ApprovalRequirement::NeedsApproval { reason } => {
-            if let Err(outcome) = approve(ctx, args, &cwd, reason, &key).await {
+            if let Err(outcome) = approve(ctx, exec_request(ctx, args, &cwd, reason), &key).await {
                 return outcome;
             }
             approved = true;
@@ -94,7 +93,7 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
             outcome(second, args, ctx)
         }
         ApprovalRequirement::NeedsApproval { reason } => {
-            match approve(ctx, args, &cwd, reason, &key).await {
+            match approve(ctx, exec_request(ctx, args, &cwd, reason), &key).await {
                 Ok(()) => {
                     let second = attempt(ctx, args, &cwd, &escalated(&profile)).await;
                     outcome(second, args, ctx)
@@ -105,43 +104,6 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
                     result
                 }
             }
-        }
-    }
-}
-
-/// Asks the user unless the session cache already covers every key. `Err` carries the output
-/// for the model when the answer is no (or abort, which also ends the turn).
-async fn approve(
-    ctx: &ToolContext,
-    args: &ShellToolArgs,
-    cwd: &std::path::Path,
-    reason: Option<String>,
-    keys: &[ApprovalKey],
-) -> Result<(), ToolOutcome> {
-    if lock(&ctx.approvals.cache).all_approved(keys) {
-        return Ok(());
-    }
-    let call_id = ctx.call.call_id.clone();
-    let decision = ctx.pending.register(&call_id);
-    let _ = ctx
-        .turn
-        .send_message(TurnMsg::ToolEvent(EventMsg::ExecApprovalRequest {
-            call_id,
-            command: args.command.clone(),
-            cwd: cwd.to_path_buf(),
-            reason,
-        }));
-    // A dropped sender means the orchestrator is stopping (interrupt): treat as abort.
-    match decision.await.unwrap_or(ReviewDecision::Abort) {
-        ReviewDecision::Approved => Ok(()),
-        ReviewDecision::ApprovedForSession => {
-            lock(&ctx.approvals.cache).approve(keys);
-            Ok(())
-        }
-        ReviewDecision::Denied => Err(ToolOutcome::error(REJECTED_BY_USER)),
-        ReviewDecision::Abort => {
-            let _ = ctx.turn.send_message(TurnMsg::AbortRequested);
-            Err(ToolOutcome::error("aborted by user"))
         }
     }
 }
@@ -238,4 +200,18 @@ fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult,
             duration_ms,
             timed_out,
         }));
+}
+
+fn exec_request(
+    ctx: &ToolContext,
+    args: &ShellToolArgs,
+    cwd: &std::path::Path,
+    reason: Option<String>,
+) -> EventMsg {
+    EventMsg::ExecApprovalRequest {
+        call_id: ctx.call.call_id.clone(),
+        command: args.command.clone(),
+        cwd: cwd.to_path_buf(),
+        reason,
+    }
 }

@@ -5,6 +5,7 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
+pub mod approval_gate;
 pub mod exec_flow;
 pub mod registry;
 pub mod shell;

@@ -66,6 +66,14 @@ pub enum EventMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// A patch needs the user's decision before it is applied; answer with `Op::ExecApproval`
+    /// (same decisions; "for session" covers each file).
+    ApplyPatchApprovalRequest {
+        call_id: String,
+        files: Vec<PathBuf>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// A tool call other than a command started.
     ToolCallBegin { call_id: String, tool_name: String },
     /// A tool call other than a command ended.

@@ -203,17 +203,13 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             EventMsg::ExecApprovalRequest {
                 call_id, command, ..
             } => {
-                human.warn(&format!(
-                    "`{}` needs approval, which `troupe exec` cannot ask for: denied. \
-                     Re-run with `--ask-for-approval never`, `--full-auto`, or \
-                     `--dangerously-bypass-approvals-and-sandbox` to let commands run \
-                     without asking.",
-                    json_events::command_line(&command)
-                ));
-                thread.submit(Op::ExecApproval {
-                    call_id,
-                    decision: ReviewDecision::Denied,
-                })?;
+                let what = format!("`{}`", json_events::command_line(&command));
+                deny_approval(&mut thread, &human, call_id, &what)?;
+            }
+            EventMsg::ApplyPatchApprovalRequest { call_id, files, .. } => {
+                let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+                let what = format!("a patch to {}", names.join(", "));
+                deny_approval(&mut thread, &human, call_id, &what)?;
             }
             EventMsg::TurnComplete {
                 last_agent_message, ..
@@ -247,6 +243,25 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `exec` has nobody to ask: deny, say so, and tell the user how to avoid it.
+fn deny_approval(
+    thread: &mut troupe_actors::runtime::ThreadClient,
+    human: &HumanOutput,
+    call_id: String,
+    what: &str,
+) -> Result<()> {
+    human.warn(&format!(
+        "{what} needs approval, which `troupe exec` cannot ask for: denied. Re-run with \
+         `--ask-for-approval never`, `--full-auto`, or \
+         `--dangerously-bypass-approvals-and-sandbox` to let it run without asking."
+    ));
+    thread.submit(Op::ExecApproval {
+        call_id,
+        decision: ReviewDecision::Denied,
+    })?;
+    Ok(())
 }
 
 /// The prompt from the argument, or from stdin when absent or `-`.

@@ -1,0 +1,125 @@
+//! Asking the user, shared by every tool that needs approval (shell commands, patches): the
+//! session cache first, then a request event up the tree and a wait for the decision that
+//! comes back down as `ToolOrchestratorMsg::ExecApproval`.
+
+use super::registry::{ToolContext, ToolOutcome};
+use crate::approvals::cache::ApprovalKey;
+use crate::approvals::lock;
+use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
+use crate::sandbox_linux::profile::resolve_profile;
+use std::path::PathBuf;
+use troupe_messages::events::EventMsg;
+use troupe_messages::mailboxes::TurnMsg;
+use troupe_messages::ops::ReviewDecision;
+use troupe_messages::policy::{AskForApproval, FileSystemSandboxKind, PermissionProfile};
+
+/// What the model reads when the user says no.
+pub const REJECTED_BY_USER: &str = "exec command rejected by user";
+
+/// Asks with `request` unless the session cache holds every key. `Err` carries the output
+/// for the model when the answer is no (or abort, which also ends the turn).
+pub async fn approve(
+    ctx: &ToolContext,
+    request: EventMsg,
+    keys: &[ApprovalKey],
+) -> Result<(), ToolOutcome> {
+    if lock(&ctx.approvals.cache).all_approved(keys) {
+        return Ok(());
+    }
+    let decision = ctx.pending.register(&ctx.call.call_id);
+    let _ = ctx.turn.send_message(TurnMsg::ToolEvent(request));
+    // A dropped sender means the orchestrator is stopping (interrupt): treat as abort.
+    match decision.await.unwrap_or(ReviewDecision::Abort) {
+        ReviewDecision::Approved => Ok(()),
+        ReviewDecision::ApprovedForSession => {
+            lock(&ctx.approvals.cache).approve(keys);
+            Ok(())
+        }
+        ReviewDecision::Denied => Err(ToolOutcome::error(REJECTED_BY_USER)),
+        ReviewDecision::Abort => {
+            let _ = ctx.turn.send_message(TurnMsg::AbortRequested);
+            Err(ToolOutcome::error("aborted by user"))
+        }
+    }
+}
+
+/// The requirement for a patch writing `files` (absolute): the ch. 12 table, with the
+/// granular `patch_approval` switch in place of the sandbox one, except that a patch kept
+/// inside the writable roots needs no approval unless the policy is `untrusted`.
+pub fn patch_requirement(
+    policy: AskForApproval,
+    profile: &PermissionProfile,
+    files: &[PathBuf],
+) -> ApprovalRequirement {
+    let fs_kind = profile.file_system_kind();
+    let inside_roots = match profile {
+        PermissionProfile::Managed { file_system, .. } => files.iter().all(|file| {
+            file_system.writable_roots.iter().any(|w| {
+                file.starts_with(&w.root)
+                    && !w.read_only_subpaths.iter().any(|ro| file.starts_with(ro))
+            })
+        }),
+        PermissionProfile::Disabled | PermissionProfile::External { .. } => true,
+    };
+    let policy = match policy {
+        // The patch switch decides for patches.
+        AskForApproval::Granular(mut cfg) => {
+            cfg.sandbox_approval = cfg.patch_approval;
+            AskForApproval::Granular(cfg)
+        }
+        other => other,
+    };
+    let needs_table = !inside_roots || policy == AskForApproval::UnlessTrusted;
+    if !needs_table {
+        return ApprovalRequirement::Skip {
+            bypass_sandbox: false,
+        };
+    }
+    match crate::approvals::requirement::default_requirement(policy, fs_kind) {
+        ApprovalRequirement::Forbidden { reason } if reason == SANDBOX_PROMPT_DISALLOWED => {
+            ApprovalRequirement::Forbidden {
+                reason: "approval policy disallowed patch approval prompt".into(),
+            }
+        }
+        // Outside the roots under a policy that never asks: the sandbox cannot confine an
+        // in-process write, so refuse rather than write outside.
+        ApprovalRequirement::Skip { .. } if fs_kind == FileSystemSandboxKind::Restricted => {
+            ApprovalRequirement::Forbidden {
+                reason: "the patch writes outside the writable roots".into(),
+            }
+        }
+        other => other,
+    }
+}
+
+/// The gate a patch tool calls before writing `files` (absolute paths): decides, asks with
+/// an `ApplyPatchApprovalRequest` (one cache key per file), or refuses.
+pub async fn approve_patch(
+    ctx: &ToolContext,
+    files: &[PathBuf],
+    reason: Option<String>,
+) -> Result<(), ToolOutcome> {
+    let settings = &ctx.settings;
+    let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
+        .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
+    match patch_requirement(settings.approval_policy, &profile, files) {
+        ApprovalRequirement::Skip { .. } => Ok(()),
+        ApprovalRequirement::Forbidden { reason } => {
+            Err(ToolOutcome::error(format!("patch refused: {reason}")))
+        }
+        ApprovalRequirement::NeedsApproval { .. } => {
+            let keys: Vec<ApprovalKey> =
+                files.iter().cloned().map(ApprovalKey::PatchFile).collect();
+            let request = EventMsg::ApplyPatchApprovalRequest {
+                call_id: ctx.call.call_id.clone(),
+                files: files.to_vec(),
+                reason,
+            };
+            approve(ctx, request, &keys).await
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "approval_gate_tests.rs"]
+mod tests;
