@@ -97,7 +97,13 @@ fn landlock_backend_blocks_writes_outside_and_network() {
         format!("echo x > {}/abs", env.out_str()),
         env.tcp_script(),
         format!("echo x > {}/f", env.ws_str()),
+        // Landlock's signal scope (ABI 6): no signals to processes outside the sandbox.
+        "kill -0 @PID@".to_string(),
     ] {
+        assert!(
+            env.run_plain(&script).status.success(),
+            "`{script}` must work unsandboxed"
+        );
         let out = env.run_sandboxed(Mode::ReadOnly, "landlock", &script, &[]);
         assert!(!out.status.success(), "landlock let `{script}` through");
     }

@@ -13,8 +13,8 @@ static FALLBACK_WARNED: OnceLock<()> = OnceLock::new();
 /// Text of the one-time warning printed when the weaker backend is used.
 pub const LANDLOCK_WARNING: &str = "sandbox: user namespaces are unavailable, using the \
     landlock backend: `.git` under writable roots is NOT read-only, deny-read is refused, \
-    the network is cut by seccomp only, and chmod/chown/utime within writable roots remain \
-    possible";
+    the network is cut by seccomp and Landlock only, and chmod/utime/xattr changes to files \
+    you own stay possible even outside the writable roots";
 
 /// Name of the dedicated helper binary installed next to `troupe`.
 pub const HELPER_BINARY: &str = "troupe-sandbox";

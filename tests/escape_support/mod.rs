@@ -133,7 +133,13 @@ impl Env {
         // SAFETY: dup2 is async-signal-safe; `dir` outlives the spawn.
         unsafe {
             cmd.pre_exec(move || {
-                if libc::dup2(fd, 5) < 0 {
+                // dup2 onto itself would keep CLOEXEC: clear the flag instead.
+                let rc = if fd == 5 {
+                    libc::fcntl(5, libc::F_SETFD, 0)
+                } else {
+                    libc::dup2(fd, 5)
+                };
+                if rc < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())

@@ -1,9 +1,11 @@
 //! The Landlock layer: read and execute everywhere, write only under the writable roots and a
-//! few device nodes; with the network off, no TCP bind/connect (ABI 4+).
+//! few device nodes; with the network off, no TCP bind/connect (ABI 4+); no signals to, and no
+//! abstract-socket connections with, processes outside the sandbox (ABI 6+). Best effort: an
+//! older kernel enforces what it knows.
 
 use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, ABI,
+    RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 use std::path::PathBuf;
 
@@ -20,12 +22,14 @@ pub enum Enforcement {
 
 /// Restricts this thread (and what it execs). `writable` empty = read-only.
 pub fn restrict(writable: &[PathBuf], network: bool) -> Result<Enforcement, String> {
-    let abi = ABI::V5;
+    let abi = ABI::V6;
     let fail = |what: &str, err: &dyn std::fmt::Display| format!("landlock {what}: {err}");
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))
-        .map_err(|e| fail("filesystem rights", &e))?;
+        .map_err(|e| fail("filesystem rights", &e))?
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)
+        .map_err(|e| fail("scopes", &e))?;
     if !network {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
