@@ -60,6 +60,7 @@ fn settings(mock: &MockModel, home: &std::path::Path, cwd: &std::path::Path) -> 
         tool_output_max_bytes: 4096,
         default_shell_timeout_ms: 60_000,
         troupe_home: home.to_path_buf(),
+        tools: Default::default(),
     }
 }
 

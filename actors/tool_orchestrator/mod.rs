@@ -5,12 +5,20 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
+pub mod apply_patch;
+pub mod apply_patch_tool;
+pub mod intercept;
+pub mod plan_tool;
 pub mod registry;
+pub mod services;
 pub mod shell;
+pub mod turn_diff;
+pub mod unified_exec;
 
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use registry::{Concurrency, ToolContext, ToolOutcome, ToolRegistry};
+use services::TurnServices;
 use std::sync::Arc;
 use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
@@ -35,6 +43,8 @@ pub struct ToolOrchestratorState {
     sandbox: ActorRef<SandboxMsg>,
     /// Cancels the running batch when the orchestrator stops (interrupt).
     cancel: CancellationToken,
+    /// Lives as long as the turn: PTY sessions die with it.
+    services: Arc<TurnServices>,
 }
 
 impl Actor for ToolOrchestratorActor {
@@ -54,6 +64,7 @@ impl Actor for ToolOrchestratorActor {
             registry: args.registry,
             sandbox,
             cancel: CancellationToken::new(),
+            services: Arc::new(TurnServices::default()),
         })
     }
 
@@ -76,6 +87,7 @@ impl Actor for ToolOrchestratorActor {
                     registry: state.registry.clone(),
                     sandbox: state.sandbox.clone(),
                     turn: state.turn.clone(),
+                    services: state.services.clone(),
                 };
                 let cancel = state.cancel.clone();
                 let turn = state.turn.clone();
@@ -114,6 +126,7 @@ impl Actor for ToolOrchestratorActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         state.cancel.cancel();
+        state.services.shutdown().await;
         // Waiting here means that once the turn is gone, so are its processes.
         let _ = state
             .sandbox
@@ -134,6 +147,7 @@ struct Batch {
     registry: Arc<ToolRegistry>,
     sandbox: ActorRef<SandboxMsg>,
     turn: ActorRef<TurnMsg>,
+    services: Arc<TurnServices>,
 }
 
 impl Batch {
@@ -147,7 +161,7 @@ impl Batch {
                 continue;
             };
             // Taken here, in call order, so the gate's fairness gives call-order semantics.
-            let guard: Box<dyn Send> = match handler.concurrency() {
+            let guard: Box<dyn Send> = match handler.concurrency_for(call) {
                 Concurrency::Shared => Box::new(gate.clone().read_owned().await),
                 Concurrency::Exclusive => Box::new(gate.clone().write_owned().await),
             };
@@ -156,6 +170,7 @@ impl Batch {
                 settings: self.settings.clone(),
                 sandbox: self.sandbox.clone(),
                 turn: self.turn.clone(),
+                services: self.services.clone(),
             };
             // Aborted when dropped: an interrupted batch leaves no call running.
             let task = AbortOnDropHandle::new(tokio::spawn(async move {

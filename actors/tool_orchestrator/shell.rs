@@ -1,13 +1,17 @@
 //! The `shell` tool: argv, workdir, timeout; runs through the chosen sandbox backend.
 
 use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use super::{apply_patch_tool, intercept};
 use futures::future::BoxFuture;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
-use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs, ToolPayload, ToolSpec};
+use troupe_messages::settings::{SessionSettings, ShellToolType};
+use troupe_messages::tools::{
+    ExecRequest, ExecResult, ShellToolArgs, ToolCall, ToolPayload, ToolSpec,
+};
 
 /// Handler of the `shell` tool.
 pub struct ShellHandler;
@@ -41,8 +45,22 @@ impl ToolHandler for ShellHandler {
         }
     }
 
+    fn spec_for(&self, settings: &SessionSettings) -> Option<ToolSpec> {
+        (settings.tools.shell == ShellToolType::Shell).then(|| self.spec())
+    }
+
     fn concurrency(&self) -> Concurrency {
         Concurrency::Shared
+    }
+
+    fn concurrency_for(&self, call: &ToolCall) -> Concurrency {
+        let is_patch = parse_shell_args(&call.payload)
+            .is_ok_and(|args| intercept::from_argv(&args.command).is_some());
+        if is_patch {
+            Concurrency::Exclusive
+        } else {
+            Concurrency::Shared
+        }
     }
 
     fn handle(&self, ctx: ToolContext) -> BoxFuture<'static, ToolOutcome> {
@@ -84,6 +102,14 @@ async fn run_shell(ctx: ToolContext) -> ToolOutcome {
         Some(dir) => ctx.settings.cwd.join(dir),
         None => ctx.settings.cwd.clone(),
     };
+    if let Some(invocation) = intercept::from_argv(&args.command) {
+        // Never run as a process: the structured path checks, reports and writes atomically.
+        let cwd = match &invocation.cd {
+            Some(dir) => cwd.join(dir),
+            None => cwd,
+        };
+        return apply_patch_tool::apply(&ctx, invocation.patch, cwd).await;
+    }
     let timeout = Duration::from_millis(
         args.timeout_ms
             .unwrap_or(ctx.settings.default_shell_timeout_ms),

@@ -120,7 +120,7 @@ impl TurnState {
             model: settings.model.clone(),
             instructions: settings.base_instructions.clone(),
             input: self.args.history.clone(),
-            tools: self.args.registry.specs(),
+            tools: self.args.registry.specs_for(settings),
             parallel_tool_calls: true,
             prompt_cache_key: self.args.thread_id.to_string(),
         };

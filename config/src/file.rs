@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::WireApi;
+use troupe_messages::settings::{ApplyPatchToolType, ShellToolType, WireApi};
 
 /// `config.toml` as written by the user; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -20,6 +20,10 @@ pub struct ConfigToml {
     pub tool_output_max_bytes: Option<usize>,
     /// Default timeout of shell commands.
     pub shell_timeout_ms: Option<u64>,
+    /// `freeform` (grammar-constrained custom tool) or `function` (JSON `{"input"}`).
+    pub apply_patch_tool_type: Option<ApplyPatchToolType>,
+    /// `shell` or `exec_command` (PTY sessions with `write_stdin`).
+    pub shell_tool_type: Option<ShellToolType>,
 }
 
 /// `[model_providers.<id>]`.

@@ -6,7 +6,7 @@ use crate::overrides::{apply_override, parse_override};
 use std::path::{Path, PathBuf};
 use toml::Table;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{ProviderSettings, SessionSettings, WireApi};
+use troupe_messages::settings::{ProviderSettings, SessionSettings, ToolSettings, WireApi};
 
 /// The model used when config names none.
 pub const DEFAULT_MODEL: &str = "gpt-5.1-codex";
@@ -95,6 +95,10 @@ fn resolve(
         tool_output_max_bytes: config.tool_output_max_bytes.unwrap_or(16 * 1024),
         default_shell_timeout_ms: config.shell_timeout_ms.unwrap_or(10 * 60 * 1000),
         troupe_home: home.to_path_buf(),
+        tools: ToolSettings {
+            apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
+            shell: config.shell_tool_type.unwrap_or_default(),
+        },
     })
 }
 
