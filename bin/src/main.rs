@@ -1,5 +1,7 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
+mod apply;
+mod arg0;
 mod exec;
 
 use clap::{Parser, Subcommand};
@@ -18,11 +20,25 @@ enum Command {
     /// Run one task non-interactively and print the final message.
     #[command(visible_alias = "e")]
     Exec(exec::ExecArgs),
+    /// Apply the last turn's file changes to the work tree with `git apply`.
+    #[command(visible_alias = "a")]
+    Apply(apply::ApplyArgs),
 }
 
 fn main() -> ExitCode {
+    if let Some(code) = arg0::dispatch() {
+        return code;
+    }
     init_tracing();
     let cli = Cli::parse();
+    // Before the async runtime starts threads: this changes our environment.
+    let _apply_patch_link = match arg0::install_path_link() {
+        Ok(dir) => Some(dir),
+        Err(err) => {
+            eprintln!("warning: commands will not find `apply_patch`: {err}");
+            None
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -35,6 +51,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::Apply(args)) => apply::run(args),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),

@@ -7,9 +7,9 @@ use thiserror::Error;
 /// The patch text does not follow the grammar.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
-    #[error("invalid patch: {0}")]
+    #[error("Invalid patch: {0}")]
     Patch(String),
-    #[error("invalid patch hunk on line {line}: {message}")]
+    #[error("Invalid patch hunk on line {line}: {message}")]
     Hunk { message: String, line: usize },
 }
 
