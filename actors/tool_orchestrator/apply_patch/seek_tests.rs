@@ -4,10 +4,12 @@ fn lines(text: &[&str]) -> Vec<String> {
     text.iter().map(|s| s.to_string()).collect()
 }
 
+/// (file, pattern, start, end_of_file, expected)
+type Case = (&'static [&'static str], &'static [&'static str], usize, bool, Option<usize>);
+
 #[test]
 fn table() {
-    // (file, pattern, start, end_of_file, expected)
-    let cases: &[(&[&str], &[&str], usize, bool, Option<usize>)] = &[
+    let cases: &[Case] = &[
         (&["a", "b", "c"], &["b", "c"], 0, false, Some(1)),
         (&["a", "b", "c"], &[], 2, false, Some(2)),
         (&["a"], &["a", "b"], 0, false, None),
