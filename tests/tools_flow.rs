@@ -441,3 +441,40 @@ fn troupe_apply_replays_the_last_turn_diff() {
     assert_patched(other.path());
     let _ = stdout(&out);
 }
+
+/// A session still running when the turn ends is killed with its process group — even a
+/// process that ignores the terminal hang-up.
+#[test]
+fn sessions_die_with_the_turn() {
+    let start = json!({
+        "cmd": "trap '' HUP; sleep 300 & echo $! > child.pid; echo started; wait",
+        "login": false,
+        "yield_time_ms": 1000
+    });
+    let h = Harness::new(vec![
+        MockResponse::tool_calls(vec![("e1", "exec_command", start.to_string())]),
+        MockResponse::text("leaving it running"),
+    ]);
+    exec_json(&h, &["shell_tool_type=\"exec_command\""], "start a server");
+    let first = &outputs(&h.mock.requests()[1].body)[0].1;
+    assert!(
+        first.contains("Process running with session ID 1"),
+        "{first}"
+    );
+    let pid: i32 = std::fs::read_to_string(h.workdir.path().join("child.pid"))
+        .unwrap_or_else(|e| panic!("{e}: {first}"))
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = |pid: i32| {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(") Z ")
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while alive(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!alive(pid), "sleep {pid} outlived the turn");
+}

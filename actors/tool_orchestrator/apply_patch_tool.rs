@@ -110,17 +110,27 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
             changes: changes.clone(),
         },
     );
-    let files = plan.files.clone();
-    let written =
-        tokio::task::spawn_blocking(move || apply_patch::commit::commit(&files).map(|()| files))
-            .await;
-    let outcome = match written {
-        Ok(Ok(_)) => ToolOutcome {
-            content: apply_patch::summary(&plan.affected),
-            success: true,
-        },
-        Ok(Err(error)) => ToolOutcome::error(error.to_string()),
-        Err(join) => ToolOutcome::error(format!("apply_patch crashed: {join}")),
+    let written = tokio::task::spawn_blocking(move || {
+        let result = apply_patch::commit::commit(&plan.files);
+        (plan, result)
+    })
+    .await;
+    let (outcome, plan) = match written {
+        Ok((plan, Ok(()))) => {
+            let summary = apply_patch::summary(&plan.affected);
+            (
+                ToolOutcome {
+                    content: summary,
+                    success: true,
+                },
+                Some(plan),
+            )
+        }
+        Ok((_, Err(error))) => (ToolOutcome::error(error.to_string()), None),
+        Err(join) => (
+            ToolOutcome::error(format!("apply_patch crashed: {join}")),
+            None,
+        ),
     };
     tell(
         ctx,
@@ -131,7 +141,7 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
             output: outcome.content.clone(),
         },
     );
-    if outcome.success {
+    if let Some(plan) = plan {
         if let Some(unified_diff) = ctx.services.record_patch(&plan, &cwd) {
             tell(ctx, EventMsg::TurnDiff { unified_diff });
         }

@@ -5,7 +5,13 @@ fn lines(text: &[&str]) -> Vec<String> {
 }
 
 /// (file, pattern, start, end_of_file, expected)
-type Case = (&'static [&'static str], &'static [&'static str], usize, bool, Option<usize>);
+type Case = (
+    &'static [&'static str],
+    &'static [&'static str],
+    usize,
+    bool,
+    Option<usize>,
+);
 
 #[test]
 fn table() {

@@ -35,6 +35,9 @@ pub struct ExecCommandArgs {
     pub cmd: String,
     #[serde(default)]
     pub workdir: Option<String>,
+    /// Run through a login shell (`bash -lc`, the default) or a plain one (`bash -c`).
+    #[serde(default)]
+    pub login: Option<bool>,
     #[serde(default)]
     pub yield_time_ms: Option<u64>,
     #[serde(default)]
@@ -94,6 +97,8 @@ impl ToolHandler for ExecCommandHandler {
                 "properties": {
                     "cmd": {"type": "string", "description": "Shell command to run."},
                     "workdir": {"type": "string", "description": "Working directory."},
+                    "login": {"type": "boolean",
+                        "description": "Load the login profile (bash -lc); default true."},
                     "yield_time_ms": {"type": "number",
                         "description": "How long to wait for output before returning (default 10000)."},
                     "max_output_tokens": {"type": "number",
@@ -193,7 +198,12 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
             session::MAX_SESSIONS
         ));
     }
-    let argv = vec!["bash".to_string(), "-lc".to_string(), args.cmd.clone()];
+    let flag = if args.login.unwrap_or(true) {
+        "-lc"
+    } else {
+        "-c"
+    };
+    let argv = vec!["bash".to_string(), flag.to_string(), args.cmd.clone()];
     let mut env = child_env();
     // A plain terminal: no pagers waiting for a key, no colour codes in the output.
     for (key, value) in [

@@ -14,6 +14,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
+/// How long to keep reading after the process exited, for output still in the PTY.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
+
 /// Live sessions a turn may hold; a new command past this is refused.
 pub const MAX_SESSIONS: usize = 16;
 
@@ -147,11 +150,22 @@ impl PtySession {
     /// Waits up to `yield_time` (less if the process exits and its output is drained),
     /// then returns the output gathered since the last call.
     pub async fn collect(&self, yield_time: Duration) -> Collected {
-        let deadline = tokio::time::Instant::now() + yield_time;
+        let mut deadline = tokio::time::Instant::now() + yield_time;
+        let mut draining = false;
         loop {
             let notified = self.changed.notified();
-            if self.finished() {
+            let (exited, eof) = {
+                let shared = lock(&self.shared);
+                (shared.exit_code.is_some(), shared.eof)
+            };
+            if exited && eof {
                 break;
+            }
+            if exited && !draining {
+                // Output written just before exit may still be in the PTY; a grandchild
+                // holding the terminal open must not keep us past a short drain, though.
+                draining = true;
+                deadline = deadline.min(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 break;
@@ -160,19 +174,10 @@ impl PtySession {
         let mut shared = lock(&self.shared);
         let output = std::mem::take(&mut shared.pending);
         lock(&self.transcript).extend_from_slice(&output);
-        let done = shared.eof || shared.exit_code.is_some();
         Collected {
             output,
-            exit_code: if done { shared.exit_code } else { None },
+            exit_code: shared.exit_code,
         }
-    }
-
-    /// Exited and fully read. (A grandchild holding the PTY open delays `eof`; the exit code
-    /// alone is enough then, with whatever output arrived.)
-    fn finished(&self) -> bool {
-        let shared = lock(&self.shared);
-        shared.exit_code.is_some() && shared.eof
-            || shared.exit_code.is_some() && shared.pending.is_empty()
     }
 
     /// Everything printed so far.
