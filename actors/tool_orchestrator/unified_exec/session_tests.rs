@@ -37,19 +37,33 @@ async fn interactive_session_reads_what_is_written() {
     assert_eq!(third.exit_code, Some(0));
 }
 
+/// Running, as opposed to gone or a zombie waiting for its (re)parent to reap it.
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.contains(") Z "))
+        .unwrap_or(false)
+}
+
 #[tokio::test]
 async fn kill_all_ends_running_sessions_and_their_children() {
     let dir = tempfile::tempdir().expect("tempdir");
     let sessions = ExecSessions::default();
-    let session = PtySession::spawn(
-        &argv("sleep 300 & sleep 300"),
-        dir.path(),
-        &env(),
-        "c3".into(),
-    )
-    .expect("spawns");
-    let pgid = session.pgid.expect("pid");
+    let script = "sleep 300 & echo $! > child.pid; sleep 300";
+    let session =
+        PtySession::spawn(&argv(script), dir.path(), &env(), "c3".into()).expect("spawns");
+    let leader = session.pgid.expect("pid");
     sessions.insert(session.clone()).expect("room");
+    let pid_file = dir.path().join("child.pid");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !pid_file.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let child: i32 = std::fs::read_to_string(&pid_file)
+        .expect("child pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    assert!(running(child));
     sessions.kill_all().await;
     assert!(sessions.is_empty());
     assert!(session
@@ -57,9 +71,12 @@ async fn kill_all_ends_running_sessions_and_their_children() {
         .await
         .exit_code
         .is_some());
-    // The whole group is gone: signalling it fails.
-    let alive = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_ok();
-    assert!(!alive, "process group {pgid} survived");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while (running(child) || running(leader)) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!running(leader), "session leader {leader} survived");
+    assert!(!running(child), "background child {child} survived");
 }
 
 #[tokio::test]
