@@ -59,11 +59,18 @@ fn three_tool_calls_then_final_message() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines[0]["type"], "session_meta");
-    let items: Vec<&serde_json::Value> = lines
+    let all_items: Vec<&serde_json::Value> = lines
         .iter()
         .filter(|l| l["type"] == "response_item")
         .map(|l| &l["payload"])
         .collect();
+    // The initial context (permissions, environment) comes first, then the turn.
+    assert_eq!(all_items[0]["role"], "developer");
+    assert!(all_items[1]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("<environment_context>"));
+    let items = &all_items[2..];
     let kinds: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
@@ -81,9 +88,9 @@ fn three_tool_calls_then_final_message() {
     assert_eq!(items[1]["call_id"], "c1");
     assert_eq!(items[7]["content"][0]["text"], "all three done");
     // What the last request sent is exactly the recorded history before the answer.
-    assert_eq!(last["input"].as_array().unwrap().len(), 7);
-    for (sent, recorded) in last["input"].as_array().unwrap().iter().zip(&items) {
-        assert_eq!(sent["type"], recorded["type"]);
+    assert_eq!(last["input"].as_array().unwrap().len(), 9);
+    for (sent, recorded) in last["input"].as_array().unwrap().iter().zip(&all_items) {
+        assert_eq!(&sent, recorded);
     }
 }
 
@@ -192,7 +199,11 @@ fn prompt_from_stdin_and_last_message_file() {
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&last).unwrap(), "from stdin");
     let first = &h.mock.requests()[0].body;
-    assert_eq!(first["input"][0]["content"][0]["text"], "prompt on stdin\n");
+    let input = first["input"].as_array().unwrap();
+    assert_eq!(
+        input.last().unwrap()["content"][0]["text"],
+        "prompt on stdin\n"
+    );
     assert!(stderr(&out).contains("provider: mock"));
 }
 

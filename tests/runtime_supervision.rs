@@ -3,19 +3,20 @@
 //! process behind — the session survives all of them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/runtime.rs"]
+mod runtime_support;
+
 use futures::future::BoxFuture;
+use runtime_support::{is_turn_end, say, settings, until};
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use troupe_actors::runtime::{Runtime, ThreadClient};
+use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::{
     Concurrency, ToolContext, ToolHandler, ToolOutcome, ToolRegistry,
 };
 use troupe_messages::events::{AbortReason, EventMsg};
-use troupe_messages::ops::{Op, UserInput};
-use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{ProviderSettings, SessionSettings, WireApi};
+use troupe_messages::ops::Op;
 use troupe_messages::tools::ToolSpec;
 use troupe_mock_model::{MockModel, MockResponse};
 
@@ -36,64 +37,6 @@ impl ToolHandler for ExplodingTool {
     fn handle(&self, _ctx: ToolContext) -> BoxFuture<'static, ToolOutcome> {
         Box::pin(async { panic!("boom") })
     }
-}
-
-fn settings(mock: &MockModel, home: &std::path::Path, cwd: &std::path::Path) -> SessionSettings {
-    SessionSettings {
-        model: "mock-model".into(),
-        provider: ProviderSettings {
-            id: "mock".into(),
-            name: "Mock".into(),
-            base_url: mock.base_url(),
-            wire_api: WireApi::Responses,
-            env_key: None,
-            http_headers: BTreeMap::new(),
-            request_max_retries: 0,
-            stream_max_retries: 0,
-            stream_idle_timeout_ms: 5_000,
-            request_timeout_ms: 5_000,
-        },
-        cwd: cwd.to_path_buf(),
-        approval_policy: AskForApproval::Never,
-        sandbox_mode: SandboxMode::DangerFullAccess,
-        base_instructions: "test".into(),
-        tool_output_max_bytes: 4096,
-        default_shell_timeout_ms: 60_000,
-        troupe_home: home.to_path_buf(),
-        tools: Default::default(),
-    }
-}
-
-fn say(text: &str) -> Op {
-    Op::UserInput {
-        items: vec![UserInput::Text { text: text.into() }],
-    }
-}
-
-/// Events until one matches, with a generous deadline so a hang fails instead of blocking.
-async fn until(
-    thread: &mut ThreadClient,
-    mut pred: impl FnMut(&EventMsg) -> bool,
-) -> Vec<EventMsg> {
-    let mut seen = Vec::new();
-    loop {
-        let event = tokio::time::timeout(Duration::from_secs(30), thread.next_event())
-            .await
-            .expect("event within 30 s")
-            .expect("thread still open");
-        let done = pred(&event.msg);
-        seen.push(event.msg);
-        if done {
-            return seen;
-        }
-    }
-}
-
-fn is_turn_end(msg: &EventMsg) -> bool {
-    matches!(
-        msg,
-        EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. }
-    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -179,6 +122,7 @@ async fn input_typed_during_a_turn_joins_it_at_the_next_sampling() {
         .iter()
         .filter(|i| i["role"] == "user")
         .map(|i| i["content"][0]["text"].as_str().unwrap())
+        .filter(|t| !t.starts_with("<environment_context>"))
         .collect();
     assert_eq!(
         texts,

@@ -85,7 +85,7 @@ pub async fn sample(
 
 /// The JSON body of a Responses API request.
 pub fn request_body(request: &ModelRequest) -> Value {
-    json!({
+    let mut body = json!({
         "model": request.model,
         "instructions": request.instructions,
         "input": request.input,
@@ -95,7 +95,11 @@ pub fn request_body(request: &ModelRequest) -> Value {
         "store": false,
         "stream": true,
         "prompt_cache_key": request.prompt_cache_key,
-    })
+    });
+    if let Some(effort) = &request.reasoning_effort {
+        body["reasoning"] = json!({ "effort": effort });
+    }
+    body
 }
 
 async fn attempt(

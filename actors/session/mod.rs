@@ -6,12 +6,14 @@
 //! not take starts the next turn. Interrupt stops the turn actor (and with it the sampler, the
 //! tool runs and their processes) and records the turn as aborted.
 
+pub mod context;
 pub mod input_queue;
 pub mod subscribers;
 
 use crate::rollout_recorder::{path::now_rfc3339, RolloutArgs, RolloutRecorderActor};
 use crate::tool_orchestrator::registry::ToolRegistry;
-use crate::turn::{prompt, TurnActor, TurnArgs};
+use crate::turn::tokens::{auto_compact_limit, TokenTracker};
+use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
 use input_queue::InputQueue;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::path::PathBuf;
@@ -24,7 +26,9 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{RolloutMsg, SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission, UserInput};
-use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord};
+use troupe_messages::rollout::{
+    CompactedRecord, RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord,
+};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::usage::TokenUsage;
 
@@ -67,6 +71,15 @@ pub struct SessionState {
     turn: Option<RunningTurn>,
     turns_started: u64,
     total_usage: TokenUsage,
+    /// Told to every subscriber after `SessionConfigured` (unreadable AGENTS.md, …).
+    startup_warnings: Vec<String>,
+    /// The settings the model was last told about; a difference is appended as an update
+    /// before the next turn's input, never by rewriting earlier items (B16).
+    told_settings: Arc<SessionSettings>,
+    /// The initial context at the head of the history (kept by compaction).
+    initial_context: Arc<Vec<ResponseItem>>,
+    /// Tokens the next request will carry, for pre-turn compaction.
+    tokens: TokenTracker,
 }
 
 impl SessionState {
@@ -124,6 +137,12 @@ impl SessionState {
         }
     }
 
+    fn push_history(&mut self, item: ResponseItem) {
+        self.tokens.on_item(&item);
+        self.history.push(item);
+    }
+
+    /// Starts a turn; `inputs` empty means a compaction-only turn.
     async fn start_turn(
         &mut self,
         myself: &ActorRef<SessionMsg>,
@@ -132,15 +151,26 @@ impl SessionState {
     ) {
         self.turns_started += 1;
         let turn_id = TurnId(self.turns_started);
-        let user = prompt::user_message(&inputs);
-        self.history.push(user.clone());
-        self.record(vec![
-            RolloutRecord::TurnContext(TurnContextRecord {
-                turn_id,
-                settings: (*self.settings).clone(),
-            }),
-            RolloutRecord::ResponseItem(user),
-        ]);
+        let mut records = vec![RolloutRecord::TurnContext(TurnContextRecord {
+            turn_id,
+            settings: Box::new((*self.settings).clone()),
+        })];
+        if let Some(update) = context::context_update(&self.told_settings, &self.settings) {
+            self.push_history(update.clone());
+            records.push(RolloutRecord::ResponseItem(update));
+            self.told_settings = self.settings.clone();
+        }
+        let mode = if inputs.is_empty() {
+            TurnMode::CompactOnly
+        } else {
+            // Checked before the new input joins: that input must survive compaction intact.
+            let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
+            let user = prompt::user_message(&inputs);
+            self.push_history(user.clone());
+            records.push(RolloutRecord::ResponseItem(user));
+            TurnMode::Regular { compact_first }
+        };
+        self.record(records);
         self.emit(&submission, EventMsg::TurnStarted { turn_id })
             .await;
         let args = TurnArgs {
@@ -151,6 +181,9 @@ impl SessionState {
             history: self.history.clone(),
             registry: self.registry.clone(),
             http: self.http.clone(),
+            initial_context: self.initial_context.clone(),
+            tokens: self.tokens.clone(),
+            mode,
         };
         match Actor::spawn_linked(None, TurnActor, args, myself.get_cell()).await {
             Ok((actor, _)) => {
@@ -181,7 +214,6 @@ impl SessionState {
 
     /// After a turn: run what was typed meanwhile and not yet taken (outer loop).
     async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
-        self.flush().await;
         if !self.queue.is_empty() {
             let inputs = self.queue.take_all();
             self.start_turn(myself, submission, inputs).await;
@@ -207,8 +239,8 @@ impl SessionState {
     }
 
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
-        self.flush().await;
-        self.emit(submission, EventMsg::ShutdownComplete).await;
+        self.emit_durably(submission, EventMsg::ShutdownComplete)
+            .await;
         if let Some(manager) = &self.manager {
             let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
                 thread_id: self.thread_id,
@@ -251,7 +283,15 @@ impl SessionState {
                 settings.cwd = cwd.unwrap_or(settings.cwd);
                 self.settings = Arc::new(settings);
             }
-            Op::ExecApproval { .. } | Op::Compact => {
+            Op::Compact => match &self.turn {
+                None => self.start_turn(myself, submission.id, Vec::new()).await,
+                Some(_) => {
+                    let message = "a turn is running; compact again when it has ended".to_string();
+                    self.emit(&submission.id, EventMsg::Warning { message })
+                        .await;
+                }
+            },
+            Op::ExecApproval { .. } => {
                 let message = "this operation is not supported yet by this build".to_string();
                 self.emit(&submission.id, EventMsg::Warning { message })
                     .await;
@@ -286,8 +326,21 @@ impl SessionState {
             },
             Some(reason) => EventMsg::TurnAborted { turn_id, reason },
         };
-        self.emit(&turn.submission, msg).await;
+        self.emit_durably(&turn.submission, msg).await;
         self.after_turn(myself, turn.submission).await;
+    }
+
+    /// Records `msg`, fsyncs the rollout, and only then tells subscribers: a client that
+    /// sees a turn end can exit at once without losing the turn.
+    async fn emit_durably(&mut self, submission: &str, msg: EventMsg) {
+        self.record(vec![RolloutRecord::Event(msg.clone())]);
+        self.flush().await;
+        self.subscribers
+            .send(Event {
+                id: submission.to_string(),
+                msg,
+            })
+            .await;
     }
 }
 
@@ -333,20 +386,37 @@ impl Actor for SessionActor {
             myself.get_cell(),
         )
         .await?;
+        let initial = context::initial_context(&args.settings);
+        let _ = recorder.send_message(RolloutMsg::Append(
+            initial
+                .items
+                .iter()
+                .map(|item| RolloutLine {
+                    timestamp: now_rfc3339(),
+                    record: RolloutRecord::ResponseItem(item.clone()),
+                })
+                .collect(),
+        ));
+        let settings = Arc::new(args.settings);
+        let tokens = TokenTracker::for_history(&initial.items);
         Ok(SessionState {
+            initial_context: Arc::new(initial.items.clone()),
+            tokens,
             thread_id: args.thread_id,
-            settings: Arc::new(args.settings),
+            told_settings: settings.clone(),
+            settings,
             rollout_path: args.rollout_path,
             registry: args.registry,
             http: args.http,
             manager: args.manager,
             recorder,
-            history: Vec::new(),
+            history: initial.items,
             subscribers: Subscribers::default(),
             queue: InputQueue::default(),
             turn: None,
             turns_started: 0,
             total_usage: TokenUsage::default(),
+            startup_warnings: initial.warnings,
         })
     }
 
@@ -364,12 +434,15 @@ impl Actor for SessionActor {
                     msg: state.configured_event(),
                 };
                 state.subscribers.add(events, configured).await;
+                for message in state.startup_warnings.clone() {
+                    state.emit("", EventMsg::Warning { message }).await;
+                }
             }
             SessionMsg::GetHistory { reply } => {
                 let _ = reply.send(state.history.clone());
             }
             SessionMsg::TurnItem { item, .. } => {
-                state.history.push(item.clone());
+                state.push_history(item.clone());
                 state.record(vec![RolloutRecord::ResponseItem(item.clone())]);
                 let submission = state.turn_submission();
                 state
@@ -379,6 +452,7 @@ impl Actor for SessionActor {
             SessionMsg::TurnEvent { turn_id, msg } => {
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {
+                        state.tokens.on_usage(&last);
                         state.total_usage.add(&last);
                         if let Some(turn) = state.turn.as_mut().filter(|t| t.id == turn_id) {
                             turn.usage.add(&last);
@@ -393,6 +467,14 @@ impl Actor for SessionActor {
                 let submission = state.turn_submission();
                 state.emit(&submission, msg).await;
             }
+            SessionMsg::HistoryReplaced { turn_id, history } => {
+                state.tokens = TokenTracker::for_history(&history);
+                state.history = history.clone();
+                state.record(vec![RolloutRecord::Compacted(CompactedRecord {
+                    turn_id,
+                    replacement_history: history,
+                })]);
+            }
             SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
             SessionMsg::TurnStopped {
                 turn_id,
@@ -400,9 +482,8 @@ impl Actor for SessionActor {
                 reason,
             } => {
                 state
-                    .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
+                    .emit_durably(&submission, EventMsg::TurnAborted { turn_id, reason })
                     .await;
-                state.flush().await;
                 if reason == AbortReason::Shutdown {
                     state.finish_shutdown(&myself, &submission).await;
                 }

@@ -12,6 +12,7 @@ pub mod plan_tool;
 pub mod registry;
 pub mod services;
 pub mod shell;
+pub mod shell_env;
 pub mod turn_diff;
 pub mod unified_exec;
 
@@ -240,6 +241,9 @@ fn panic_text(error: tokio::task::JoinError) -> String {
         .unwrap_or_else(|| "panicked".into())
 }
 
+#[cfg(test)]
+#[path = "shell_env_tests.rs"]
+mod shell_env_tests;
 #[cfg(test)]
 #[path = "shell_tests.rs"]
 mod shell_tests;

@@ -95,12 +95,8 @@ impl ToolRegistry {
             .insert(handler.spec().name().to_string(), handler);
     }
 
-    /// The specs to advertise, sorted by name so the prompt prefix stays stable.
-    pub fn specs(&self) -> Vec<ToolSpec> {
-        self.handlers.values().map(|h| h.spec()).collect()
-    }
-
-    /// The specs to advertise under `settings`, sorted by name.
+    /// The specs to advertise under `settings`, sorted by name so the prompt prefix stays
+    /// stable. (There is no settings-free list: variants of a tool share its name.)
     pub fn specs_for(&self, settings: &SessionSettings) -> Vec<ToolSpec> {
         self.handlers
             .values()

@@ -4,7 +4,6 @@ use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use super::{apply_patch_tool, intercept};
 use futures::future::BoxFuture;
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::time::Duration;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
@@ -81,18 +80,6 @@ pub fn parse_shell_args(payload: &ToolPayload) -> Result<ShellToolArgs, String> 
     Ok(args)
 }
 
-/// The child's environment: ours minus variables that look like secrets (as Codex's default).
-pub fn child_env() -> BTreeMap<String, String> {
-    std::env::vars()
-        .filter(|(name, _)| {
-            let upper = name.to_ascii_uppercase();
-            !["KEY", "SECRET", "TOKEN"]
-                .iter()
-                .any(|word| upper.contains(word))
-        })
-        .collect()
-}
-
 async fn run_shell(ctx: ToolContext) -> ToolOutcome {
     let args = match parse_shell_args(&ctx.call.payload) {
         Ok(args) => args,
@@ -117,7 +104,7 @@ async fn run_shell(ctx: ToolContext) -> ToolOutcome {
     let request = ExecRequest {
         argv: args.command.clone(),
         cwd: cwd.clone(),
-        env: child_env(),
+        env: super::shell_env::child_env(&ctx.settings.context.shell_env, std::env::vars()),
         timeout,
         max_output_bytes: ctx.settings.tool_output_max_bytes,
     };

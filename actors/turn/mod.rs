@@ -6,7 +6,9 @@
 //! the history at the next sampling boundary. Stopping the turn actor is the interrupt: its
 //! sampler and orchestrator stop with it, and they end their streams and processes.
 
+pub mod compact;
 pub mod prompt;
+pub mod tokens;
 
 use crate::sampler::{SamplerActor, SamplerArgs};
 use crate::tool_orchestrator::registry::ToolRegistry;
@@ -14,6 +16,7 @@ use crate::tool_orchestrator::{ToolOrchestratorActor, ToolOrchestratorArgs};
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::sync::Arc;
 use std::time::Duration;
+use tokens::TokenTracker;
 use troupe_messages::errors::{ModelError, TurnError};
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
@@ -23,6 +26,7 @@ use troupe_messages::ops::UserInput;
 use troupe_messages::sampling::{ModelRequest, SamplerUpdate};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolOutput, ToolPayload};
+use troupe_messages::usage::TokenUsage;
 
 /// Actor of one turn.
 pub struct TurnActor;
@@ -37,6 +41,30 @@ pub struct TurnArgs {
     pub history: Vec<ResponseItem>,
     pub registry: Arc<ToolRegistry>,
     pub http: reqwest::Client,
+    /// The thread's initial context (kept at the head of a compacted history).
+    pub initial_context: Arc<Vec<ResponseItem>>,
+    /// The session's token count for `history`.
+    pub tokens: TokenTracker,
+    pub mode: TurnMode,
+}
+
+/// What a turn does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnMode {
+    /// Sample until the model stops calling tools; compact first when over the limit.
+    Regular { compact_first: bool },
+    /// Only compact the history (`Op::Compact`).
+    CompactOnly,
+}
+
+/// What the request in flight is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Sampling,
+    /// Summarising; `then_sample` says whether the turn goes on afterwards.
+    Compacting {
+        then_sample: bool,
+    },
 }
 
 pub struct TurnState {
@@ -50,6 +78,8 @@ pub struct TurnState {
     in_flight: Option<ModelRequest>,
     /// Calls handed to the orchestrator and not yet answered: (call id, custom?).
     running_calls: Vec<(String, bool)>,
+    tokens: TokenTracker,
+    phase: Phase,
     ended: bool,
 }
 
@@ -66,6 +96,7 @@ impl TurnState {
     }
 
     fn record(&mut self, item: ResponseItem) {
+        self.tokens.on_item(&item);
         self.args.history.push(item.clone());
         self.tell_session(SessionMsg::TurnItem {
             turn_id: self.args.turn_id,
@@ -115,15 +146,12 @@ impl TurnState {
 
     fn sample_next(&mut self) {
         self.drain_injected();
-        let settings = &self.args.settings;
-        let request = ModelRequest {
-            model: settings.model.clone(),
-            instructions: settings.base_instructions.clone(),
-            input: self.args.history.clone(),
-            tools: self.args.registry.specs_for(settings),
-            parallel_tool_calls: true,
-            prompt_cache_key: self.args.thread_id.to_string(),
-        };
+        let request = prompt::build_request(
+            self.args.thread_id,
+            &self.args.settings,
+            &self.args.history,
+            self.args.registry.specs_for(&self.args.settings),
+        );
         self.in_flight = Some(request.clone());
         let _ = self
             .sampler
@@ -132,6 +160,8 @@ impl TurnState {
 
     fn on_sampler(&mut self, myself: &ActorRef<TurnMsg>, update: SamplerUpdate) {
         match update {
+            SamplerUpdate::TextDelta { .. } | SamplerUpdate::ReasoningDelta { .. }
+                if self.phase != Phase::Sampling => {}
             SamplerUpdate::TextDelta { delta } => self.event(EventMsg::AgentMessageDelta { delta }),
             SamplerUpdate::ReasoningDelta { delta } => {
                 self.event(EventMsg::AgentReasoningDelta { delta })
@@ -147,18 +177,101 @@ impl TurnState {
                 delay_ms,
                 reason,
             }),
-            SamplerUpdate::Failed { error } => self.fail(myself, error),
-            SamplerUpdate::Completed { items, usage } => {
-                self.event(EventMsg::TokenCount {
-                    last: usage,
-                    total: usage,
-                });
-                self.on_response(myself, items);
-            }
+            SamplerUpdate::Failed { error } => match self.phase {
+                Phase::Sampling => self.fail(myself, error),
+                Phase::Compacting { .. } => self.fail(
+                    myself,
+                    ModelError::ResponseFailed {
+                        message: format!("compaction failed, history kept as it was: {error}"),
+                    },
+                ),
+            },
+            SamplerUpdate::Completed { items, usage } => match self.phase {
+                Phase::Sampling => self.on_response(myself, items, &usage),
+                Phase::Compacting { then_sample } => {
+                    self.event(EventMsg::TokenCount {
+                        last: usage,
+                        total: usage,
+                    });
+                    self.finish_compaction(myself, &items, then_sample)
+                }
+            },
         }
     }
 
-    fn on_response(&mut self, myself: &ActorRef<TurnMsg>, items: Vec<ResponseItem>) {
+    /// Asks the model for a summary of the history (no tools offered).
+    fn start_compaction(&mut self, then_sample: bool) {
+        self.phase = Phase::Compacting { then_sample };
+        let mut request = prompt::build_request(
+            self.args.thread_id,
+            &self.args.settings,
+            &compact::summary_request_input(&self.args.history),
+            Vec::new(),
+        );
+        request.parallel_tool_calls = false;
+        let _ = self
+            .sampler
+            .send_message(SamplerMsg::Sample(Box::new(request)));
+    }
+
+    fn finish_compaction(
+        &mut self,
+        myself: &ActorRef<TurnMsg>,
+        items: &[ResponseItem],
+        then_sample: bool,
+    ) {
+        let summary: String = items
+            .iter()
+            .filter_map(ResponseItem::assistant_text)
+            .collect();
+        if summary.trim().is_empty() {
+            self.fail(
+                myself,
+                ModelError::ResponseFailed {
+                    message:
+                        "compaction failed, history kept as it was: the model returned no summary"
+                            .into(),
+                },
+            );
+            return;
+        }
+        let tokens_before = self.tokens.current();
+        let latest = if then_sample {
+            compact::LatestRequest::AfterSummary
+        } else {
+            compact::LatestRequest::BeforeSummary
+        };
+        let history = compact::compacted_history(
+            &self.args.initial_context,
+            &self.args.history,
+            &summary,
+            latest,
+        );
+        self.tokens = TokenTracker::for_history(&history);
+        self.args.history = history.clone();
+        self.tell_session(SessionMsg::HistoryReplaced {
+            turn_id: self.args.turn_id,
+            history,
+        });
+        self.event(EventMsg::ContextCompacted {
+            turn_id: self.args.turn_id,
+            tokens_before,
+            tokens_after: self.tokens.current(),
+        });
+        self.phase = Phase::Sampling;
+        if then_sample {
+            self.sample_next();
+        } else {
+            self.end(myself, None);
+        }
+    }
+
+    fn on_response(
+        &mut self,
+        myself: &ActorRef<TurnMsg>,
+        items: Vec<ResponseItem>,
+        usage: &TokenUsage,
+    ) {
         let calls = prompt::tool_calls(&items);
         for item in items {
             match &item {
@@ -187,6 +300,12 @@ impl TurnState {
             }
             self.record(item);
         }
+        // The provider's count covers everything up to and including these items.
+        self.tokens.on_usage(usage);
+        self.event(EventMsg::TokenCount {
+            last: *usage,
+            total: *usage,
+        });
         let advertised = self
             .in_flight
             .take()
@@ -249,8 +368,11 @@ impl Actor for TurnActor {
             myself.get_cell(),
         )
         .await?;
+        let tokens = args.tokens.clone();
         Ok(TurnState {
             args,
+            tokens,
+            phase: Phase::Sampling,
             sampler,
             orchestrator,
             injected: Vec::new(),
@@ -280,7 +402,20 @@ impl Actor for TurnActor {
             return Ok(());
         }
         match message {
-            TurnMsg::SampleNext => state.sample_next(),
+            TurnMsg::SampleNext => match state.args.mode {
+                TurnMode::CompactOnly => state.start_compaction(false),
+                TurnMode::Regular {
+                    compact_first: true,
+                } => {
+                    state.args.mode = TurnMode::Regular {
+                        compact_first: false,
+                    };
+                    state.start_compaction(true);
+                }
+                TurnMode::Regular {
+                    compact_first: false,
+                } => state.sample_next(),
+            },
             TurnMsg::InjectInput { seq, items } => state.injected.push((seq, items)),
             TurnMsg::Sampler(update) => state.on_sampler(&myself, update),
             TurnMsg::ToolEvent(msg) => state.event(msg),
@@ -289,7 +424,15 @@ impl Actor for TurnActor {
                 for output in &outputs {
                     state.record(prompt::output_item(output));
                 }
-                state.sample_next();
+                // Follow-up is needed: compact mid-turn when the next request would not fit.
+                if state
+                    .tokens
+                    .over(tokens::auto_compact_limit(&state.args.settings))
+                {
+                    state.start_compaction(true);
+                } else {
+                    state.sample_next();
+                }
             }
         }
         Ok(())
@@ -350,5 +493,11 @@ impl Actor for TurnActor {
 }
 
 #[cfg(test)]
+#[path = "compact_tests.rs"]
+mod compact_tests;
+#[cfg(test)]
 #[path = "prompt_tests.rs"]
 mod prompt_tests;
+#[cfg(test)]
+#[path = "tokens_tests.rs"]
+mod tokens_tests;

@@ -1,8 +1,30 @@
 //! Pure helpers of the turn loop: building a request, reading tool calls out of a response.
 
+use troupe_messages::ids::ThreadId;
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::ops::UserInput;
+use troupe_messages::sampling::ModelRequest;
+use troupe_messages::settings::SessionSettings;
+use troupe_messages::tools::ToolSpec;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolPayload};
+
+/// The request of one sampling step: everything the model sees, frozen.
+pub fn build_request(
+    thread_id: ThreadId,
+    settings: &SessionSettings,
+    history: &[ResponseItem],
+    tools: Vec<ToolSpec>,
+) -> ModelRequest {
+    ModelRequest {
+        model: settings.model.clone(),
+        instructions: settings.base_instructions.clone(),
+        input: history.to_vec(),
+        tools,
+        parallel_tool_calls: true,
+        prompt_cache_key: thread_id.to_string(),
+        reasoning_effort: settings.context.reasoning_effort.clone(),
+    }
+}
 
 /// One user message holding every piece of input, in order.
 pub fn user_message(inputs: &[UserInput]) -> ResponseItem {

@@ -2,6 +2,7 @@
 
 mod apply;
 mod arg0;
+mod debug;
 mod exec;
 
 use clap::{Parser, Subcommand};
@@ -23,6 +24,9 @@ enum Command {
     /// Apply the last turn's file changes to the work tree with `git apply`.
     #[command(visible_alias = "a")]
     Apply(apply::ApplyArgs),
+    /// Inspect what Troupe would do, without doing it.
+    #[command(subcommand)]
+    Debug(debug::DebugCommand),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
         Some(Command::Apply(args)) => apply::run(args),
+        Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),

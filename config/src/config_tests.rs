@@ -80,7 +80,9 @@ fn type_error_in_file_names_line() {
     let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
     let text = err.to_string();
     assert!(
-        text.contains("config.toml") && text.contains("line 4"),
+        text.contains(
+            "config.toml:4: key `model_providers.mock.request_max_retries`: invalid type"
+        ),
         "{text}"
     );
 }

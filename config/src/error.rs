@@ -20,6 +20,23 @@ pub enum ConfigError {
     InvalidKey { key: String, message: String },
     #[error("model provider `{id}` is not defined; known providers: {known}")]
     UnknownProvider { id: String, known: String },
+    /// Type error inside a file, with the line and dotted key.
+    #[error("{}:{}: key `{key}`: {message}", path.display(), line.map(|l| l.to_string()).unwrap_or_else(|| "?".into()))]
+    Located {
+        path: PathBuf,
+        line: Option<usize>,
+        key: String,
+        message: String,
+    },
+    #[error("profile `{name}` is not defined in config.toml; known profiles: {known}")]
+    UnknownProfile { name: String, known: String },
+    #[error("{key} = {value} is not allowed by {}; allowed: {allowed}", path.display())]
+    Disallowed {
+        key: String,
+        value: String,
+        allowed: String,
+        path: PathBuf,
+    },
     #[error("cannot determine the home directory: set TROUPE_HOME")]
     NoHome,
 }

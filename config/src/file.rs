@@ -1,4 +1,5 @@
-//! The typed shape of `config.toml` (the keys this build understands).
+//! The typed shape of `config.toml` (the keys this build understands). Key names follow Codex
+//! where the concept is the same, so a Codex config mostly carries over.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -12,18 +13,102 @@ pub struct ConfigToml {
     pub model: Option<String>,
     pub model_provider: Option<String>,
     pub model_providers: BTreeMap<String, ProviderToml>,
+    pub model_reasoning_effort: Option<ReasoningEffort>,
+    pub model_context_window: Option<u64>,
+    pub model_auto_compact_token_limit: Option<u64>,
     pub approval_policy: Option<AskForApproval>,
     pub sandbox_mode: Option<SandboxMode>,
+    pub sandbox_workspace_write: Option<SandboxWorkspaceWriteToml>,
     /// Replaces the built-in base instructions.
     pub instructions: Option<String>,
-    /// Bytes of tool output kept for the model (head + tail).
-    pub tool_output_max_bytes: Option<usize>,
+    /// Tool output kept for the model, in tokens (≈ 4 bytes each), head + tail.
+    pub tool_output_token_limit: Option<usize>,
     /// Default timeout of shell commands.
     pub shell_timeout_ms: Option<u64>,
+    pub project_doc_max_bytes: Option<usize>,
+    pub project_doc_fallback_filenames: Option<Vec<String>>,
+    pub project_root_markers: Option<Vec<String>>,
+    pub shell_environment_policy: Option<ShellEnvironmentPolicyToml>,
+    /// Named sets of overrides; `profile` picks one.
+    pub profiles: BTreeMap<String, ProfileToml>,
+    pub profile: Option<String>,
+    /// Per-project settings, keyed by absolute path.
+    pub projects: BTreeMap<String, ProjectToml>,
+    pub features: BTreeMap<String, bool>,
+    /// Checked by the MCP and hooks features when they load.
+    pub mcp_servers: BTreeMap<String, toml::Value>,
+    pub hooks: Option<toml::Value>,
     /// `freeform` (grammar-constrained custom tool) or `function` (JSON `{"input"}`).
     pub apply_patch_tool_type: Option<ApplyPatchToolType>,
     /// `shell` or `exec_command` (PTY sessions with `write_stdin`).
     pub shell_tool_type: Option<ShellToolType>,
+}
+
+/// `[profiles.<name>]`: the keys a profile may set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProfileToml {
+    pub model: Option<String>,
+    pub model_provider: Option<String>,
+    pub model_reasoning_effort: Option<ReasoningEffort>,
+    pub model_context_window: Option<u64>,
+    pub model_auto_compact_token_limit: Option<u64>,
+    pub approval_policy: Option<AskForApproval>,
+    pub sandbox_mode: Option<SandboxMode>,
+    pub instructions: Option<String>,
+    pub tool_output_token_limit: Option<usize>,
+}
+
+/// `[projects."<path>"]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProjectToml {
+    pub trust_level: Option<TrustLevel>,
+}
+
+/// Whether a project's own config and rules are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrustLevel {
+    Trusted,
+    Untrusted,
+}
+
+/// `model_reasoning_effort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    Minimal,
+    Low,
+    Medium,
+    High,
+    Xhigh,
+}
+
+/// `[sandbox_workspace_write]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SandboxWorkspaceWriteToml {
+    pub writable_roots: Vec<String>,
+    pub network_access: bool,
+    pub exclude_tmpdir_env_var: bool,
+    pub exclude_slash_tmp: bool,
+}
+
+/// `[shell_environment_policy]`: which variables commands inherit.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ShellEnvironmentPolicyToml {
+    /// `all` (default), `core` or `none`.
+    pub inherit: Option<String>,
+    /// Keep the default exclusion of `*KEY*`, `*SECRET*`, `*TOKEN*` unless true.
+    pub ignore_default_excludes: bool,
+    /// Glob patterns of variables to drop.
+    pub exclude: Vec<String>,
+    /// Variables to set.
+    pub set: BTreeMap<String, String>,
+    /// When non-empty, only matching variables are kept.
+    pub include_only: Vec<String>,
 }
 
 /// `[model_providers.<id>]`.

@@ -7,9 +7,14 @@
 pub mod error;
 pub mod file;
 pub mod home;
+pub mod layers;
 pub mod overrides;
+pub mod requirements;
 pub mod resolve;
 
+#[cfg(test)]
+#[path = "layering_tests.rs"]
+mod layering_tests;
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;

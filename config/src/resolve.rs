@@ -1,17 +1,29 @@
-//! From files and overrides to the settings a thread runs under.
+//! From layers and overrides to the settings a thread runs under.
+//!
+//! Precedence, lowest first: defaults < system config < user config < selected profile <
+//! trusted project `.troupe/config.toml` layers (root → cwd, nearest wins) < `-c` overrides
+//! and flags. `requirements.toml` then constrains the result.
 
 use crate::error::ConfigError;
 use crate::file::{ConfigToml, ProviderToml};
+use crate::layers::{dirs_root_to_cwd, merge, project_root, read_layer};
 use crate::overrides::{apply_override, parse_override};
+use crate::requirements::Requirements;
 use std::path::{Path, PathBuf};
-use toml::Table;
+use toml::{Table, Value};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{ProviderSettings, SessionSettings, ToolSettings, WireApi};
+use troupe_messages::settings::{
+    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, ToolSettings, WireApi,
+};
 
 /// The model used when config names none.
 pub const DEFAULT_MODEL: &str = "gpt-5.1-codex";
 /// Built-in instructions sent with every request unless `instructions` replaces them.
 pub const BASE_INSTRUCTIONS: &str = include_str!("base_instructions.md");
+/// Default shared budget of the AGENTS.md chain.
+pub const DEFAULT_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
+/// Default tool output kept for the model, in tokens.
+pub const DEFAULT_TOOL_OUTPUT_TOKENS: usize = 10_000;
 
 /// What the command line adds on top of the files.
 #[derive(Debug, Clone, Default)]
@@ -22,53 +34,91 @@ pub struct CliOverrides {
     pub sandbox_mode: Option<SandboxMode>,
     pub approval_policy: Option<AskForApproval>,
     pub cwd: Option<PathBuf>,
+    pub profile: Option<String>,
 }
 
-/// Loads `home/config.toml` (absent is fine), applies overrides and resolves settings.
+/// Resolved settings plus what the user should be told about their config.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub settings: SessionSettings,
+    /// Unknown keys and similar non-fatal findings, one line each, naming the file.
+    pub warnings: Vec<String>,
+    /// Config files that contributed, lowest precedence first.
+    pub layers: Vec<PathBuf>,
+}
+
+/// Where system-wide config and requirements live (`TROUPE_SYSTEM_DIR`, default `/etc/troupe`).
+pub fn system_dir() -> PathBuf {
+    std::env::var_os("TROUPE_SYSTEM_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/etc/troupe"))
+}
+
+/// Loads every layer and resolves settings; see the module doc for precedence.
 pub fn load_settings(home: &Path, cli: &CliOverrides) -> Result<SessionSettings, ConfigError> {
-    let path = home.join("config.toml");
-    let mut table = read_table(&path)?;
-    for raw in &cli.raw {
-        apply_override(&mut table, &parse_override(raw)?)?;
-    }
-    let config: ConfigToml =
-        serde_path_to_error::deserialize(table).map_err(|err| ConfigError::InvalidKey {
-            key: err.path().to_string(),
-            message: err.inner().to_string(),
-        })?;
-    resolve(config, home, cli)
+    load_config(home, cli).map(|loaded| loaded.settings)
 }
 
-/// Reads and type-checks the file alone first, so its errors carry a line number.
-fn read_table(path: &Path) -> Result<Table, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Table::new()),
-        Err(source) => {
-            return Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
-    };
-    let parse_error = |message: String| ConfigError::Parse {
-        path: path.to_path_buf(),
-        message,
-    };
-    toml::from_str::<ConfigToml>(&text).map_err(|err| parse_error(err.to_string()))?;
-    toml::from_str::<Table>(&text).map_err(|err| parse_error(err.to_string()))
+/// Like [`load_settings`], keeping warnings and the list of layers.
+pub fn load_config(home: &Path, cli: &CliOverrides) -> Result<LoadedConfig, ConfigError> {
+    load_config_in(home, &system_dir(), cli)
 }
 
-fn resolve(
-    config: ConfigToml,
+/// [`load_config`] with an explicit system directory.
+pub fn load_config_in(
     home: &Path,
+    system: &Path,
     cli: &CliOverrides,
-) -> Result<SessionSettings, ConfigError> {
-    let provider_id = config
-        .model_provider
+) -> Result<LoadedConfig, ConfigError> {
+    let mut warnings = Vec::new();
+    let mut layers = Vec::new();
+    let mut merged = Table::new();
+    for path in [system.join("config.toml"), home.join("config.toml")] {
+        if let Some(layer) = read_layer(&path, &mut warnings)? {
+            merge(&mut merged, &layer.table);
+            layers.push(layer.path);
+        }
+    }
+
+    let mut cli_table = Table::new();
+    for raw in &cli.raw {
+        apply_override(&mut cli_table, &parse_override(raw)?)?;
+    }
+    warn_unknown_overrides(&cli_table, &mut warnings);
+
+    let profile = cli
+        .profile
         .clone()
-        .unwrap_or_else(|| "openai".to_string());
-    let provider = resolve_provider(&provider_id, &config)?;
+        .or_else(|| string_at(&cli_table, "profile"))
+        .or_else(|| string_at(&merged, "profile"));
+    if let Some(name) = profile {
+        let profile_table = merged
+            .get("profiles")
+            .and_then(Value::as_table)
+            .and_then(|profiles| profiles.get(&name))
+            .and_then(Value::as_table)
+            .cloned();
+        match profile_table {
+            Some(table) => merge(&mut merged, &table),
+            None => {
+                let known = merged
+                    .get("profiles")
+                    .and_then(Value::as_table)
+                    .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+                    .unwrap_or_default();
+                return Err(ConfigError::UnknownProfile {
+                    name,
+                    known: if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known
+                    },
+                });
+            }
+        }
+    }
+
     let cwd = match &cli.cwd {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(|source| ConfigError::Read {
@@ -76,6 +126,108 @@ fn resolve(
             source,
         })?,
     };
+    if is_trusted(&merged, &cwd) {
+        let markers = string_list_at(&merged, "project_root_markers")
+            .unwrap_or_else(|| vec![".git".to_string()]);
+        let root = project_root(&cwd, &markers);
+        for dir in dirs_root_to_cwd(&root, &cwd) {
+            let path = dir.join(".troupe").join("config.toml");
+            if let Some(mut layer) = read_layer(&path, &mut warnings)? {
+                // A project cannot vouch for itself or others.
+                if layer.table.remove("projects").is_some() {
+                    warnings.push(format!(
+                        "{}: `projects` is ignored in project config",
+                        path.display()
+                    ));
+                }
+                merge(&mut merged, &layer.table);
+                layers.push(layer.path);
+            }
+        }
+    }
+    merge(&mut merged, &cli_table);
+
+    let config: ConfigToml =
+        serde_path_to_error::deserialize(merged).map_err(|err| ConfigError::InvalidKey {
+            key: err.path().to_string(),
+            message: err.inner().to_string(),
+        })?;
+    let requirements = Requirements::load(&system.join("requirements.toml"))?;
+    let settings = resolve(config, home, cli, cwd, &requirements)?;
+    Ok(LoadedConfig {
+        settings,
+        warnings,
+        layers,
+    })
+}
+
+fn warn_unknown_overrides(cli_table: &Table, warnings: &mut Vec<String>) {
+    let mut unknown = Vec::new();
+    let _ = serde_ignored::deserialize::<_, _, ConfigToml>(
+        cli_table.clone(),
+        |key: serde_ignored::Path<'_>| unknown.push(key.to_string()),
+    );
+    for key in unknown {
+        warnings.push(format!("-c override: unknown key `{key}` (ignored)"));
+    }
+}
+
+fn string_at(table: &Table, key: &str) -> Option<String> {
+    table.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn string_list_at(table: &Table, key: &str) -> Option<Vec<String>> {
+    table.get(key).and_then(Value::as_array).map(|items| {
+        items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// Whether `cwd` or an ancestor is marked `trust_level = "trusted"` under `[projects]`.
+fn is_trusted(merged: &Table, cwd: &Path) -> bool {
+    let Some(projects) = merged.get("projects").and_then(Value::as_table) else {
+        return false;
+    };
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    projects.iter().any(|(path, entry)| {
+        let trusted = entry.get("trust_level").and_then(Value::as_str) == Some("trusted");
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+        trusted && cwd.starts_with(path)
+    })
+}
+
+fn resolve(
+    config: ConfigToml,
+    home: &Path,
+    cli: &CliOverrides,
+    cwd: PathBuf,
+    requirements: &Requirements,
+) -> Result<SessionSettings, ConfigError> {
+    let provider_id = config
+        .model_provider
+        .clone()
+        .unwrap_or_else(|| "openai".to_string());
+    let provider = resolve_provider(&provider_id, &config)?;
+    let approval_explicit = cli.approval_policy.is_some() || config.approval_policy.is_some();
+    let approval_policy = requirements.constrain(
+        "approval_policy",
+        cli.approval_policy
+            .or(config.approval_policy)
+            .unwrap_or_default(),
+        approval_explicit,
+        &requirements.allowed_approval_policies,
+    )?;
+    let sandbox_explicit = cli.sandbox_mode.is_some() || config.sandbox_mode.is_some();
+    let sandbox_mode = requirements.constrain(
+        "sandbox_mode",
+        cli.sandbox_mode.or(config.sandbox_mode).unwrap_or_default(),
+        sandbox_explicit,
+        &requirements.allowed_sandbox_modes,
+    )?;
+    let env = config.shell_environment_policy.unwrap_or_default();
     Ok(SessionSettings {
         model: cli
             .model
@@ -84,17 +236,41 @@ fn resolve(
             .unwrap_or_else(|| DEFAULT_MODEL.to_string()),
         provider,
         cwd,
-        approval_policy: cli
-            .approval_policy
-            .or(config.approval_policy)
-            .unwrap_or_default(),
-        sandbox_mode: cli.sandbox_mode.or(config.sandbox_mode).unwrap_or_default(),
+        approval_policy,
+        sandbox_mode,
         base_instructions: config
             .instructions
             .unwrap_or_else(|| BASE_INSTRUCTIONS.to_string()),
-        tool_output_max_bytes: config.tool_output_max_bytes.unwrap_or(16 * 1024),
+        tool_output_max_bytes: config
+            .tool_output_token_limit
+            .unwrap_or(DEFAULT_TOOL_OUTPUT_TOKENS)
+            .saturating_mul(4)
+            .max(256),
         default_shell_timeout_ms: config.shell_timeout_ms.unwrap_or(10 * 60 * 1000),
         troupe_home: home.to_path_buf(),
+        context: ContextSettings {
+            project_doc_max_bytes: config
+                .project_doc_max_bytes
+                .unwrap_or(DEFAULT_PROJECT_DOC_MAX_BYTES),
+            project_doc_fallback_filenames: config
+                .project_doc_fallback_filenames
+                .unwrap_or_default(),
+            project_root_markers: config
+                .project_root_markers
+                .unwrap_or_else(|| vec![".git".to_string()]),
+            model_context_window: config.model_context_window,
+            auto_compact_token_limit: config.model_auto_compact_token_limit,
+            reasoning_effort: config
+                .model_reasoning_effort
+                .map(|e| format!("{e:?}").to_lowercase()),
+            shell_env: ShellEnvPolicy {
+                inherit: env.inherit.unwrap_or_else(|| "all".to_string()),
+                ignore_default_excludes: env.ignore_default_excludes,
+                exclude: env.exclude,
+                set: env.set,
+                include_only: env.include_only,
+            },
+        },
         tools: ToolSettings {
             apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
             shell: config.shell_tool_type.unwrap_or_default(),
@@ -130,6 +306,7 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
             let mut known: Vec<&str> = config.model_providers.keys().map(String::as_str).collect();
             known.push("openai");
             known.sort_unstable();
+            known.dedup();
             return Err(ConfigError::UnknownProvider {
                 id: id.to_string(),
                 known: known.join(", "),

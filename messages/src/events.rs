@@ -89,6 +89,13 @@ pub enum EventMsg {
     TurnDiff { unified_diff: String },
     /// An item was appended to the history (and handed to the rollout).
     ItemRecorded { item: ResponseItem },
+    /// The history was compacted into a summary.
+    ContextCompacted {
+        turn_id: TurnId,
+        /// Estimated tokens before and after.
+        tokens_before: u64,
+        tokens_after: u64,
+    },
     /// Token usage of the last response and the thread's running total.
     TokenCount { last: TokenUsage, total: TokenUsage },
     /// A model request failed and will be retried after `delay_ms`.

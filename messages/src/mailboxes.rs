@@ -53,6 +53,11 @@ pub enum SessionMsg {
     TurnItem { turn_id: TurnId, item: ResponseItem },
     /// From the turn: something to tell subscribers.
     TurnEvent { turn_id: TurnId, msg: EventMsg },
+    /// From the turn: compaction replaced the whole history with `history`.
+    HistoryReplaced {
+        turn_id: TurnId,
+        history: Vec<ResponseItem>,
+    },
     /// From the turn: injected inputs up to and including `seq` are now in the history.
     InputConsumed { turn_id: TurnId, up_to_seq: u64 },
     /// Self-sent after stopping a turn, so it is handled after every item that turn sent.

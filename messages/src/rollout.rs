@@ -31,6 +31,15 @@ pub enum RolloutRecord {
     TurnContext(TurnContextRecord),
     /// An event worth replaying (turn boundaries, errors, usage).
     Event(EventMsg),
+    /// Compaction: from here on the history is `replacement_history`.
+    Compacted(CompactedRecord),
+}
+
+/// The history that replaced everything before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactedRecord {
+    pub turn_id: TurnId,
+    pub replacement_history: Vec<ResponseItem>,
 }
 
 /// Identity of a thread, written once at the top of its rollout.
@@ -52,5 +61,5 @@ pub struct SessionMeta {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnContextRecord {
     pub turn_id: TurnId,
-    pub settings: SessionSettings,
+    pub settings: Box<SessionSettings>,
 }

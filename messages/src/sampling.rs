@@ -16,6 +16,9 @@ pub struct ModelRequest {
     pub parallel_tool_calls: bool,
     /// Keeps the provider's prompt cache on one thread.
     pub prompt_cache_key: String,
+    /// `reasoning.effort` when the config sets one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<String>,
 }
 
 /// What the sampler tells its turn about the request it serves.

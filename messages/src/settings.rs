@@ -59,6 +59,8 @@ pub struct SessionSettings {
     pub default_shell_timeout_ms: u64,
     /// Where rollouts and state live (`$TROUPE_HOME`).
     pub troupe_home: PathBuf,
+    /// How the model-visible context is assembled and kept within the window.
+    pub context: ContextSettings,
     /// Which variants of the built-in tools the model is offered.
     #[serde(default)]
     pub tools: ToolSettings,
@@ -91,4 +93,38 @@ pub enum ShellToolType {
     Shell,
     /// `exec_command` + `write_stdin`: commands in a PTY that may keep running between calls.
     ExecCommand,
+}
+
+/// Settings of context assembly: instructions discovery, window, compaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextSettings {
+    /// Shared byte budget of the AGENTS.md chain; 0 disables project docs.
+    pub project_doc_max_bytes: usize,
+    /// Names tried after `AGENTS.override.md` and `AGENTS.md` in each directory.
+    pub project_doc_fallback_filenames: Vec<String>,
+    /// Files or folders whose presence marks the project root (default `.git`).
+    pub project_root_markers: Vec<String>,
+    /// Tokens the model accepts; from config or the built-in table.
+    pub model_context_window: Option<u64>,
+    /// Compact when the thread's tokens reach this.
+    pub auto_compact_token_limit: Option<u64>,
+    /// `model_reasoning_effort`, sent as `reasoning.effort` when set.
+    pub reasoning_effort: Option<String>,
+    /// Environment of spawned commands.
+    pub shell_env: ShellEnvPolicy,
+}
+
+/// Which environment variables commands inherit (`shell_environment_policy`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ShellEnvPolicy {
+    /// `all`, `core` (HOME, PATH, USER, SHELL, LANG, TERM, TMPDIR…) or `none`.
+    pub inherit: String,
+    /// Keep variables whose names contain KEY, SECRET or TOKEN.
+    pub ignore_default_excludes: bool,
+    /// Glob patterns (`*` wildcard, case-insensitive) of variables to drop.
+    pub exclude: Vec<String>,
+    /// Variables to set after filtering.
+    pub set: BTreeMap<String, String>,
+    /// When non-empty, only variables matching one of these globs are kept.
+    pub include_only: Vec<String>,
 }

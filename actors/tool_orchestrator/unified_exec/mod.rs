@@ -12,7 +12,7 @@ pub use session::{ExecSessions, PtySession};
 use super::apply_patch_tool;
 use super::intercept;
 use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use super::shell::child_env;
+use super::shell_env::child_env;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
@@ -204,7 +204,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
         "-c"
     };
     let argv = vec!["bash".to_string(), flag.to_string(), args.cmd.clone()];
-    let mut env = child_env();
+    let mut env = child_env(&ctx.settings.context.shell_env, std::env::vars());
     // A plain terminal: no pagers waiting for a key, no colour codes in the output.
     for (key, value) in [
         ("TERM", "dumb"),

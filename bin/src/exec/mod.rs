@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-use troupe_config::resolve::{load_settings, CliOverrides};
+use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::policy::SandboxMode;
@@ -29,6 +29,9 @@ pub struct ExecArgs {
     /// Override a config value: `-c key=value` (value parsed as TOML, else a string).
     #[arg(short = 'c', long = "config", value_name = "key=value")]
     config: Vec<String>,
+    /// Use the named `[profiles.<name>]` of config.toml.
+    #[arg(short = 'p', long = "profile")]
+    profile: Option<String>,
     /// Run as if started in DIR.
     #[arg(short = 'C', long = "cd", value_name = "DIR")]
     cd: Option<PathBuf>,
@@ -90,7 +93,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
         args.sandbox.map(SandboxMode::from)
     };
     let home = troupe_config::home::troupe_home()?;
-    let settings = load_settings(
+    let loaded = load_config(
         &home,
         &CliOverrides {
             raw: args.config.clone(),
@@ -98,8 +101,13 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             sandbox_mode,
             approval_policy: None,
             cwd: Some(cwd),
+            profile: args.profile.clone(),
         },
     )?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let settings = loaded.settings;
     if let Some(env_key) = &settings.provider.env_key {
         if std::env::var(env_key).map(|v| v.is_empty()).unwrap_or(true) {
             bail!(
@@ -154,7 +162,17 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             _ => {}
         }
     }
-    let _ = thread.submit(Op::Shutdown);
+    // A clean shutdown flushes the rollout; bounded so a stuck thread cannot hang the exit.
+    if thread.submit(Op::Shutdown).is_ok() {
+        let drain = async {
+            while let Some(event) = thread.next_event().await {
+                if matches!(event.msg, EventMsg::ShutdownComplete) {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), drain).await;
+    }
     runtime.stop();
 
     if let Some(path) = &args.output_last_message {

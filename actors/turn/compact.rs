@@ -1,0 +1,94 @@
+//! Compaction (pure part): the summary request, and the history that replaces the old one —
+//! initial context, recent user messages (bounded), the summary, and the latest user message
+//! last, so the user's current request stays the last thing the model reads.
+
+use super::tokens::estimate_item;
+use troupe_messages::items::{ContentItem, ResponseItem, Role};
+
+/// Asks the model for a hand-off summary of the conversation so far.
+pub const SUMMARY_PROMPT: &str = "Context checkpoint: the conversation is about to be \
+compacted and you will continue from a summary instead of the full history. Write that \
+summary now, for yourself. Include: the user's goal and constraints, decisions made and why, \
+what has been done (files changed, commands run and their results), what is in progress, and \
+the exact next steps. Keep names, paths, errors and numbers precise. Do not call tools.";
+
+/// Starts the summary message in the compacted history.
+pub const SUMMARY_PREFIX: &str = "Summary of the conversation so far (earlier messages were \
+compacted to save context):\n\n";
+
+/// Budget of earlier user messages kept verbatim after compaction, in tokens.
+pub const KEPT_USER_MESSAGES_TOKENS: u64 = 20_000;
+
+/// The input of the summary request: the history plus the summary prompt.
+pub fn summary_request_input(history: &[ResponseItem]) -> Vec<ResponseItem> {
+    let mut input = history.to_vec();
+    input.push(ResponseItem::user_text(SUMMARY_PROMPT));
+    input
+}
+
+/// Whether an item is something the user typed (not injected context or a summary).
+pub fn is_user_input(item: &ResponseItem) -> bool {
+    let ResponseItem::Message {
+        role: Role::User,
+        content,
+        ..
+    } = item
+    else {
+        return false;
+    };
+    let first = content.first().map(|c| match c {
+        ContentItem::InputText { text } | ContentItem::OutputText { text } => text.as_str(),
+    });
+    !first.is_some_and(|text| {
+        text.starts_with("<environment_context>")
+            || text.starts_with("# AGENTS.md instructions")
+            || text.starts_with(SUMMARY_PREFIX)
+            || text == SUMMARY_PROMPT
+    })
+}
+
+/// Where the latest user message goes relative to the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatestRequest {
+    /// A request is being worked on: it stays the last thing the model reads.
+    AfterSummary,
+    /// Nothing is pending (`/compact` between turns): the summary comes last.
+    BeforeSummary,
+}
+
+/// The history after compaction. `history` is the full current history (it starts with
+/// `initial`).
+pub fn compacted_history(
+    initial: &[ResponseItem],
+    history: &[ResponseItem],
+    summary: &str,
+    latest: LatestRequest,
+) -> Vec<ResponseItem> {
+    let user_inputs: Vec<&ResponseItem> = history[initial.len().min(history.len())..]
+        .iter()
+        .filter(|item| is_user_input(item))
+        .collect();
+    let (last, earlier) = match (latest, user_inputs.split_last()) {
+        (LatestRequest::AfterSummary, Some((last, earlier))) => (Some(*last), earlier),
+        (LatestRequest::AfterSummary, None) => (None, &[][..]),
+        (LatestRequest::BeforeSummary, _) => (None, &user_inputs[..]),
+    };
+    let mut kept = Vec::new();
+    let mut budget = KEPT_USER_MESSAGES_TOKENS;
+    for item in earlier.iter().rev() {
+        let cost = estimate_item(item);
+        if cost > budget {
+            break;
+        }
+        budget -= cost;
+        kept.push((*item).clone());
+    }
+    kept.reverse();
+    let mut out = initial.to_vec();
+    out.extend(kept);
+    out.push(ResponseItem::user_text(format!(
+        "{SUMMARY_PREFIX}{summary}"
+    )));
+    out.extend(last.cloned());
+    out
+}

@@ -1,0 +1,96 @@
+//! Token accounting: what the provider reported plus a local estimate of what it has not yet
+//! seen, the model's context window, and when to compact.
+
+use troupe_messages::items::ResponseItem;
+use troupe_messages::settings::SessionSettings;
+use troupe_messages::usage::TokenUsage;
+
+/// Share of the context window at which compaction starts when config sets no limit.
+const AUTO_COMPACT_SHARE: (u64, u64) = (9, 10);
+
+/// A rough token count of an item: its JSON size / 4, as providers average ~4 bytes a token.
+pub fn estimate_item(item: &ResponseItem) -> u64 {
+    serde_json::to_vec(item)
+        .map(|bytes| bytes.len() as u64 / 4)
+        .unwrap_or(0)
+        .max(1)
+}
+
+/// Context window of known model families (tokens).
+pub fn builtin_context_window(model: &str) -> Option<u64> {
+    let table: &[(&str, u64)] = &[
+        ("gpt-5", 272_000),
+        ("codex-", 272_000),
+        ("gpt-4.1", 1_047_576),
+        ("gpt-4o", 128_000),
+        ("o3", 200_000),
+        ("o4-mini", 200_000),
+        ("gpt-oss", 96_000),
+    ];
+    table
+        .iter()
+        .find(|(prefix, _)| model.starts_with(prefix))
+        .map(|(_, window)| *window)
+}
+
+/// The window in force: config first, then the table.
+pub fn context_window(settings: &SessionSettings) -> Option<u64> {
+    settings
+        .context
+        .model_context_window
+        .or_else(|| builtin_context_window(&settings.model))
+}
+
+/// Tokens at which the thread is compacted, if any.
+pub fn auto_compact_limit(settings: &SessionSettings) -> Option<u64> {
+    settings.context.auto_compact_token_limit.or_else(|| {
+        context_window(settings).map(|w| w * AUTO_COMPACT_SHARE.0 / AUTO_COMPACT_SHARE.1)
+    })
+}
+
+/// Running count of the tokens the next request will carry.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TokenTracker {
+    /// Input + output tokens of the last response, as the provider counted them.
+    reported: Option<u64>,
+    /// Estimate of items added since that report.
+    since_report: u64,
+    /// Estimate of the whole history (used until the provider reports).
+    local_total: u64,
+}
+
+impl TokenTracker {
+    /// A tracker for an existing history.
+    pub fn for_history(history: &[ResponseItem]) -> Self {
+        Self {
+            reported: None,
+            since_report: 0,
+            local_total: history.iter().map(estimate_item).sum(),
+        }
+    }
+
+    pub fn on_item(&mut self, item: &ResponseItem) {
+        let tokens = estimate_item(item);
+        self.since_report += tokens;
+        self.local_total += tokens;
+    }
+
+    /// A response finished: its input already covers everything before its output items.
+    pub fn on_usage(&mut self, usage: &TokenUsage) {
+        self.reported = Some(usage.input_tokens + usage.output_tokens);
+        self.since_report = 0;
+    }
+
+    /// Best estimate of the next request's size.
+    pub fn current(&self) -> u64 {
+        match self.reported {
+            Some(reported) => reported + self.since_report,
+            None => self.local_total,
+        }
+    }
+
+    /// Whether `limit` is reached.
+    pub fn over(&self, limit: Option<u64>) -> bool {
+        limit.is_some_and(|limit| self.current() >= limit)
+    }
+}

@@ -1,0 +1,75 @@
+//! Context assembly through the real binary: AGENTS.md chain and user instructions reach the
+//! model, and `debug prompt-input` prints exactly the request the model then receives.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use support::{stderr, Harness};
+use troupe_mock_model::MockResponse;
+
+#[test]
+fn agents_md_chain_and_user_instructions_reach_the_model() {
+    let h = Harness::new(vec![MockResponse::text("ok")]);
+    let repo = h.workdir.path();
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("svc")).unwrap();
+    std::fs::write(repo.join("AGENTS.md"), "project rule").unwrap();
+    std::fs::write(repo.join("svc/AGENTS.md"), "service rule").unwrap();
+    std::fs::write(h.home.path().join("AGENTS.md"), "user rule").unwrap();
+    let cwd = std::fs::canonicalize(repo.join("svc")).unwrap();
+    let out = h.exec(&["--cd", cwd.to_str().unwrap(), "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = &h.mock.requests()[0].body;
+    let input = body["input"].as_array().unwrap();
+    assert_eq!(input[0]["role"], "developer");
+    assert_eq!(
+        input[1]["content"][0]["text"],
+        format!(
+            "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\nuser rule\n\n--- project-doc ---\n\nproject rule\n\nservice rule\n</INSTRUCTIONS>",
+            cwd.display()
+        )
+    );
+    let env = input[2]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        env.contains(&format!("<cwd>{}</cwd>", cwd.display())),
+        "{env}"
+    );
+    assert_eq!(input[3]["content"][0]["text"], "go");
+    assert!(body["instructions"]
+        .as_str()
+        .unwrap()
+        .starts_with("You are Troupe"));
+}
+
+#[test]
+fn debug_prompt_input_is_the_request_the_model_gets() {
+    let h = Harness::new(vec![MockResponse::text("ok")]);
+    std::fs::write(h.workdir.path().join("AGENTS.md"), "be brief").unwrap();
+    let printed = h
+        .command()
+        .args([
+            "debug",
+            "prompt-input",
+            "-c",
+            "model_reasoning_effort=\"high\"",
+            "-c",
+            "sandbox_mode=danger-full-access",
+            "the task",
+        ])
+        .output()
+        .unwrap();
+    assert!(printed.status.success(), "{}", stderr(&printed));
+    let mut predicted: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
+    let out = h.exec(&["-c", "model_reasoning_effort=\"high\"", "the task"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut sent = h.mock.requests()[0].body.clone();
+    // The cache key is the thread id, new for every thread.
+    predicted
+        .as_object_mut()
+        .unwrap()
+        .remove("prompt_cache_key");
+    sent.as_object_mut().unwrap().remove("prompt_cache_key");
+    assert_eq!(predicted, sent);
+    assert_eq!(sent["reasoning"]["effort"], "high");
+    assert!(serde_json::to_string(&sent).unwrap().contains("be brief"));
+}
