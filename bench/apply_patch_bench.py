@@ -4,8 +4,8 @@
 usage: bench/apply_patch_bench.py TROUPE_APPLY_PATCH CODEX_APPLY_PATCH [RUNS]
 
 Both arguments are executables named `apply_patch` (symlinks to `troupe` and to Codex's
-native binary). Each run gets a fresh copy of the tree; the patch is passed as the single
-argument, as models do. Prints the median and min wall time of each, and checks that both
+native binary). Each run gets a fresh copy of the tree; the patch goes on stdin (at ~370 KB
+it is over Linux's 128 KB limit for one argument). Prints the median and min wall time of each, and checks that both
 produce byte-identical trees.
 """
 import hashlib, os, shutil, statistics, subprocess, sys, tempfile, time
@@ -54,7 +54,7 @@ def run(binary, patch, template, runs):
         shutil.rmtree(work)
         shutil.copytree(template, work)
         start = time.perf_counter()
-        proc = subprocess.run([binary, patch], cwd=work, capture_output=True)
+        proc = subprocess.run([binary], input=patch.encode(), cwd=work, capture_output=True)
         times.append(time.perf_counter() - start)
         if proc.returncode != 0:
             sys.exit(f"{binary} failed: {proc.stderr.decode()}")
