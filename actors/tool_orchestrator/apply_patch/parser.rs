@@ -4,7 +4,7 @@
 //! the text is trimmed, marker lines are compared trimmed, a heredoc wrapper
 //! (`<<'EOF'` … `EOF`) around the patch is tolerated, blank lines between update chunks are
 //! skipped, the first chunk of an update may omit its `@@`, and an empty line inside a chunk
-//! is an empty context line.
+//! (or before the first) is an empty context line.
 
 use super::error::ParseError;
 use std::path::PathBuf;
@@ -191,7 +191,9 @@ fn parse_update(
     }
     let mut chunks = Vec::new();
     while let Some(line) = remaining.first() {
-        if line.trim().is_empty() {
+        // Blank lines between chunks are skipped; before the first one, a blank line is an
+        // (empty) context line of a chunk without `@@`, as Codex reads it.
+        if line.trim().is_empty() && !chunks.is_empty() {
             remaining = &remaining[1..];
             used += 1;
             continue;

@@ -177,8 +177,9 @@ pub fn plan_hunks(hunks: &[Hunk], cwd: &Path) -> Result<Plan, PatchError> {
 }
 
 /// Applies update chunks to a file's text, with Codex's line model: the text is split on
-/// `\n` (a final newline ends the last line rather than adding an empty one) and the result
-/// always ends with a newline. Context lines keep the file's own text (its whitespace, its
+/// `\n` (a final newline ends the last line rather than adding an empty one), and every
+/// line of the result ends with a newline (so trailing blank lines survive, and an empty
+/// result is an empty file). Context lines keep the file's own text (its whitespace, its
 /// line ending); a file whose first line ends in CRLF gets CRLF on every added line.
 pub fn apply_chunks(original: &str, chunks: &[Chunk], path: &Path) -> Result<String, PatchError> {
     let mut lines: Vec<String> = original.split('\n').map(str::to_string).collect();
@@ -193,14 +194,16 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk], path: &Path) -> Result<Str
     for (start, old_len, new_lines) in replacements.into_iter().rev() {
         lines.splice(start..start + old_len, new_lines);
     }
-    if let Some(last) = lines.last_mut().filter(|last| !last.is_empty()) {
-        // A final newline the file lacked is added in the file's style.
-        if crlf && !original.ends_with('\n') && !last.ends_with('\r') {
-            last.push('\r');
-        }
-        lines.push(String::new());
+    let Some(last) = lines.last_mut() else {
+        return Ok(String::new());
+    };
+    // A final newline the file lacked is added in the file's style.
+    if crlf && !original.ends_with('\n') && !last.ends_with('\r') {
+        last.push('\r');
     }
-    Ok(lines.join("\n"))
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Ok(text)
 }
 
 type Replacement = (usize, usize, Vec<String>);
@@ -231,14 +234,9 @@ fn compute_replacements(
         let old_lines = chunk.old_lines();
         let new_lines = chunk.new_lines();
         if old_lines.is_empty() {
-            // Pure addition: goes at the end of the file.
-            let at = if lines.last().is_some_and(String::is_empty) {
-                lines.len() - 1
-            } else {
-                lines.len()
-            };
+            // Pure addition: goes at the very end of the file, after any blank lines.
             let segment = segment(chunk, &[], new_lines.len(), crlf);
-            replacements.push((at, 0, segment));
+            replacements.push((lines.len(), 0, segment));
             continue;
         }
         let mut old: &[String] = &old_lines;

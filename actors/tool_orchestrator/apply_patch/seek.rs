@@ -1,4 +1,5 @@
-//! Finding a chunk's old lines in a file, as leniently as Codex: exact first, then ignoring
+//! Finding a chunk's old lines in a file, as leniently as Codex: exact (but for a CRLF line
+//! ending) first, then ignoring
 //! trailing whitespace, then ignoring surrounding whitespace, then also normalising Unicode
 //! punctuation (dashes, quotes, odd spaces) that models like to emit in place of ASCII.
 //!
@@ -6,7 +7,8 @@
 //! later in the file wins over a lenient one earlier.
 
 /// The first index at or after `start` where `pattern` matches `lines`. With `end_of_file`,
-/// only the position that puts the pattern at the very end of the file is tried.
+/// only the position that puts the pattern at the very end of the file is tried (and only
+/// if that is not before `start`).
 pub fn seek_sequence(
     lines: &[String],
     pattern: &[String],
@@ -20,9 +22,15 @@ pub fn seek_sequence(
         return None;
     }
     let last_start = lines.len() - pattern.len();
-    let first_start = if end_of_file { last_start } else { start };
+    // Never before `start`: that part of the file belongs to earlier chunks.
+    let first_start = if end_of_file {
+        last_start.max(start)
+    } else {
+        start
+    };
     let passes: [fn(&str, &str) -> bool; 4] = [
-        |a, b| a == b,
+        // A CRLF file's lines keep their `\r`; the patch's never have one.
+        |a, b| a.strip_suffix('\r').unwrap_or(a) == b,
         |a, b| a.trim_end() == b.trim_end(),
         |a, b| a.trim() == b.trim(),
         |a, b| normalise(a) == normalise(b),

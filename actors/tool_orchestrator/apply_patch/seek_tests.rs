@@ -30,6 +30,7 @@ fn table() {
         (&["a ", "a"], &["a"], 0, false, Some(1)),
         (&["a", "b"], &["c"], 0, false, None),
         (&["a", "b"], &["a"], 5, false, None),
+        (&["a"], &["a"], 1, true, None),
     ];
     for (index, (file, pattern, start, eof, expected)) in cases.iter().enumerate() {
         assert_eq!(
