@@ -124,6 +124,8 @@ const CASES: &[Case] = &[
     ok("update of a file moved in the same patch", &[("a.txt", "x\n\n"), ("b.txt", "old\n")], "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n+foo\n@@\n x\n \n*** Update File: b.txt\n@@ foo\n+bar\n*** End Patch", &[("b.txt", "x\n\nfoo\nbar\n")]),
     ok("blank line before the first chunk is empty context", &[("a.txt", "a\n\nb\na\n")], "*** Begin Patch\n*** Update File: a.txt\n\n@@\n-a\n+A\n*** End Patch", &[("a.txt", "a\n\nb\nA\n")]),
     ok("blank lines after end of file are skipped", &[("a.txt", "a\nb\n")], "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n@@\n-b\n+B\n*** End of File\n \n@@\n+c\n*** End Patch", &[("a.txt", "A\nB\nc\n")]),
+    ok("crlf file without final newline, addition after the last line", &[("a.txt", "a\r\nb")], "*** Begin Patch\n*** Update File: a.txt\n@@\n b\n+c\n*** End Patch", &[("a.txt", "a\r\nb\r\nc\r\n")]),
+    ok("blank context header names no line", &[("a.txt", "a\nb\n")], "*** Begin Patch\n*** Update File: a.txt\n@@  \n-b\n+B\n*** End Patch", &[("a.txt", "a\nB\n")]),
     err("no begin marker", &[], "*** Add File: a.txt\n+x\n*** End Patch", "The first line of the patch must be '*** Begin Patch'"),
     err("no end marker", &[], "*** Begin Patch\n*** Add File: a.txt\n+x", "The last line of the patch must be '*** End Patch'"),
     err("empty input", &[], "", "The first line of the patch must be '*** Begin Patch'"),

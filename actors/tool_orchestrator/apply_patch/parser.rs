@@ -230,7 +230,9 @@ fn parse_chunk(
     let (context, start) = if lines[0] == EMPTY_CONTEXT {
         (None, 1)
     } else if let Some(context) = lines[0].strip_prefix(CONTEXT_PREFIX) {
-        (Some(context.to_string()), 1)
+        // `@@ ` followed by nothing but blanks names no line.
+        let named = !context.trim().is_empty();
+        (named.then(|| context.to_string()), 1)
     } else if first {
         (None, 0)
     } else {

@@ -189,17 +189,19 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk], path: &Path) -> Result<Str
     let crlf = original
         .split_once('\n')
         .is_some_and(|(first, _)| first.ends_with('\r'));
+    if crlf && !original.ends_with('\n') {
+        // The unterminated last line will get a line ending, in the file's style.
+        if let Some(last) = lines.last_mut().filter(|last| !last.ends_with('\r')) {
+            last.push('\r');
+        }
+    }
     let mut replacements = compute_replacements(&lines, chunks, path, crlf)?;
     replacements.sort_by_key(|(start, _, _)| *start);
     for (start, old_len, new_lines) in replacements.into_iter().rev() {
         lines.splice(start..start + old_len, new_lines);
     }
-    let Some(last) = lines.last_mut() else {
+    if lines.is_empty() {
         return Ok(String::new());
-    };
-    // A final newline the file lacked is added in the file's style.
-    if crlf && !original.ends_with('\n') && !last.ends_with('\r') {
-        last.push('\r');
     }
     let mut text = lines.join("\n");
     text.push('\n');
