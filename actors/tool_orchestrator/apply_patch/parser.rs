@@ -227,9 +227,11 @@ fn parse_chunk(
     line_number: usize,
     first: bool,
 ) -> Result<(Chunk, usize), ParseError> {
-    let (context, start) = if lines[0] == EMPTY_CONTEXT {
+    // Trailing blanks of a header line are not part of the line it names.
+    let header = lines[0].trim_end();
+    let (context, start) = if header == EMPTY_CONTEXT {
         (None, 1)
-    } else if let Some(context) = lines[0].strip_prefix(CONTEXT_PREFIX) {
+    } else if let Some(context) = header.strip_prefix(CONTEXT_PREFIX) {
         // `@@ ` followed by nothing but blanks names no line.
         let named = !context.trim().is_empty();
         (named.then(|| context.to_string()), 1)

@@ -261,7 +261,19 @@ fn compute_replacements(
             });
         };
         let matched = &lines[start..start + old.len()];
-        replacements.push((start, old.len(), segment(chunk, matched, new_len, crlf)));
+        let mut new_segment = segment(chunk, matched, new_len, crlf);
+        // Leading context is left in place rather than replaced, so the replacement starts
+        // after it (this decides the order of replacements that meet at one line, e.g. a
+        // pure addition at the end and a change right before it, as in Codex).
+        let lead = chunk
+            .lines
+            .iter()
+            .take_while(|(kind, _)| *kind == LineKind::Context)
+            .count()
+            .min(old.len())
+            .min(new_segment.len());
+        new_segment.drain(..lead);
+        replacements.push((start + lead, old.len() - lead, new_segment));
         cursor = start + old.len();
     }
     Ok(replacements)
