@@ -130,6 +130,7 @@ const CASES: &[Case] = &[
     ok("middle context keeps the file's text", &[("a.txt", "a  \nb\nc  \nd  \n")], "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n-d\n+D\n*** End Patch", &[("a.txt", "a  \nB\nc  \nD\n")]),
     ok("deleting the line an addition follows", &[("a.txt", "q\nr\n")], "*** Begin Patch\n*** Update File: a.txt\n@@\n+a\n@@\n-q\n+1\n+2\n+3\n*** End Patch", &[("a.txt", "1\n2\n3\nr\na\n")]),
     ok("context header ignores its trailing blanks", &[("a.txt", "tab  \ny\ntab\nx\n")], "*** Begin Patch\n*** Update File: a.txt\n@@ tab  \n-x\n+X\n*** End Patch", &[("a.txt", "tab  \ny\ntab\nX\n")]),
+    ok("each run of changes is its own edit", &[("a.txt", "foo\ntab\nbaz\n")], "*** Begin Patch\n*** Update File: a.txt\n+x\n+y\n@@\n-foo\n+end\n-tab\n+dup\n baz\n+end\n*** End Patch", &[("a.txt", "end\ndup\nbaz\nx\ny\nend\n")]),
     err("no begin marker", &[], "*** Add File: a.txt\n+x\n*** End Patch", "The first line of the patch must be '*** Begin Patch'"),
     err("no end marker", &[], "*** Begin Patch\n*** Add File: a.txt\n+x", "The last line of the patch must be '*** End Patch'"),
     err("empty input", &[], "", "The first line of the patch must be '*** Begin Patch'"),

@@ -234,22 +234,20 @@ fn compute_replacements(
             }
         }
         let old_lines = chunk.old_lines();
-        let new_lines = chunk.new_lines();
         if old_lines.is_empty() {
             // Pure addition: goes at the very end of the file, after any blank lines.
-            let segment = segment(chunk, &[], new_lines.len(), crlf);
-            replacements.push((lines.len(), 0, segment));
+            replacements.extend(edits(&chunk.lines, lines.len(), crlf));
             continue;
         }
+        let mut tagged: &[(LineKind, String)] = &chunk.lines;
         let mut old: &[String] = &old_lines;
-        let mut new_len = new_lines.len();
         let mut found = seek_sequence(lines, old, cursor, chunk.end_of_file);
+        let trimmed;
         if found.is_none() && old.last().is_some_and(String::is_empty) {
             // A trailing empty line in the chunk often stands for the file's final newline.
             old = &old[..old.len() - 1];
-            if new_lines.last().is_some_and(String::is_empty) {
-                new_len -= 1;
-            }
+            trimmed = without_trailing_empty(tagged);
+            tagged = &trimmed;
             found = seek_sequence(lines, old, cursor, chunk.end_of_file);
         }
         let Some(start) = found else {
@@ -260,52 +258,74 @@ fn compute_replacements(
                 line: chunk.line,
             });
         };
-        let matched = &lines[start..start + old.len()];
-        let mut new_segment = segment(chunk, matched, new_len, crlf);
-        // Leading context is left in place rather than replaced, so the replacement starts
-        // after it (this decides the order of replacements that meet at one line, e.g. a
-        // pure addition at the end and a change right before it, as in Codex).
-        let lead = chunk
-            .lines
-            .iter()
-            .take_while(|(kind, _)| *kind == LineKind::Context)
-            .count()
-            .min(old.len())
-            .min(new_segment.len());
-        new_segment.drain(..lead);
-        replacements.push((start + lead, old.len() - lead, new_segment));
+        replacements.extend(edits(tagged, start, crlf));
         cursor = start + old.len();
     }
     Ok(replacements)
 }
 
-/// The first `new_len` new lines of `chunk`, context lines taken from `matched` (the file's
-/// lines the old lines matched) where there is one.
-fn segment(chunk: &Chunk, matched: &[String], new_len: usize, crlf: bool) -> Vec<String> {
-    let mut out = Vec::with_capacity(new_len);
-    let mut old_index = 0;
-    let written = |text: &str| {
-        let mut line = text.to_string();
-        if crlf && !line.ends_with('\r') {
-            line.push('\r');
-        }
-        line
-    };
-    for (kind, text) in &chunk.lines {
-        if out.len() == new_len && *kind != LineKind::Remove {
-            break;
-        }
+/// A chunk's changes as separate replacements, one per run of `-`/`+` lines, positioned
+/// from `start` (where its old lines matched). Context lines are never rewritten, so they
+/// keep the file's own text, and a run that meets another edit at one line is ordered the
+/// way Codex orders it.
+fn edits(tagged: &[(LineKind, String)], start: usize, crlf: bool) -> Vec<Replacement> {
+    let mut out = Vec::new();
+    let mut at = start;
+    let mut run: Option<Replacement> = None;
+    for (kind, text) in tagged {
         match kind {
             LineKind::Context => {
-                out.push(match matched.get(old_index) {
-                    Some(original) => original.clone(),
-                    None => written(text),
-                });
-                old_index += 1;
+                out.extend(run.take());
+                at += 1;
             }
-            LineKind::Add => out.push(written(text)),
-            LineKind::Remove => old_index += 1,
+            LineKind::Remove => {
+                run.get_or_insert((at, 0, Vec::new())).1 += 1;
+                at += 1;
+            }
+            LineKind::Add => {
+                let mut line = text.clone();
+                if crlf && !line.ends_with('\r') {
+                    line.push('\r');
+                }
+                run.get_or_insert((at, 0, Vec::new())).2.push(line);
+            }
         }
     }
+    out.extend(run);
     out
+}
+
+/// The chunk without the empty line(s) its retry dropped: the last line of the old side
+/// (context or removed) and the last of the new side (context or added), when empty.
+fn without_trailing_empty(tagged: &[(LineKind, String)]) -> Vec<(LineKind, String)> {
+    let mut lines = tagged.to_vec();
+    let empty_at = |lines: &[(LineKind, String)], skip: LineKind| {
+        lines
+            .iter()
+            .rposition(|(kind, _)| *kind != skip)
+            .filter(|&i| lines[i].1.is_empty())
+    };
+    let last_old = empty_at(&lines, LineKind::Add);
+    let last_new = empty_at(&lines, LineKind::Remove);
+    if last_old.is_some() && last_old == last_new {
+        if let Some(i) = last_old {
+            lines.remove(i);
+        }
+        return lines;
+    }
+    // Different lines: take each off its own side only (a context line becomes one-sided).
+    let mut drop = Vec::new();
+    for (at, other) in [(last_old, LineKind::Add), (last_new, LineKind::Remove)] {
+        if let Some(i) = at {
+            match lines[i].0 {
+                LineKind::Context => lines[i].0 = other,
+                LineKind::Add | LineKind::Remove => drop.push(i),
+            }
+        }
+    }
+    drop.sort_unstable();
+    for i in drop.into_iter().rev() {
+        lines.remove(i);
+    }
+    lines
 }
