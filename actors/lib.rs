@@ -7,5 +7,6 @@ pub mod sampler;
 pub mod sandbox_none;
 pub mod session;
 pub mod thread_manager;
+pub mod thread_store;
 pub mod tool_orchestrator;
 pub mod turn;

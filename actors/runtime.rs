@@ -1,8 +1,10 @@
 //! The runtime as frontends use it: start the actor tree, open threads, submit ops, read events.
 
 use crate::thread_manager::{ThreadManagerActor, ThreadManagerArgs};
+use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
 use ractor::{Actor, ActorRef};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
@@ -35,8 +37,16 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Starts the thread manager with these tools.
+    /// Starts the thread manager with these tools and no thread index.
     pub async fn start(registry: ToolRegistry) -> Result<Self, RuntimeError> {
+        Self::start_with_store(registry, None).await
+    }
+
+    /// Starts the thread manager with these tools; sessions keep `store` up to date.
+    pub async fn start_with_store(
+        registry: ToolRegistry,
+        store: Option<Arc<ThreadStore>>,
+    ) -> Result<Self, RuntimeError> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .user_agent(concat!("troupe/", env!("CARGO_PKG_VERSION")))
@@ -48,6 +58,7 @@ impl Runtime {
             ThreadManagerArgs {
                 registry: Arc::new(registry),
                 http,
+                store,
             },
         )
         .await
@@ -60,15 +71,34 @@ impl Runtime {
         &self,
         settings: SessionSettings,
     ) -> Result<ThreadClient, RuntimeError> {
+        self.open(|reply| ThreadManagerMsg::StartThread {
+            settings: Box::new(settings),
+            reply,
+        })
+        .await
+    }
+
+    /// Reopens the thread recorded in `rollout_path` and subscribes to its events.
+    pub async fn resume_thread(
+        &self,
+        settings: SessionSettings,
+        rollout_path: PathBuf,
+    ) -> Result<ThreadClient, RuntimeError> {
+        self.open(|reply| ThreadManagerMsg::ResumeThread {
+            settings: Box::new(settings),
+            rollout_path,
+            reply,
+        })
+        .await
+    }
+
+    async fn open(
+        &self,
+        msg: impl FnOnce(ractor::RpcReplyPort<Result<ThreadHandle, String>>) -> ThreadManagerMsg,
+    ) -> Result<ThreadClient, RuntimeError> {
         let handle = self
             .manager
-            .call(
-                |reply| ThreadManagerMsg::StartThread {
-                    settings: Box::new(settings),
-                    reply,
-                },
-                Some(CALL_TIMEOUT),
-            )
+            .call(msg, Some(CALL_TIMEOUT))
             .await
             .map_err(|err| RuntimeError::Manager(err.to_string()))?;
         let handle = match handle {

@@ -73,3 +73,52 @@ fn debug_prompt_input_is_the_request_the_model_gets() {
     assert_eq!(sent["reasoning"]["effort"], "high");
     assert!(serde_json::to_string(&sent).unwrap().contains("be brief"));
 }
+
+#[test]
+fn skills_are_listed_and_a_named_skill_brings_its_body() {
+    let h = Harness::new(vec![MockResponse::text("ok")]);
+    let user_skill = h.home.path().join("skills/deploy");
+    std::fs::create_dir_all(&user_skill).unwrap();
+    std::fs::write(
+        user_skill.join("SKILL.md"),
+        "---\nname: deploy\ndescription: Ship the service\n---\nRun ./ship.sh --prod",
+    )
+    .unwrap();
+    let project_skill = h.workdir.path().join(".agents/skills/lint");
+    std::fs::create_dir_all(&project_skill).unwrap();
+    std::fs::write(
+        project_skill.join("SKILL.md"),
+        "---\nname: lint\ndescription: Run the linters\n---\nLINT BODY",
+    )
+    .unwrap();
+    std::fs::write(
+        h.workdir.path().join(".agents/skills/README.md"),
+        "not a skill dir",
+    )
+    .unwrap();
+    let out = h.exec(&["please $deploy now"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = &h.mock.requests()[0].body;
+    let texts: Vec<&str> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["content"][0]["text"].as_str().unwrap())
+        .collect();
+    let list = texts
+        .iter()
+        .find(|t| t.starts_with("<skills>"))
+        .expect("skills list");
+    assert!(list.contains("- deploy: Ship the service ("), "{list}");
+    assert!(list.contains("- lint: Run the linters ("), "{list}");
+    assert!(
+        !list.contains("LINT BODY") && !list.contains("ship.sh"),
+        "bodies are not listed"
+    );
+    let n = texts.len();
+    assert!(
+        texts[n - 2].starts_with("<skill name=\"deploy\"")
+            && texts[n - 2].contains("Run ./ship.sh --prod")
+    );
+    assert_eq!(texts[n - 1], "please $deploy now");
+}

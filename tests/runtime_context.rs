@@ -41,6 +41,7 @@ async fn five_turns_with_a_model_change_keep_a_byte_stable_prefix() {
                     approval_policy: None,
                     sandbox_mode: None,
                     cwd: None,
+                    collaboration_mode: None,
                 })
                 .unwrap();
         }
@@ -289,5 +290,96 @@ mod compaction {
             0
         );
         runtime.stop();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_mode_offers_read_only_tools_and_says_so() {
+    use troupe_messages::policy::CollaborationMode;
+    let mock = MockModel::start(vec![
+        MockResponse::text("did it"),
+        MockResponse::text("1. read 2. change"),
+        MockResponse::text("doing it"),
+    ])
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut registry = ToolRegistry::with_builtin_tools();
+    registry.register(std::sync::Arc::new(WriterTool));
+    let runtime = Runtime::start(registry).await.unwrap();
+    let mut thread = runtime
+        .start_thread(settings(&mock, home.path(), home.path()))
+        .await
+        .unwrap();
+    let set_mode = |mode| Op::OverrideTurnContext {
+        model: None,
+        approval_policy: None,
+        sandbox_mode: None,
+        cwd: None,
+        collaboration_mode: Some(mode),
+    };
+    thread.submit(say("one")).unwrap();
+    until(&mut thread, is_turn_end).await;
+    thread.submit(set_mode(CollaborationMode::Plan)).unwrap();
+    thread.submit(say("plan it")).unwrap();
+    until(&mut thread, is_turn_end).await;
+    thread.submit(set_mode(CollaborationMode::Default)).unwrap();
+    thread.submit(say("go")).unwrap();
+    until(&mut thread, is_turn_end).await;
+
+    let requests = mock.requests();
+    let tool_names = |i: usize| -> Vec<String> {
+        requests[i].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(tool_names(0), ["shell", "write_things"]);
+    assert_eq!(
+        tool_names(1),
+        ["shell"],
+        "plan mode hides tools that change things"
+    );
+    assert_eq!(tool_names(2), ["shell", "write_things"]);
+    let input = requests[1].body["input"].as_array().unwrap();
+    let mode_msg = input[input.len() - 2]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        mode_msg.starts_with("<collaboration_mode>plan</collaboration_mode>"),
+        "{mode_msg}"
+    );
+    assert_eq!(input[input.len() - 2]["role"], "developer");
+    let input = requests[2].body["input"].as_array().unwrap();
+    let back = input[input.len() - 2]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(back.starts_with("<collaboration_mode>default"), "{back}");
+    runtime.stop();
+}
+
+/// A tool that would change things: hidden in plan mode.
+struct WriterTool;
+
+impl troupe_actors::tool_orchestrator::registry::ToolHandler for WriterTool {
+    fn spec(&self) -> troupe_messages::tools::ToolSpec {
+        troupe_messages::tools::ToolSpec::Function {
+            name: "write_things".into(),
+            description: "writes".into(),
+            strict: false,
+            parameters: serde_json::json!({"type": "object"}),
+        }
+    }
+    fn concurrency(&self) -> troupe_actors::tool_orchestrator::registry::Concurrency {
+        troupe_actors::tool_orchestrator::registry::Concurrency::Exclusive
+    }
+    fn handle(
+        &self,
+        _ctx: troupe_actors::tool_orchestrator::registry::ToolContext,
+    ) -> futures::future::BoxFuture<'static, troupe_actors::tool_orchestrator::registry::ToolOutcome>
+    {
+        Box::pin(async { troupe_actors::tool_orchestrator::registry::ToolOutcome::error("unused") })
     }
 }

@@ -1,42 +1,98 @@
 //! RolloutRecorder: appends a thread's items and events to its JSONL file, in order.
 //!
-//! Lines are written as they arrive (one write per batch); `Flush` also fsyncs, and the
-//! session flushes at every turn boundary, so a finished turn survives a crash.
+//! Each `Append` is serialised here and handed to a writer thread ([`writer`]) that writes it
+//! at once (a killed process loses at most the line being written) and batches whatever
+//! queued up meanwhile into one write. `Flush` is answered once everything appended before it
+//! is written and fsynced; the session decides when to flush (its fsync policy) and
+//! acknowledges items only after that. The recorder holds the rollout's lock file ([`lock`])
+//! for as long as it runs.
 
+pub mod loader;
+pub mod lock;
+pub mod meta;
 pub mod path;
+pub mod replay;
+pub mod writer;
 
+use lock::RolloutLock;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
-use std::fs::File;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 use troupe_messages::mailboxes::RolloutMsg;
 use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta};
+use writer::Writer;
 
 /// Actor owning one rollout file.
 pub struct RolloutRecorderActor;
 
+/// How the file is opened.
+pub enum RolloutOpen {
+    /// A new thread: create the file (it must not exist) and write the meta line.
+    Create(Box<SessionMeta>),
+    /// A resumed thread: append to the existing file.
+    Append,
+}
+
 /// Startup arguments.
 pub struct RolloutArgs {
     pub path: PathBuf,
-    pub meta: SessionMeta,
+    pub open: RolloutOpen,
 }
 
 pub struct RolloutState {
     path: PathBuf,
-    file: File,
-    /// Reused serialisation buffer.
-    buffer: Vec<u8>,
+    writer: Writer,
+    _lock: RolloutLock,
 }
 
-impl RolloutState {
-    fn append(&mut self, lines: &[RolloutLine]) -> std::io::Result<()> {
-        self.buffer.clear();
-        for line in lines {
-            serde_json::to_writer(&mut self.buffer, line)?;
-            self.buffer.push(b'\n');
-        }
-        self.file.write_all(&self.buffer)
+/// Serialises lines, one JSON object and `\n` each.
+pub fn encode(lines: &[RolloutLine]) -> Result<Vec<u8>, serde_json::Error> {
+    let mut buffer = Vec::with_capacity(256 * lines.len());
+    for line in lines {
+        serde_json::to_writer(&mut buffer, line)?;
+        buffer.push(b'\n');
     }
+    Ok(buffer)
+}
+
+/// Opens `path` for appending; a torn last line (crash mid-write) is closed with a newline so
+/// the next line starts clean. Nothing already in the file is changed.
+fn open_for_append(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.seek(SeekFrom::Start(len - 1))?;
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n")?;
+        }
+    }
+    Ok(file)
+}
+
+fn create(path: &Path, meta: SessionMeta) -> Result<std::fs::File, String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .open(path)
+        .map_err(|err| format!("cannot create rollout {}: {err}", path.display()))?;
+    let bytes = encode(&[RolloutLine {
+        timestamp: path::now_rfc3339(),
+        record: RolloutRecord::SessionMeta(meta),
+    }])
+    .map_err(|err| err.to_string())?;
+    file.write_all(&bytes)
+        .and_then(|()| file.sync_data())
+        .map_err(|err| format!("cannot write rollout {}: {err}", path.display()))?;
+    Ok(file)
 }
 
 impl Actor for RolloutRecorderActor {
@@ -49,25 +105,25 @@ impl Actor for RolloutRecorderActor {
         _myself: ActorRef<Self::Msg>,
         args: RolloutArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
-        if let Some(dir) = args.path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
-        }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&args.path)
-            .map_err(|err| format!("cannot open rollout {}: {err}", args.path.display()))?;
-        let mut state = RolloutState {
-            path: args.path,
-            file,
-            buffer: Vec::with_capacity(4096),
+        let file = match args.open {
+            RolloutOpen::Create(meta) => {
+                let file = create(&args.path, *meta)?;
+                (RolloutLock::acquire(&args.path)?, file)
+            }
+            RolloutOpen::Append => {
+                let lock = RolloutLock::acquire(&args.path)?;
+                let file = open_for_append(&args.path)
+                    .map_err(|err| format!("cannot open rollout {}: {err}", args.path.display()))?;
+                (lock, file)
+            }
         };
-        state.append(&[RolloutLine {
-            timestamp: path::now_rfc3339(),
-            record: RolloutRecord::SessionMeta(args.meta),
-        }])?;
-        Ok(state)
+        let (lock, file) = file;
+        let writer = Writer::start(args.path.clone(), file)?;
+        Ok(RolloutState {
+            path: args.path,
+            writer,
+            _lock: lock,
+        })
     }
 
     async fn handle(
@@ -78,16 +134,26 @@ impl Actor for RolloutRecorderActor {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             RolloutMsg::Append(lines) => {
-                if let Err(err) = state.append(&lines) {
+                let sent = encode(&lines)
+                    .map_err(|err| err.to_string())
+                    .and_then(|bytes| state.writer.write(bytes));
+                if let Err(err) = sent {
                     tracing::error!(path = %state.path.display(), %err, "rollout append failed");
                 }
             }
             RolloutMsg::Flush { reply } => {
-                let result = state
-                    .file
-                    .sync_data()
-                    .map_err(|err| format!("fsync of {} failed: {err}", state.path.display()));
-                let _ = reply.send(result);
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                if let Err(err) = state.writer.sync(tx) {
+                    let _ = reply.send(Err(err));
+                    return Ok(());
+                }
+                // Answer from a task, so appends keep flowing to the writer meanwhile.
+                tokio::spawn(async move {
+                    let result = rx
+                        .await
+                        .unwrap_or_else(|_| Err("the rollout writer stopped".to_string()));
+                    let _ = reply.send(result);
+                });
             }
         }
         Ok(())
@@ -98,7 +164,7 @@ impl Actor for RolloutRecorderActor {
         _myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        let _ = state.file.sync_data();
+        state.writer.finish().await;
         Ok(())
     }
 }

@@ -8,13 +8,17 @@
 
 pub mod context;
 pub mod input_queue;
+pub mod persist;
+mod start;
 pub mod subscribers;
 
-use crate::rollout_recorder::{path::now_rfc3339, RolloutArgs, RolloutRecorderActor};
+use crate::rollout_recorder::loader::LoadedRollout;
+use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::turn::tokens::{auto_compact_limit, TokenTracker};
 use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
 use input_queue::InputQueue;
+use persist::{persisted, Persistence};
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,12 +28,11 @@ use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
-use troupe_messages::mailboxes::{RolloutMsg, SessionMsg, ThreadManagerMsg, TurnMsg};
+use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission, UserInput};
-use troupe_messages::rollout::{
-    CompactedRecord, RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord,
-};
-use troupe_messages::settings::SessionSettings;
+use troupe_messages::policy::CollaborationMode;
+use troupe_messages::rollout::{CompactedRecord, RolloutRecord, TurnContextRecord};
+use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
 
 /// How long an interrupt waits for the turn subtree to be gone.
@@ -46,6 +49,19 @@ pub struct SessionArgs {
     pub registry: Arc<ToolRegistry>,
     pub http: reqwest::Client,
     pub manager: Option<ActorRef<ThreadManagerMsg>>,
+    /// A new thread, or one continued from its rollout.
+    pub start: SessionStart,
+    /// The thread index, when this process holds it.
+    pub store: Option<Arc<ThreadStore>>,
+}
+
+/// How a session begins.
+pub enum SessionStart {
+    /// A new thread: a new rollout at `rollout_path`.
+    New,
+    /// Continue the thread of this rollout (`rollout_path` is its path): history rebuilt,
+    /// lines appended to the same file.
+    Resume(Box<LoadedRollout>),
 }
 
 /// The turn that is running.
@@ -64,7 +80,7 @@ pub struct SessionState {
     registry: Arc<ToolRegistry>,
     http: reqwest::Client,
     manager: Option<ActorRef<ThreadManagerMsg>>,
-    recorder: ActorRef<RolloutMsg>,
+    persist: Persistence,
     history: Vec<ResponseItem>,
     subscribers: Subscribers,
     queue: InputQueue,
@@ -80,6 +96,8 @@ pub struct SessionState {
     initial_context: Arc<Vec<ResponseItem>>,
     /// Tokens the next request will carry, for pre-turn compaction.
     tokens: TokenTracker,
+    /// Skills listed in the initial context.
+    skills: Vec<context::skills::Skill>,
 }
 
 impl SessionState {
@@ -95,22 +113,18 @@ impl SessionState {
         }
     }
 
-    fn record(&self, records: Vec<RolloutRecord>) {
-        let timestamp = now_rfc3339();
-        let lines = records
-            .into_iter()
-            .map(|record| RolloutLine {
-                timestamp: timestamp.clone(),
-                record,
-            })
-            .collect();
-        let _ = self.recorder.send_message(RolloutMsg::Append(lines));
+    /// Records to the rollout; when the fsync policy wants them durable, waits for that.
+    async fn record(&mut self, records: Vec<RolloutRecord>) {
+        if self.persist.record(records) {
+            self.flush().await;
+        }
     }
 
-    /// Sends an event to subscribers, and to the rollout when it is worth replaying.
+    /// Sends an event to subscribers, after recording it (durably if it is a turn boundary)
+    /// when it is worth replaying.
     async fn emit(&mut self, submission: &str, msg: EventMsg) {
         if persisted(&msg) {
-            self.record(vec![RolloutRecord::Event(msg.clone())]);
+            self.record(vec![RolloutRecord::Event(msg.clone())]).await;
         }
         self.subscribers
             .send(Event {
@@ -127,13 +141,31 @@ impl SessionState {
             .unwrap_or_default()
     }
 
-    async fn flush(&self) {
-        let flushed = self
-            .recorder
-            .call(|reply| RolloutMsg::Flush { reply }, Some(STOP_GRACE))
-            .await;
-        if !matches!(flushed, Ok(ractor::rpc::CallResult::Success(Ok(())))) {
-            tracing::error!(thread_id = %self.thread_id, "rollout flush failed");
+    /// Streaming deltas skip the rollout and the submission lookup: the hot path.
+    async fn emit_delta(&mut self, msg: EventMsg) {
+        let id = self
+            .turn
+            .as_ref()
+            .map(|t| t.submission.clone())
+            .unwrap_or_default();
+        self.subscribers.send(Event { id, msg }).await;
+    }
+
+    /// Makes everything recorded durable; the first failure is told to subscribers.
+    async fn flush(&mut self) {
+        let Err(err) = self.persist.flush().await else {
+            return;
+        };
+        tracing::error!(thread_id = %self.thread_id, %err, "rollout flush failed");
+        if !self.persist.failed {
+            self.persist.failed = true;
+            let message = format!("this thread may not be fully saved: {err}");
+            self.subscribers
+                .send(Event {
+                    id: String::new(),
+                    msg: EventMsg::Warning { message },
+                })
+                .await;
         }
     }
 
@@ -155,23 +187,49 @@ impl SessionState {
             turn_id,
             settings: Box::new((*self.settings).clone()),
         })];
-        if let Some(update) = context::context_update(&self.told_settings, &self.settings) {
+        for update in context::context_updates(&self.told_settings, &self.settings) {
             self.push_history(update.clone());
             records.push(RolloutRecord::ResponseItem(update));
-            self.told_settings = self.settings.clone();
         }
+        self.told_settings = self.settings.clone();
         let mode = if inputs.is_empty() {
             TurnMode::CompactOnly
         } else {
             // Checked before the new input joins: that input must survive compaction intact.
             let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
+            // Skills the user named as `$name` come with their body, before the request.
+            let text = prompt::input_text(&inputs);
+            let bodies: Vec<Result<String, String>> =
+                context::skills::mentioned(&self.skills, &text)
+                    .into_iter()
+                    .map(context::skills::skill_body_message)
+                    .collect();
+            for body in bodies {
+                match body {
+                    Ok(body) => {
+                        let item = ResponseItem::user_text(body);
+                        self.push_history(item.clone());
+                        records.push(RolloutRecord::ResponseItem(item));
+                    }
+                    Err(message) => self.emit(&submission, EventMsg::Warning { message }).await,
+                }
+            }
             let user = prompt::user_message(&inputs);
             self.push_history(user.clone());
             records.push(RolloutRecord::ResponseItem(user));
             TurnMode::Regular { compact_first }
         };
-        self.record(records);
-        self.emit(&submission, EventMsg::TurnStarted { turn_id })
+        let started = EventMsg::TurnStarted { turn_id };
+        records.push(RolloutRecord::Event(started.clone()));
+        self.persist.record(records);
+        // A boundary: the input is durable, and indexed, before anyone hears of the turn.
+        self.flush().await;
+        self.persist.update_index(true);
+        self.subscribers
+            .send(Event {
+                id: submission.clone(),
+                msg: started,
+            })
             .await;
         let args = TurnArgs {
             thread_id: self.thread_id,
@@ -212,9 +270,14 @@ impl SessionState {
         }
     }
 
-    /// After a turn: run what was typed meanwhile and not yet taken (outer loop).
+    /// After a turn: run what was typed meanwhile and not yet taken (outer loop). Plan mode
+    /// starts no turn by itself: queued input waits for the user's next message.
     async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
-        if !self.queue.is_empty() {
+        self.flush().await;
+        self.persist.update_index(false);
+        if !self.queue.is_empty()
+            && self.settings.context.collaboration_mode != CollaborationMode::Plan
+        {
             let inputs = self.queue.take_all();
             self.start_turn(myself, submission, inputs).await;
         }
@@ -239,8 +302,9 @@ impl SessionState {
     }
 
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
-        self.emit_durably(submission, EventMsg::ShutdownComplete)
-            .await;
+        self.flush().await;
+        self.persist.update_index(false);
+        self.emit(submission, EventMsg::ShutdownComplete).await;
         if let Some(manager) = &self.manager {
             let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
                 thread_id: self.thread_id,
@@ -275,12 +339,15 @@ impl SessionState {
                 approval_policy,
                 sandbox_mode,
                 cwd,
+                collaboration_mode,
             } => {
                 let mut settings = (*self.settings).clone();
                 settings.model = model.unwrap_or(settings.model);
                 settings.approval_policy = approval_policy.unwrap_or(settings.approval_policy);
                 settings.sandbox_mode = sandbox_mode.unwrap_or(settings.sandbox_mode);
                 settings.cwd = cwd.unwrap_or(settings.cwd);
+                settings.context.collaboration_mode =
+                    collaboration_mode.unwrap_or(settings.context.collaboration_mode);
                 self.settings = Arc::new(settings);
             }
             Op::Compact => match &self.turn {
@@ -326,34 +393,9 @@ impl SessionState {
             },
             Some(reason) => EventMsg::TurnAborted { turn_id, reason },
         };
-        self.emit_durably(&turn.submission, msg).await;
+        self.emit(&turn.submission, msg).await;
         self.after_turn(myself, turn.submission).await;
     }
-
-    /// Records `msg`, fsyncs the rollout, and only then tells subscribers: a client that
-    /// sees a turn end can exit at once without losing the turn.
-    async fn emit_durably(&mut self, submission: &str, msg: EventMsg) {
-        self.record(vec![RolloutRecord::Event(msg.clone())]);
-        self.flush().await;
-        self.subscribers
-            .send(Event {
-                id: submission.to_string(),
-                msg,
-            })
-            .await;
-    }
-}
-
-/// Events that go to the rollout (deltas do not: the finished items carry the same text).
-fn persisted(msg: &EventMsg) -> bool {
-    !matches!(
-        msg,
-        EventMsg::AgentMessageDelta { .. }
-            | EventMsg::AgentReasoningDelta { .. }
-            | EventMsg::ItemRecorded { .. }
-            | EventMsg::SessionConfigured { .. }
-            | EventMsg::ExecCommandBegin { .. }
-    )
 }
 
 impl Actor for SessionActor {
@@ -366,58 +408,7 @@ impl Actor for SessionActor {
         myself: ActorRef<Self::Msg>,
         args: SessionArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
-        let meta = SessionMeta {
-            version: troupe_messages::PROTOCOL_VERSION,
-            thread_id: args.thread_id,
-            parent_thread_id: None,
-            cwd: args.settings.cwd.clone(),
-            model: args.settings.model.clone(),
-            model_provider: args.settings.provider.id.clone(),
-            cli_version: env!("CARGO_PKG_VERSION").to_string(),
-            created_at: now_rfc3339(),
-        };
-        let (recorder, _) = Actor::spawn_linked(
-            None,
-            RolloutRecorderActor,
-            RolloutArgs {
-                path: args.rollout_path.clone(),
-                meta,
-            },
-            myself.get_cell(),
-        )
-        .await?;
-        let initial = context::initial_context(&args.settings);
-        let _ = recorder.send_message(RolloutMsg::Append(
-            initial
-                .items
-                .iter()
-                .map(|item| RolloutLine {
-                    timestamp: now_rfc3339(),
-                    record: RolloutRecord::ResponseItem(item.clone()),
-                })
-                .collect(),
-        ));
-        let settings = Arc::new(args.settings);
-        let tokens = TokenTracker::for_history(&initial.items);
-        Ok(SessionState {
-            initial_context: Arc::new(initial.items.clone()),
-            tokens,
-            thread_id: args.thread_id,
-            told_settings: settings.clone(),
-            settings,
-            rollout_path: args.rollout_path,
-            registry: args.registry,
-            http: args.http,
-            manager: args.manager,
-            recorder,
-            history: initial.items,
-            subscribers: Subscribers::default(),
-            queue: InputQueue::default(),
-            turn: None,
-            turns_started: 0,
-            total_usage: TokenUsage::default(),
-            startup_warnings: initial.warnings,
-        })
+        start::start(myself, args).await
     }
 
     async fn handle(
@@ -443,12 +434,19 @@ impl Actor for SessionActor {
             }
             SessionMsg::TurnItem { item, .. } => {
                 state.push_history(item.clone());
-                state.record(vec![RolloutRecord::ResponseItem(item.clone())]);
+                state
+                    .record(vec![RolloutRecord::ResponseItem(item.clone())])
+                    .await;
                 let submission = state.turn_submission();
                 state
                     .emit(&submission, EventMsg::ItemRecorded { item })
                     .await;
             }
+            SessionMsg::TurnEvent {
+                msg:
+                    msg @ (EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }),
+                ..
+            } => state.emit_delta(msg).await,
             SessionMsg::TurnEvent { turn_id, msg } => {
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {
@@ -470,10 +468,21 @@ impl Actor for SessionActor {
             SessionMsg::HistoryReplaced { turn_id, history } => {
                 state.tokens = TokenTracker::for_history(&history);
                 state.history = history.clone();
-                state.record(vec![RolloutRecord::Compacted(CompactedRecord {
-                    turn_id,
-                    replacement_history: history,
-                })]);
+                state
+                    .record(vec![RolloutRecord::Compacted(CompactedRecord {
+                        turn_id,
+                        replacement_history: history,
+                    })])
+                    .await;
+            }
+            SessionMsg::TurnCheckpoint { turn_id } => {
+                if let Some(turn) = state.turn.as_ref().filter(|t| t.id == turn_id) {
+                    let actor = turn.actor.clone();
+                    if state.persist.policy != FsyncPolicy::TurnBoundaries {
+                        state.flush().await;
+                    }
+                    let _ = actor.send_message(TurnMsg::Checkpointed);
+                }
             }
             SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
             SessionMsg::TurnStopped {
@@ -482,7 +491,7 @@ impl Actor for SessionActor {
                 reason,
             } => {
                 state
-                    .emit_durably(&submission, EventMsg::TurnAborted { turn_id, reason })
+                    .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
                     .await;
                 if reason == AbortReason::Shutdown {
                     state.finish_shutdown(&myself, &submission).await;
@@ -526,7 +535,7 @@ impl Actor for SessionActor {
             state
                 .on_turn_ended(&myself, turn_id, None, Some(AbortReason::Failed))
                 .await;
-        } else if who.get_id() == state.recorder.get_id() {
+        } else if who.get_id() == state.persist.recorder.get_id() {
             let message =
                 format!("the rollout recorder failed; this thread is no longer saved: {reason}");
             tracing::error!(%message);
@@ -547,6 +556,7 @@ impl Actor for SessionActor {
                 .await;
         }
         let _ = state
+            .persist
             .recorder
             .stop_and_wait(Some("session stopped".into()), Some(STOP_GRACE))
             .await;

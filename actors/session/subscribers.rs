@@ -29,47 +29,61 @@ impl Subscribers {
         }
     }
 
-    /// Delivers one event to every subscriber.
+    /// Delivers one event to every subscriber (the last one gets it without a copy).
     pub async fn send(&mut self, event: Event) {
         let droppable = matches!(
             event.msg,
             EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }
         );
-        let mut keep = Vec::with_capacity(self.list.len());
-        for mut sub in std::mem::take(&mut self.list) {
-            if sub.lagged > 0 && sub.sender.capacity() > 1 {
-                let notice = Event {
-                    id: event.id.clone(),
-                    msg: EventMsg::Warning {
-                        message: format!(
-                            "{} streaming deltas were dropped: the client fell behind",
-                            sub.lagged
-                        ),
-                    },
-                };
-                if sub.sender.try_send(notice).is_ok() {
-                    sub.lagged = 0;
-                }
-            }
-            let alive = if droppable {
-                match sub.sender.try_send(event.clone()) {
-                    Ok(()) => true,
-                    Err(mpsc::error::TrySendError::Full(_)) => {
-                        sub.lagged += 1;
-                        true
-                    }
-                    Err(mpsc::error::TrySendError::Closed(_)) => false,
-                }
-            } else {
-                matches!(
-                    tokio::time::timeout(SEND_PATIENCE, sub.sender.send(event.clone())).await,
-                    Ok(Ok(()))
-                )
+        let mut index = 0;
+        let mut event = Some(event);
+        while index < self.list.len() {
+            let last = index + 1 == self.list.len();
+            let this = match (last, event.as_ref()) {
+                (true, _) => event.take(),
+                (false, Some(e)) => Some(e.clone()),
+                (false, None) => None,
             };
+            let Some(this) = this else { break };
+            let alive = deliver(&mut self.list[index], this, droppable).await;
             if alive {
-                keep.push(sub);
+                index += 1;
+            } else {
+                self.list.remove(index);
             }
         }
-        self.list = keep;
+    }
+}
+
+/// Sends one event to one subscriber; false when the subscriber is gone.
+async fn deliver(sub: &mut Subscriber, event: Event, droppable: bool) -> bool {
+    if sub.lagged > 0 && sub.sender.capacity() > 1 {
+        let notice = Event {
+            id: event.id.clone(),
+            msg: EventMsg::Warning {
+                message: format!(
+                    "{} streaming deltas were dropped: the client fell behind",
+                    sub.lagged
+                ),
+            },
+        };
+        if sub.sender.try_send(notice).is_ok() {
+            sub.lagged = 0;
+        }
+    }
+    if droppable {
+        match sub.sender.try_send(event) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                sub.lagged += 1;
+                true
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    } else {
+        matches!(
+            tokio::time::timeout(SEND_PATIENCE, sub.sender.send(event)).await,
+            Ok(Ok(()))
+        )
     }
 }

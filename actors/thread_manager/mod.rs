@@ -1,15 +1,19 @@
 //! ThreadManager: the registry of live threads and the owner of shared services (the HTTP
-//! client with its connection pool, the tool registry). Spawns one session per thread and
-//! survives any of them failing.
+//! client with its connection pool, the tool registry, the thread index). Spawns one session
+//! per thread — new, or resumed from its rollout — and survives any of them failing.
 
+use crate::rollout_recorder::loader;
 use crate::rollout_recorder::path::rollout_path;
-use crate::session::{SessionActor, SessionArgs};
+use crate::session::{SessionActor, SessionArgs, SessionStart};
+use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::mailboxes::{SessionMsg, ThreadHandle, ThreadManagerMsg};
+use troupe_messages::settings::SessionSettings;
 
 /// Actor of the thread registry.
 pub struct ThreadManagerActor;
@@ -18,12 +22,46 @@ pub struct ThreadManagerActor;
 pub struct ThreadManagerArgs {
     pub registry: Arc<ToolRegistry>,
     pub http: reqwest::Client,
+    /// The thread index; `None` runs without one (rollouts are still written).
+    pub store: Option<Arc<ThreadStore>>,
 }
 
 pub struct ThreadManagerState {
     registry: Arc<ToolRegistry>,
     http: reqwest::Client,
+    store: Option<Arc<ThreadStore>>,
     threads: HashMap<ThreadId, ActorRef<SessionMsg>>,
+}
+
+impl ThreadManagerState {
+    async fn spawn(
+        &mut self,
+        myself: &ActorRef<ThreadManagerMsg>,
+        thread_id: ThreadId,
+        settings: SessionSettings,
+        path: PathBuf,
+        start: SessionStart,
+    ) -> Result<ThreadHandle, String> {
+        let args = SessionArgs {
+            thread_id,
+            settings,
+            rollout_path: path.clone(),
+            registry: self.registry.clone(),
+            http: self.http.clone(),
+            manager: Some(myself.clone()),
+            start,
+            store: self.store.clone(),
+        };
+        let (session, _) = Actor::spawn_linked(None, SessionActor, args, myself.get_cell())
+            .await
+            .map_err(|err| format!("could not start the thread: {err}"))?;
+        self.threads.insert(thread_id, session.clone());
+        Ok(ThreadHandle {
+            thread_id,
+            session,
+            rollout_path: path,
+        })
+    }
 }
 
 impl Actor for ThreadManagerActor {
@@ -39,6 +77,7 @@ impl Actor for ThreadManagerActor {
         Ok(ThreadManagerState {
             registry: args.registry,
             http: args.http,
+            store: args.store,
             threads: HashMap::new(),
         })
     }
@@ -53,25 +92,29 @@ impl Actor for ThreadManagerActor {
             ThreadManagerMsg::StartThread { settings, reply } => {
                 let thread_id = ThreadId::new();
                 let path = rollout_path(&settings.troupe_home, thread_id);
-                let args = SessionArgs {
-                    thread_id,
-                    settings: *settings,
-                    rollout_path: path.clone(),
-                    registry: state.registry.clone(),
-                    http: state.http.clone(),
-                    manager: Some(myself.clone()),
+                let result = state
+                    .spawn(&myself, thread_id, *settings, path, SessionStart::New)
+                    .await;
+                let _ = reply.send(result);
+            }
+            ThreadManagerMsg::ResumeThread {
+                settings,
+                rollout_path,
+                reply,
+            } => {
+                let result = match loader::load(&rollout_path) {
+                    Ok(loaded) if state.threads.contains_key(&loaded.meta.thread_id) => {
+                        Err(format!("thread {} is already open", loaded.meta.thread_id))
+                    }
+                    Ok(loaded) => {
+                        let thread_id = loaded.meta.thread_id;
+                        let start = SessionStart::Resume(Box::new(loaded));
+                        state
+                            .spawn(&myself, thread_id, *settings, rollout_path, start)
+                            .await
+                    }
+                    Err(err) => Err(err.to_string()),
                 };
-                let result = Actor::spawn_linked(None, SessionActor, args, myself.get_cell())
-                    .await
-                    .map(|(session, _)| {
-                        state.threads.insert(thread_id, session.clone());
-                        ThreadHandle {
-                            thread_id,
-                            session,
-                            rollout_path: path,
-                        }
-                    })
-                    .map_err(|err| format!("could not start the thread: {err}"));
                 let _ = reply.send(result);
             }
             ThreadManagerMsg::ListThreads { reply } => {

@@ -43,6 +43,7 @@ pub fn is_user_input(item: &ResponseItem) -> bool {
         text.starts_with("<environment_context>")
             || text.starts_with("# AGENTS.md instructions")
             || text.starts_with(SUMMARY_PREFIX)
+            || text.starts_with("<skill name=")
             || text == SUMMARY_PROMPT
     })
 }

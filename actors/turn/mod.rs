@@ -80,6 +80,8 @@ pub struct TurnState {
     running_calls: Vec<(String, bool)>,
     tokens: TokenTracker,
     phase: Phase,
+    /// Settings of the request in flight (the mode may tighten the session's).
+    step_settings: Arc<SessionSettings>,
     ended: bool,
 }
 
@@ -126,10 +128,11 @@ impl TurnState {
     }
 
     /// Moves injected input into the history; tells the session which numbers were used.
-    fn drain_injected(&mut self) {
+    /// True when there was some.
+    fn drain_injected(&mut self) -> bool {
         let injected = std::mem::take(&mut self.injected);
         let Some(last_seq) = injected.iter().map(|(seq, _)| *seq).max() else {
-            return;
+            return false;
         };
         for (_, inputs) in injected {
             self.record(prompt::user_message(&inputs));
@@ -142,15 +145,28 @@ impl TurnState {
             turn_id: self.args.turn_id,
             up_to_seq: last_seq,
         });
+        true
     }
 
+    /// Sends the next request — once everything it would carry is committed: injected input
+    /// goes through a checkpoint first, like tool results.
     fn sample_next(&mut self) {
-        self.drain_injected();
+        if self.drain_injected() {
+            self.tell_session(SessionMsg::TurnCheckpoint {
+                turn_id: self.args.turn_id,
+            });
+            return;
+        }
+        let (step_settings, tools) = prompt::for_mode(
+            &self.args.settings,
+            self.args.registry.specs_for(&self.args.settings),
+        );
+        self.step_settings = Arc::new(step_settings);
         let request = prompt::build_request(
             self.args.thread_id,
-            &self.args.settings,
+            &self.step_settings,
             &self.args.history,
-            self.args.registry.specs_for(&self.args.settings),
+            tools,
         );
         self.in_flight = Some(request.clone());
         let _ = self
@@ -326,7 +342,7 @@ impl TurnState {
                 .send_message(ToolOrchestratorMsg::RunBatch {
                     calls,
                     advertised,
-                    settings: Box::new((*self.args.settings).clone()),
+                    settings: Box::new((*self.step_settings).clone()),
                 });
         } else if !self.injected.is_empty() {
             // The user wrote while the model answered: the turn goes on with that input.
@@ -369,7 +385,9 @@ impl Actor for TurnActor {
         )
         .await?;
         let tokens = args.tokens.clone();
+        let step_settings = args.settings.clone();
         Ok(TurnState {
+            step_settings,
             args,
             tokens,
             phase: Phase::Sampling,
@@ -424,6 +442,13 @@ impl Actor for TurnActor {
                 for output in &outputs {
                     state.record(prompt::output_item(output));
                 }
+                // Sample again only once the results are committed to the rollout, so
+                // everything a request carries is on disk (resume sees what the model saw).
+                state.tell_session(SessionMsg::TurnCheckpoint {
+                    turn_id: state.args.turn_id,
+                });
+            }
+            TurnMsg::Checkpointed => {
                 // Follow-up is needed: compact mid-turn when the next request would not fit.
                 if state
                     .tokens

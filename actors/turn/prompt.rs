@@ -3,6 +3,7 @@
 use troupe_messages::ids::ThreadId;
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::ops::UserInput;
+use troupe_messages::policy::{CollaborationMode, SandboxMode};
 use troupe_messages::sampling::ModelRequest;
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::ToolSpec;
@@ -23,6 +24,28 @@ pub fn build_request(
         parallel_tool_calls: true,
         prompt_cache_key: thread_id.to_string(),
         reasoning_effort: settings.context.reasoning_effort.clone(),
+    }
+}
+
+/// Tools offered in plan mode: looking, not changing (commands run read-only there).
+pub const PLAN_MODE_TOOLS: &[&str] = &["shell", "update_plan"];
+
+/// The tools to advertise in a mode, and the settings its commands run under.
+pub fn for_mode(
+    settings: &SessionSettings,
+    tools: Vec<ToolSpec>,
+) -> (SessionSettings, Vec<ToolSpec>) {
+    let mut settings = settings.clone();
+    match settings.context.collaboration_mode {
+        CollaborationMode::Default => (settings, tools),
+        CollaborationMode::Plan => {
+            settings.sandbox_mode = SandboxMode::ReadOnly;
+            let tools = tools
+                .into_iter()
+                .filter(|t| PLAN_MODE_TOOLS.contains(&t.name()))
+                .collect();
+            (settings, tools)
+        }
     }
 }
 

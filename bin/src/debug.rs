@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use troupe_actors::sampler::client::request_body;
 use troupe_actors::session::context::initial_context;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-use troupe_actors::turn::prompt::{build_request, user_message};
+use troupe_actors::turn::prompt::{build_request, for_mode, user_message};
 use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::ids::ThreadId;
 use troupe_messages::ops::UserInput;
@@ -68,8 +68,11 @@ fn prompt_input(args: PromptInputArgs) -> Result<()> {
     if let Some(prompt) = args.prompt {
         history.push(user_message(&[UserInput::Text { text: prompt }]));
     }
-    let tools = ToolRegistry::with_builtin_tools().specs_for(&loaded.settings);
-    let request = build_request(ThreadId::new(), &loaded.settings, &history, tools);
+    let (settings, tools) = for_mode(
+        &loaded.settings,
+        ToolRegistry::with_builtin_tools().specs_for(&loaded.settings),
+    );
+    let request = build_request(ThreadId::new(), &settings, &history, tools);
     println!("{}", serde_json::to_string_pretty(&request_body(&request))?);
     Ok(())
 }

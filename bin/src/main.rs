@@ -3,7 +3,9 @@
 mod apply;
 mod arg0;
 mod debug;
+mod doctor;
 mod exec;
+mod threads;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -21,6 +23,18 @@ enum Command {
     /// Run one task non-interactively and print the final message.
     #[command(visible_alias = "e")]
     Exec(exec::ExecArgs),
+    /// List recorded threads, most recent first.
+    List(threads::ListArgs),
+    /// Start a new thread from a copy of another's history.
+    Fork(threads::ForkArgs),
+    /// Move a thread to `$TROUPE_HOME/archived_sessions/`.
+    Archive(threads::IdArg),
+    /// Move an archived thread back.
+    Unarchive(threads::IdArg),
+    /// Delete a thread's rollout and index entry.
+    Delete(threads::DeleteArgs),
+    /// Check Troupe's files; `--reindex` rebuilds the thread index.
+    Doctor(doctor::DoctorArgs),
     /// Apply the last turn's file changes to the work tree with `git apply`.
     #[command(visible_alias = "a")]
     Apply(apply::ApplyArgs),
@@ -55,6 +69,18 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::List(args)) => home().and_then(|h| threads::list(&h, args)).map(ok),
+        Some(Command::Fork(args)) => home().and_then(|h| threads::fork(&h, args)).map(ok),
+        Some(Command::Archive(args)) => home().and_then(|h| threads::archive(&h, args)).map(ok),
+        Some(Command::Unarchive(args)) => home().and_then(|h| threads::unarchive(&h, args)).map(ok),
+        Some(Command::Delete(args)) => home().and_then(|h| threads::delete(&h, args)).map(ok),
+        Some(Command::Doctor(args)) => home().and_then(|h| doctor::run(&h, args)).map(|healthy| {
+            if healthy {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }),
         Some(Command::Apply(args)) => apply::run(args),
         Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
@@ -70,6 +96,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn home() -> anyhow::Result<std::path::PathBuf> {
+    Ok(troupe_config::home::troupe_home()?)
+}
+
+fn ok(_: ()) -> ExitCode {
+    ExitCode::SUCCESS
 }
 
 /// Logs go to stderr, off unless `RUST_LOG` asks for them.

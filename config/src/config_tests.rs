@@ -112,3 +112,24 @@ fn unknown_provider_lists_known_ones() {
         "model provider `nope` is not defined; known providers: mock, openai"
     );
 }
+
+#[test]
+fn rollout_fsync_defaults_to_tool_results_and_can_be_set() {
+    use troupe_messages::settings::FsyncPolicy;
+    let cli = CliOverrides {
+        cwd: Some("/tmp".into()),
+        ..CliOverrides::default()
+    };
+    let home = home_with("");
+    let settings = load_settings(home.path(), &cli).unwrap();
+    assert_eq!(settings.rollout_fsync, FsyncPolicy::ToolResults);
+    let home = home_with("rollout_fsync = \"every_item\"\n");
+    let settings = load_settings(home.path(), &cli).unwrap();
+    assert_eq!(settings.rollout_fsync, FsyncPolicy::EveryItem);
+    let home = home_with("rollout_fsync = \"sometimes\"\n");
+    let err = load_settings(home.path(), &cli).unwrap_err().to_string();
+    assert!(
+        err.contains("rollout_fsync") || err.contains("sometimes"),
+        "{err}"
+    );
+}

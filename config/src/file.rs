@@ -3,8 +3,8 @@
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{ApplyPatchToolType, ShellToolType, WireApi};
+use troupe_messages::policy::{AskForApproval, CollaborationMode, SandboxMode};
+use troupe_messages::settings::{ApplyPatchToolType, FsyncPolicy, ShellToolType, WireApi};
 
 /// `config.toml` as written by the user; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -25,6 +25,8 @@ pub struct ConfigToml {
     pub tool_output_token_limit: Option<usize>,
     /// Default timeout of shell commands.
     pub shell_timeout_ms: Option<u64>,
+    /// When rollouts are fsynced: `every_item`, `tool_results` (default), `turn_boundaries`.
+    pub rollout_fsync: Option<FsyncPolicy>,
     pub project_doc_max_bytes: Option<usize>,
     pub project_doc_fallback_filenames: Option<Vec<String>>,
     pub project_root_markers: Option<Vec<String>>,
@@ -35,6 +37,8 @@ pub struct ConfigToml {
     /// Per-project settings, keyed by absolute path.
     pub projects: BTreeMap<String, ProjectToml>,
     pub features: BTreeMap<String, bool>,
+    /// `default` or `plan` (aliases as Codex: code, execute, pair_programming, custom).
+    pub collaboration_mode: Option<CollaborationMode>,
     /// Checked by the MCP and hooks features when they load.
     pub mcp_servers: BTreeMap<String, toml::Value>,
     pub hooks: Option<toml::Value>,

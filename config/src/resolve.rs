@@ -248,6 +248,7 @@ fn resolve(
             .max(256),
         default_shell_timeout_ms: config.shell_timeout_ms.unwrap_or(10 * 60 * 1000),
         troupe_home: home.to_path_buf(),
+        rollout_fsync: config.rollout_fsync.unwrap_or_default(),
         context: ContextSettings {
             project_doc_max_bytes: config
                 .project_doc_max_bytes
@@ -270,6 +271,7 @@ fn resolve(
                 set: env.set,
                 include_only: env.include_only,
             },
+            collaboration_mode: config.collaboration_mode.unwrap_or_default(),
         },
         tools: ToolSettings {
             apply_patch: config.apply_patch_tool_type.unwrap_or_default(),

@@ -14,6 +14,7 @@ pub mod policy;
 pub mod rollout;
 pub mod sampling;
 pub mod settings;
+pub mod threads;
 pub mod tools;
 pub mod usage;
 

@@ -32,6 +32,12 @@ pub enum ThreadManagerMsg {
         settings: Box<SessionSettings>,
         reply: RpcReplyPort<Result<ThreadHandle, String>>,
     },
+    /// Reopen the thread recorded in this rollout: rebuild its history and append to it.
+    ResumeThread {
+        settings: Box<SessionSettings>,
+        rollout_path: PathBuf,
+        reply: RpcReplyPort<Result<ThreadHandle, String>>,
+    },
     /// Ids of the live threads.
     ListThreads { reply: RpcReplyPort<Vec<ThreadId>> },
     /// A session stopped by itself (after `Op::Shutdown`).
@@ -53,6 +59,9 @@ pub enum SessionMsg {
     TurnItem { turn_id: TurnId, item: ResponseItem },
     /// From the turn: something to tell subscribers.
     TurnEvent { turn_id: TurnId, msg: EventMsg },
+    /// From the turn: its tool results are recorded; make them durable (per the fsync
+    /// policy) and answer with `TurnMsg::Checkpointed` before it samples again.
+    TurnCheckpoint { turn_id: TurnId },
     /// From the turn: compaction replaced the whole history with `history`.
     HistoryReplaced {
         turn_id: TurnId,
@@ -83,6 +92,8 @@ pub enum TurnMsg {
     InjectInput { seq: u64, items: Vec<UserInput> },
     /// From the sampler.
     Sampler(SamplerUpdate),
+    /// From the session: everything recorded so far is committed; sample again.
+    Checkpointed,
     /// From the orchestrator: every call of the batch, outputs in call order.
     ToolsFinished { outputs: Vec<ToolOutput> },
     /// From the orchestrator: something to tell subscribers about a running call.

@@ -1,6 +1,6 @@
 //! Operations: what a client submits to a thread (the submission queue).
 
-use crate::policy::{AskForApproval, SandboxMode};
+use crate::policy::{AskForApproval, CollaborationMode, SandboxMode};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -37,6 +37,8 @@ pub enum Op {
         sandbox_mode: Option<SandboxMode>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<PathBuf>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        collaboration_mode: Option<CollaborationMode>,
     },
     /// Finish the running turn's cleanup, flush the rollout and stop the thread.
     Shutdown,

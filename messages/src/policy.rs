@@ -41,3 +41,20 @@ impl SandboxMode {
         }
     }
 }
+
+/// How the agent collaborates: carry the work out, or only plan it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollaborationMode {
+    /// Investigate read-only and propose a plan; no changes, no automatic follow-up turns.
+    Plan,
+    /// Do the work.
+    #[default]
+    #[serde(
+        alias = "code",
+        alias = "pair_programming",
+        alias = "execute",
+        alias = "custom"
+    )]
+    Default,
+}

@@ -1,7 +1,12 @@
 //! The rollout file format: one JSON object per line, in the order things happened.
 //!
-//! `{"timestamp": "...", "type": "session_meta" | "response_item" | "event" | "turn_context",
-//! "payload": {...}}` — the first line is always `session_meta`.
+//! `{"timestamp": "...", "type": "session_meta" | "response_item" | "event" | "turn_context" |
+//! "compacted", "payload": {...}}` — the first line is always `session_meta`.
+//!
+//! Versioning: `session_meta.version` is the format the file was written in
+//! ([`ROLLOUT_FORMAT_VERSION`]). Fields added later are optional (`#[serde(default)]`), so
+//! older lines still load; a reader skips line types it does not know (with a warning) and
+//! refuses to append to a file written in a newer format.
 
 use crate::events::EventMsg;
 use crate::ids::{ThreadId, TurnId};
@@ -9,6 +14,9 @@ use crate::items::ResponseItem;
 use crate::settings::SessionSettings;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+
+/// Format version written into new rollouts. Readers accept this and every older version.
+pub const ROLLOUT_FORMAT_VERSION: u32 = 1;
 
 /// One line of a rollout file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,13 +56,34 @@ pub struct SessionMeta {
     /// Format version of this rollout file.
     pub version: u32,
     pub thread_id: ThreadId,
+    /// The thread this one was forked from.
     #[serde(default)]
     pub parent_thread_id: Option<ThreadId>,
+    /// Last turn of the parent copied into this fork.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_at_turn: Option<TurnId>,
     pub cwd: PathBuf,
     pub model: String,
     pub model_provider: String,
+    /// SHA-256 (hex) of the base instructions the thread started with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions_digest: Option<String>,
     pub cli_version: String,
     pub created_at: String,
+    /// The Git state of `cwd` when the thread started, when it is in a repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitInfo>,
+}
+
+/// Branch and commit of the working directory's repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitInfo {
+    /// Checked-out branch; none on a detached HEAD.
+    #[serde(default)]
+    pub branch: Option<String>,
+    /// Full commit hash of HEAD; none in a repository without commits.
+    #[serde(default)]
+    pub commit: Option<String>,
 }
 
 /// The frozen settings of one turn.

@@ -86,6 +86,7 @@ fn ops_and_events_round_trip() {
         approval_policy: Some(AskForApproval::UnlessTrusted),
         sandbox_mode: Some(SandboxMode::WorkspaceWrite),
         cwd: None,
+        collaboration_mode: Some(crate::policy::CollaborationMode::Plan),
     });
     roundtrip(Op::Interrupt);
     roundtrip(Event {
@@ -109,6 +110,21 @@ fn ops_and_events_round_trip() {
         turn_id: TurnId(1),
         reason: AbortReason::Interrupted,
     });
+}
+
+#[test]
+fn collaboration_mode_aliases() {
+    use crate::policy::CollaborationMode;
+    for alias in ["default", "code", "execute", "pair_programming", "custom"] {
+        let mode: CollaborationMode = serde_json::from_value(json!(alias)).unwrap();
+        assert_eq!(mode, CollaborationMode::Default, "{alias}");
+    }
+    let plan: CollaborationMode = serde_json::from_value(json!("plan")).unwrap();
+    assert_eq!(plan, CollaborationMode::Plan);
+    assert_eq!(
+        serde_json::to_value(CollaborationMode::Default).unwrap(),
+        json!("default")
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! Never holds secrets: the API key is read from the environment variable named by
 //! `env_key` at request time, so it cannot reach a rollout or a log.
 
-use crate::policy::{AskForApproval, SandboxMode};
+use crate::policy::{AskForApproval, CollaborationMode, SandboxMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -61,6 +61,9 @@ pub struct SessionSettings {
     pub troupe_home: PathBuf,
     /// How the model-visible context is assembled and kept within the window.
     pub context: ContextSettings,
+    /// When the rollout is fsynced (`rollout_fsync` in config).
+    #[serde(default)]
+    pub rollout_fsync: FsyncPolicy,
     /// Which variants of the built-in tools the model is offered.
     #[serde(default)]
     pub tools: ToolSettings,
@@ -95,6 +98,20 @@ pub enum ShellToolType {
     ExecCommand,
 }
 
+/// When a thread's rollout is forced to disk. Every line is written (survives a killed
+/// process) as soon as it is recorded; this decides what also survives a power loss.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FsyncPolicy {
+    /// After every line.
+    EveryItem,
+    /// At every turn boundary and after every tool result.
+    #[default]
+    ToolResults,
+    /// At turn boundaries only.
+    TurnBoundaries,
+}
+
 /// Settings of context assembly: instructions discovery, window, compaction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextSettings {
@@ -112,6 +129,9 @@ pub struct ContextSettings {
     pub reasoning_effort: Option<String>,
     /// Environment of spawned commands.
     pub shell_env: ShellEnvPolicy,
+    /// `default` or `plan`.
+    #[serde(default)]
+    pub collaboration_mode: CollaborationMode,
 }
 
 /// Which environment variables commands inherit (`shell_environment_policy`).

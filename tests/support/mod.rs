@@ -25,8 +25,13 @@ impl Harness {
 
     /// Like `new`, with extra lines for the `[model_providers.mock]` table.
     pub fn with_config(script: Vec<MockResponse>, provider_extra: &str) -> Self {
-        let mock = MockModel::start_blocking(MockOptions::new(Behaviour::Script(script)))
-            .expect("mock model starts");
+        Self::with_behaviour(Behaviour::Script(script), provider_extra)
+    }
+
+    /// A mock with any behaviour (e.g. auto mode), plus extra provider lines.
+    pub fn with_behaviour(behaviour: Behaviour, provider_extra: &str) -> Self {
+        let mock =
+            MockModel::start_blocking(MockOptions::new(behaviour)).expect("mock model starts");
         let home = tempfile::tempdir().expect("temp home");
         let workdir = tempfile::tempdir().expect("temp workdir");
         let config = format!(

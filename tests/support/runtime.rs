@@ -36,6 +36,7 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
         tool_output_max_bytes: 4096,
         default_shell_timeout_ms: 60_000,
         troupe_home: home.to_path_buf(),
+        rollout_fsync: Default::default(),
         context: ContextSettings {
             project_doc_max_bytes: 32 * 1024,
             project_doc_fallback_filenames: Vec::new(),
@@ -47,6 +48,7 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
                 inherit: "all".into(),
                 ..ShellEnvPolicy::default()
             },
+            collaboration_mode: Default::default(),
         },
         tools: Default::default(),
     }

@@ -4,10 +4,13 @@
 //! Later changes of model, cwd, approvals or sandbox are appended as new items.
 
 pub mod agents_md;
+pub mod skills;
 
 use agents_md::{discover, DiscoveryOptions};
+use skills::{discover_skills, skills_list, Skill, LIST_BUDGET_BYTES};
+use troupe_config::layers::project_root;
 use troupe_messages::items::ResponseItem;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::policy::{AskForApproval, CollaborationMode, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 
 /// The initial items and the warnings met while reading instructions.
@@ -15,6 +18,8 @@ use troupe_messages::settings::SessionSettings;
 pub struct InitialContext {
     pub items: Vec<ResponseItem>,
     pub warnings: Vec<String>,
+    /// Skills listed to the model; a `$name` mention attaches the body.
+    pub skills: Vec<Skill>,
 }
 
 /// Builds the initial context for `settings` (reads AGENTS.md files).
@@ -23,6 +28,11 @@ pub fn initial_context(settings: &SessionSettings) -> InitialContext {
     context
         .items
         .push(ResponseItem::developer_text(permissions_text(settings)));
+    if settings.context.collaboration_mode == CollaborationMode::Plan {
+        context.items.push(ResponseItem::developer_text(mode_text(
+            CollaborationMode::Plan,
+        )));
+    }
     let user_file = settings.troupe_home.join("AGENTS.md");
     let instructions = discover(&DiscoveryOptions {
         cwd: &settings.cwd,
@@ -38,6 +48,16 @@ pub fn initial_context(settings: &SessionSettings) -> InitialContext {
             settings.cwd.display()
         )));
     }
+    let root = project_root(&settings.cwd, &settings.context.project_root_markers);
+    let found = discover_skills(&[
+        settings.troupe_home.join("skills"),
+        root.join(".agents").join("skills"),
+    ]);
+    context.warnings.extend(found.warnings);
+    if let Some(list) = skills_list(&found.skills, LIST_BUDGET_BYTES) {
+        context.items.push(ResponseItem::developer_text(list));
+    }
+    context.skills = found.skills;
     context
         .items
         .push(ResponseItem::user_text(environment_context(settings)));
@@ -64,6 +84,35 @@ pub fn environment_context(settings: &SessionSettings) -> String {
         },
         chrono::Local::now().format("%Y-%m-%d"),
     )
+}
+
+/// What the model is told about a collaboration mode.
+pub fn mode_text(mode: CollaborationMode) -> String {
+    match mode {
+        CollaborationMode::Plan => {
+            "<collaboration_mode>plan</collaboration_mode>\nYou are in plan \
+            mode. Investigate with read-only commands only, then answer with a concrete, \
+            numbered plan (files to change, steps, how to verify). Do not modify files or run \
+            commands that change state; the user will switch modes to carry the plan out."
+                .to_string()
+        }
+        CollaborationMode::Default => "<collaboration_mode>default</collaboration_mode>\nPlan \
+            mode has ended: you may now carry out the work, including changes."
+            .to_string(),
+    }
+}
+
+/// The items that tell the model what changed since `before`: a mode switch (developer) and
+/// an `<environment_context>` update (user). Empty when nothing it was told has changed.
+pub fn context_updates(before: &SessionSettings, after: &SessionSettings) -> Vec<ResponseItem> {
+    let mut items = Vec::new();
+    if before.context.collaboration_mode != after.context.collaboration_mode {
+        items.push(ResponseItem::developer_text(mode_text(
+            after.context.collaboration_mode,
+        )));
+    }
+    items.extend(context_update(before, after));
+    items
 }
 
 /// An `<environment_context>` update, when something the model was told has changed.
@@ -134,3 +183,6 @@ pub fn permissions_text(settings: &SessionSettings) -> String {
 #[cfg(test)]
 #[path = "agents_md_tests.rs"]
 mod agents_md_tests;
+#[cfg(test)]
+#[path = "skills_tests.rs"]
+mod skills_tests;

@@ -3,6 +3,7 @@
 
 mod human;
 pub mod json_events;
+mod resume;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -52,6 +53,14 @@ pub struct ExecArgs {
     yolo: bool,
     /// The task; `-` or absent reads it from stdin.
     prompt: Option<String>,
+    #[command(subcommand)]
+    command: Option<ExecCommand>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ExecCommand {
+    /// Continue a recorded thread with a new prompt.
+    Resume(resume::ResumeArgs),
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -72,12 +81,22 @@ impl From<SandboxArg> for SandboxMode {
 }
 
 /// Runs the task; the exit code says whether the turn completed.
-pub async fn run(args: ExecArgs) -> Result<ExitCode> {
-    let prompt = read_prompt(args.prompt.as_deref())?;
-    let cwd = match &args.cd {
-        Some(dir) => std::fs::canonicalize(dir)
+pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
+    let home = troupe_config::home::troupe_home()?;
+    let store = crate::threads::open_store(&home, crate::threads::Reconcile::Skip);
+    let (target, prompt) = match args.command.take() {
+        Some(ExecCommand::Resume(resume)) => {
+            let (target, prompt) = resume::pick(&home, store.as_deref(), resume)?;
+            (Some(target), prompt)
+        }
+        None => (None, args.prompt.clone()),
+    };
+    let prompt = read_prompt(prompt.as_deref())?;
+    let cwd = match (&args.cd, &target) {
+        (Some(dir), _) => std::fs::canonicalize(dir)
             .with_context(|| format!("--cd {}: not a usable directory", dir.display()))?,
-        None => std::env::current_dir().context("cannot read the current directory")?,
+        (None, Some(target)) => PathBuf::from(&target.cwd),
+        (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
     if !args.skip_git_repo_check && !inside_git_repo(&cwd) {
         bail!(
@@ -92,7 +111,6 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     } else {
         args.sandbox.map(SandboxMode::from)
     };
-    let home = troupe_config::home::troupe_home()?;
     let loaded = load_config(
         &home,
         &CliOverrides {
@@ -124,8 +142,15 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             settings.sandbox_mode.as_str()
         ));
     }
-    let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
-    let mut thread = runtime.start_thread(settings).await?;
+    let runtime = Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store).await?;
+    let mut thread = match &target {
+        Some(target) => {
+            runtime
+                .resume_thread(settings, PathBuf::from(&target.rollout_path))
+                .await?
+        }
+        None => runtime.start_thread(settings).await?,
+    };
     thread.submit(Op::UserInput {
         items: vec![UserInput::Text {
             text: prompt.clone(),
@@ -162,16 +187,10 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             _ => {}
         }
     }
-    // A clean shutdown flushes the rollout; bounded so a stuck thread cannot hang the exit.
+    // Wait for the session to shut down: its rollout is flushed and its lock released.
     if thread.submit(Op::Shutdown).is_ok() {
-        let drain = async {
-            while let Some(event) = thread.next_event().await {
-                if matches!(event.msg, EventMsg::ShutdownComplete) {
-                    break;
-                }
-            }
-        };
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), drain).await;
+        let drained = async { while thread.next_event().await.is_some() {} };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), drained).await;
     }
     runtime.stop();
 

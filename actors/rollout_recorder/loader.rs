@@ -1,0 +1,182 @@
+//! Reading a rollout back: every line in order, tolerant of what a crash or a newer build
+//! leaves behind, strict about everything else.
+//!
+//! - A line that is not complete JSON (a write cut short by a crash) is skipped with a warning.
+//! - A line of a type this build does not know (a newer build wrote it) is skipped with a
+//!   warning.
+//! - A line of a known type whose payload does not parse is corruption: an error naming the
+//!   file and line, so nothing is silently dropped from a history.
+//! - A file whose format version is newer than this build's is refused for appending by
+//!   [`check_writable`]; it can still be listed.
+
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta, ROLLOUT_FORMAT_VERSION};
+
+/// Line types this build understands.
+const KNOWN_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "turn_context",
+    "event",
+    "compacted",
+];
+
+#[derive(Debug, Error)]
+pub enum RolloutError {
+    #[error("cannot read rollout {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a troupe rollout: {reason}")]
+    NotARollout { path: PathBuf, reason: String },
+    #[error("{path} line {line} is damaged: {reason}; the file was edited or corrupted (fix or remove that line by hand; `troupe doctor` lists damaged rollouts)")]
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    #[error("{path} was written by a newer troupe (rollout format {found}, this build reads up to {supported}); upgrade troupe to continue this thread")]
+    NewerFormat {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+}
+
+/// A rollout as read from disk.
+#[derive(Debug, Clone)]
+pub struct LoadedRollout {
+    pub path: PathBuf,
+    pub meta: SessionMeta,
+    /// Every line after the session meta, in file order.
+    pub lines: Vec<RolloutLine>,
+    /// What was skipped, one human-readable sentence each.
+    pub warnings: Vec<String>,
+    /// Size of the file as read.
+    pub bytes: u64,
+    /// The file does not end with a newline (the last write was cut short).
+    pub torn_tail: bool,
+}
+
+/// Reads and parses the whole rollout at `path`.
+pub fn load(path: &Path) -> Result<LoadedRollout, RolloutError> {
+    let data = std::fs::read(path).map_err(|source| RolloutError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(path, &data)
+}
+
+/// Parses rollout bytes read from `path`.
+pub fn parse(path: &Path, data: &[u8]) -> Result<LoadedRollout, RolloutError> {
+    let torn_tail = !data.is_empty() && !data.ends_with(b"\n");
+    let mut meta: Option<SessionMeta> = None;
+    let mut lines = Vec::new();
+    let mut warnings = Vec::new();
+    for (index, raw) in data.split(|b| *b == b'\n').enumerate() {
+        let number = index + 1;
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let line = match serde_json::from_slice::<RolloutLine>(raw) {
+            Ok(line) => line,
+            Err(err) => {
+                match classify(raw) {
+                    Skip::Torn => warnings.push(format!(
+                        "{} line {number} is incomplete (a write cut short by a crash?); skipped",
+                        path.display()
+                    )),
+                    Skip::UnknownType(kind) => warnings.push(format!(
+                        "{} line {number} has type `{kind}`, unknown to this build; skipped",
+                        path.display()
+                    )),
+                    Skip::Damaged if meta.is_none() => {
+                        return Err(RolloutError::NotARollout {
+                            path: path.to_path_buf(),
+                            reason: format!("line {number}: {err}"),
+                        })
+                    }
+                    Skip::Damaged => {
+                        return Err(RolloutError::Corrupt {
+                            path: path.to_path_buf(),
+                            line: number,
+                            reason: err.to_string(),
+                        })
+                    }
+                }
+                continue;
+            }
+        };
+        match (&meta, line.record) {
+            (None, RolloutRecord::SessionMeta(found)) => meta = Some(found),
+            (None, _) => {
+                return Err(RolloutError::NotARollout {
+                    path: path.to_path_buf(),
+                    reason: format!("line {number} comes before the session_meta line"),
+                })
+            }
+            (Some(_), RolloutRecord::SessionMeta(_)) => warnings.push(format!(
+                "{} line {number} is a second session_meta; skipped",
+                path.display()
+            )),
+            (Some(_), record) => lines.push(RolloutLine {
+                timestamp: line.timestamp,
+                record,
+            }),
+        }
+    }
+    let meta = meta.ok_or_else(|| RolloutError::NotARollout {
+        path: path.to_path_buf(),
+        reason: "it has no session_meta line (empty file?)".into(),
+    })?;
+    Ok(LoadedRollout {
+        path: path.to_path_buf(),
+        meta,
+        lines,
+        warnings,
+        bytes: data.len() as u64,
+        torn_tail,
+    })
+}
+
+/// Refuses to append to a rollout written in a newer format.
+pub fn check_writable(rollout: &LoadedRollout) -> Result<(), RolloutError> {
+    if rollout.meta.version > ROLLOUT_FORMAT_VERSION {
+        return Err(RolloutError::NewerFormat {
+            path: rollout.path.clone(),
+            found: rollout.meta.version,
+            supported: ROLLOUT_FORMAT_VERSION,
+        });
+    }
+    Ok(())
+}
+
+enum Skip {
+    Torn,
+    UnknownType(String),
+    Damaged,
+}
+
+fn classify(raw: &[u8]) -> Skip {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(raw) else {
+        return Skip::Torn;
+    };
+    match value.get("type").and_then(|t| t.as_str()) {
+        Some(kind) if !KNOWN_TYPES.contains(&kind) => Skip::UnknownType(kind.to_string()),
+        // Events are not history: one a newer build added is skipped, not fatal.
+        Some("event") => {
+            let inner = value
+                .pointer("/payload/type")
+                .and_then(|t| t.as_str())
+                .unwrap_or("?");
+            Skip::UnknownType(format!("event/{inner}"))
+        }
+        _ => Skip::Damaged,
+    }
+}
+
+#[cfg(test)]
+#[path = "loader_tests.rs"]
+mod tests;

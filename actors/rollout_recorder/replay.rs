@@ -1,0 +1,175 @@
+//! Rebuilding a thread's state from its rollout lines: the history exactly as the model saw
+//! it (compactions applied), the turn count, token totals, title and status.
+
+use troupe_messages::events::{AbortReason, EventMsg};
+use troupe_messages::items::{ContentItem, ResponseItem, Role};
+use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+use troupe_messages::settings::SessionSettings;
+use troupe_messages::threads::ThreadStatus;
+use troupe_messages::usage::TokenUsage;
+
+/// Longest title kept, in characters.
+const TITLE_CHARS: usize = 80;
+
+/// What a rollout says about its thread, besides the history. Kept up to date by a live
+/// session line by line, and rebuilt by [`replay`]: both go through [`Tracker::apply`], so the
+/// index a session writes and the one rebuilt from its file agree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tracker {
+    /// Highest turn number started.
+    pub turns: u64,
+    /// Settings of the last turn.
+    pub last_settings: Option<Box<SessionSettings>>,
+    /// Token totals after the last response.
+    pub tokens: TokenUsage,
+    /// The message the user started the first turn with, shortened to one line.
+    pub title: String,
+    pub status: ThreadStatus,
+    /// The last user message since the last turn context: a turn's own input comes last,
+    /// after context updates and skill bodies (the initial context comes before any turn).
+    pending_user: Option<String>,
+}
+
+impl Default for Tracker {
+    fn default() -> Self {
+        Self {
+            turns: 0,
+            last_settings: None,
+            tokens: TokenUsage::default(),
+            title: String::new(),
+            status: ThreadStatus::New,
+            pending_user: None,
+        }
+    }
+}
+
+impl Tracker {
+    /// Takes one record into account (history aside).
+    pub fn apply(&mut self, record: &RolloutRecord) {
+        match record {
+            RolloutRecord::SessionMeta(_) | RolloutRecord::Compacted(_) => {}
+            RolloutRecord::ResponseItem(item) => {
+                if let Some(text) = user_text(item) {
+                    self.pending_user = Some(text);
+                }
+            }
+            RolloutRecord::TurnContext(context) => {
+                self.pending_user = None;
+                self.turns = self.turns.max(context.turn_id.0);
+                self.last_settings = Some(context.settings.clone());
+            }
+            RolloutRecord::Event(event) => match event {
+                EventMsg::TurnStarted { .. } => {
+                    self.status = ThreadStatus::Incomplete;
+                    if self.title.is_empty() {
+                        if let Some(text) = self.pending_user.take() {
+                            self.title = title_of(&text);
+                        }
+                    }
+                }
+                EventMsg::TurnComplete { .. } => self.status = ThreadStatus::Completed,
+                EventMsg::TurnAborted { reason, .. } => {
+                    self.status = match reason {
+                        AbortReason::Failed => ThreadStatus::Failed,
+                        AbortReason::Interrupted | AbortReason::Shutdown => {
+                            ThreadStatus::Interrupted
+                        }
+                    }
+                }
+                EventMsg::TokenCount { total, .. } => self.tokens = *total,
+                _ => {}
+            },
+        }
+    }
+}
+
+/// A thread rebuilt from its rollout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replayed {
+    /// The history exactly as the model saw it, compactions applied.
+    pub history: Vec<ResponseItem>,
+    pub tracker: Tracker,
+}
+
+/// Replays `lines` (everything after the session meta) in order.
+pub fn replay(lines: &[RolloutLine]) -> Replayed {
+    let mut out = Replayed {
+        history: Vec::new(),
+        tracker: Tracker::default(),
+    };
+    for line in lines {
+        out.tracker.apply(&line.record);
+        match &line.record {
+            RolloutRecord::ResponseItem(item) => out.history.push(item.clone()),
+            RolloutRecord::Compacted(compacted) => {
+                out.history = compacted.replacement_history.clone();
+            }
+            RolloutRecord::SessionMeta(_)
+            | RolloutRecord::TurnContext(_)
+            | RolloutRecord::Event(_) => {}
+        }
+    }
+    out
+}
+
+/// Tool calls in `history` that have no output: (call id, custom tool?).
+pub fn dangling_calls(history: &[ResponseItem]) -> Vec<(String, bool)> {
+    let answered: std::collections::HashSet<&str> = history
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCallOutput { call_id, .. }
+            | ResponseItem::CustomToolCallOutput { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    history
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCall { call_id, .. } if !answered.contains(call_id.as_str()) => {
+                Some((call_id.clone(), false))
+            }
+            ResponseItem::CustomToolCall { call_id, .. }
+                if !answered.contains(call_id.as_str()) =>
+            {
+                Some((call_id.clone(), true))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn user_text(item: &ResponseItem) -> Option<String> {
+    match item {
+        ResponseItem::Message {
+            role: Role::User,
+            content,
+            ..
+        } => Some(
+            content
+                .iter()
+                .map(|c| match c {
+                    ContentItem::InputText { text } | ContentItem::OutputText { text } => {
+                        text.as_str()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        _ => None,
+    }
+}
+
+/// One line of at most [`TITLE_CHARS`] characters.
+pub fn title_of(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= TITLE_CHARS {
+        return flat;
+    }
+    let mut short: String = flat.chars().take(TITLE_CHARS - 1).collect();
+    short.push('…');
+    short
+}
+
+#[cfg(test)]
+#[path = "replay_tests.rs"]
+mod tests;

@@ -1,0 +1,173 @@
+//! Building a session's state: a new thread (new rollout, initial context recorded), or one
+//! resumed from its rollout (history replayed, calls the dead process left without output
+//! answered as aborted, lines appended to the same file).
+
+use super::input_queue::InputQueue;
+use super::persist::Persistence;
+use super::subscribers::Subscribers;
+use super::{context, SessionArgs, SessionStart, SessionState};
+use crate::rollout_recorder::loader::check_writable;
+use crate::rollout_recorder::meta::session_meta;
+use crate::rollout_recorder::replay::{dangling_calls, replay};
+use crate::rollout_recorder::{RolloutArgs, RolloutOpen, RolloutRecorderActor};
+use crate::turn::prompt;
+use crate::turn::tokens::{context_window, TokenTracker};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use std::sync::Arc;
+use troupe_messages::items::ResponseItem;
+use troupe_messages::mailboxes::SessionMsg;
+use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+use troupe_messages::settings::SessionSettings;
+use troupe_messages::tools::ToolOutput;
+
+/// The state of a session starting with `args`; spawns its rollout recorder.
+pub(super) async fn start(
+    myself: ActorRef<SessionMsg>,
+    args: SessionArgs,
+) -> Result<SessionState, ActorProcessingErr> {
+    let (open, meta, lines, mut warnings, resumed) = match args.start {
+        SessionStart::New => {
+            let meta = session_meta(args.thread_id, &args.settings, None);
+            let open = RolloutOpen::Create(Box::new(meta.clone()));
+            (open, meta, Vec::new(), Vec::new(), false)
+        }
+        SessionStart::Resume(loaded) => {
+            check_writable(&loaded)?;
+            let loaded = *loaded;
+            let (meta, lines, warnings) = (loaded.meta, loaded.lines, loaded.warnings);
+            (RolloutOpen::Append, meta, lines, warnings, true)
+        }
+    };
+    let (recorder, _) = Actor::spawn_linked(
+        None,
+        RolloutRecorderActor,
+        RolloutArgs {
+            path: args.rollout_path.clone(),
+            open,
+        },
+        myself.get_cell(),
+    )
+    .await?;
+    let settings = Arc::new(args.settings);
+    // Skills and AGENTS.md warnings come from the current files either way; a resumed
+    // thread keeps the initial context it was started with (it is in its history).
+    let initial = context::initial_context(&settings);
+    let replayed = replay(&lines);
+    let last_timestamp = lines
+        .last()
+        .map(|line| line.timestamp.clone())
+        .unwrap_or_else(|| meta.created_at.clone());
+    let mut persist = Persistence::new(
+        recorder,
+        settings.rollout_fsync,
+        args.store,
+        args.rollout_path.clone(),
+        meta,
+        replayed.tracker.clone(),
+        last_timestamp,
+    );
+    let (history, initial_items, told_settings) = if resumed {
+        let told = replayed
+            .tracker
+            .last_settings
+            .clone()
+            .map(|s| Arc::new(*s))
+            .unwrap_or_else(|| settings.clone());
+        (replayed.history, leading_items(&lines), told)
+    } else {
+        persist.record(
+            initial
+                .items
+                .iter()
+                .cloned()
+                .map(RolloutRecord::ResponseItem)
+                .collect(),
+        );
+        (
+            initial.items.clone(),
+            initial.items.clone(),
+            settings.clone(),
+        )
+    };
+    let tokens = TokenTracker::for_history(&history);
+    warnings.extend(initial.warnings);
+    warnings.extend(window_warning(&settings, &tokens));
+    let mut state = SessionState {
+        thread_id: args.thread_id,
+        told_settings,
+        settings,
+        rollout_path: args.rollout_path,
+        registry: args.registry,
+        http: args.http,
+        manager: args.manager,
+        persist,
+        history,
+        subscribers: Subscribers::default(),
+        queue: InputQueue::default(),
+        turn: None,
+        turns_started: replayed.tracker.turns,
+        total_usage: replayed.tracker.tokens,
+        startup_warnings: warnings,
+        initial_context: Arc::new(initial_items),
+        tokens,
+        skills: initial.skills,
+    };
+    close_dangling_calls(&mut state).await;
+    state.flush().await;
+    state.persist.update_index(false);
+    Ok(state)
+}
+
+/// A call the dead process never answered gets an "aborted" output (recorded), or the next
+/// request would be rejected for a call without one.
+async fn close_dangling_calls(state: &mut SessionState) {
+    let outputs: Vec<ResponseItem> = dangling_calls(&state.history)
+        .into_iter()
+        .map(|(call_id, custom)| {
+            prompt::output_item(&ToolOutput {
+                call_id,
+                content: "aborted: the process running this call stopped before it finished".into(),
+                success: false,
+                custom,
+            })
+        })
+        .collect();
+    if outputs.is_empty() {
+        return;
+    }
+    for item in &outputs {
+        state.push_history(item.clone());
+    }
+    state
+        .record(
+            outputs
+                .into_iter()
+                .map(RolloutRecord::ResponseItem)
+                .collect(),
+        )
+        .await;
+}
+
+/// The initial context of a recorded thread: the items before its first turn.
+fn leading_items(lines: &[RolloutLine]) -> Vec<ResponseItem> {
+    lines
+        .iter()
+        .take_while(|line| !matches!(line.record, RolloutRecord::TurnContext(_)))
+        .filter_map(|line| match &line.record {
+            RolloutRecord::ResponseItem(item) => Some(item.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn window_warning(settings: &SessionSettings, tokens: &TokenTracker) -> Option<String> {
+    let window = context_window(settings)?;
+    (tokens.current() >= window).then(|| {
+        format!(
+            "the initial context (about {} tokens: instructions, AGENTS.md, skills) does not fit \
+             the model's context window ({window} tokens); shorten AGENTS.md \
+             (project_doc_max_bytes) or raise model_context_window",
+            tokens.current()
+        )
+    })
+}

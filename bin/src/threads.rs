@@ -1,0 +1,183 @@
+//! Thread commands: `list`, `fork`, `archive`, `unarchive`, `delete`, and opening the index.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::sync::Arc;
+use troupe_actors::thread_store::{ops, reconcile, StoreError, ThreadStore};
+use troupe_messages::threads::ThreadSummary;
+
+/// Whether to bring the index in line with the files after opening it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reconcile {
+    Run,
+    Skip,
+}
+
+/// Opens the index; when another process holds it or it is damaged, says so and goes on
+/// without it (every command works from the rollout files alone).
+pub fn open_store(home: &Path, reconcile_now: Reconcile) -> Option<Arc<ThreadStore>> {
+    let store = match ThreadStore::open(home) {
+        Ok(store) => store,
+        Err(err) => {
+            if !matches!(err, StoreError::Locked { .. }) || std::env::var_os("RUST_LOG").is_some() {
+                eprintln!("warning: {err}");
+            }
+            return None;
+        }
+    };
+    if reconcile_now == Reconcile::Run {
+        match reconcile::reconcile(&store, home) {
+            Ok(report) => {
+                for problem in report.unreadable {
+                    eprintln!("warning: {problem}");
+                }
+            }
+            Err(err) => {
+                eprintln!("warning: {err}");
+                return None;
+            }
+        }
+    }
+    Some(Arc::new(store))
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Include archived threads.
+    #[arg(long)]
+    all: bool,
+    /// Only threads started in this directory (default: the current one).
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = ".")]
+    cwd: Option<std::path::PathBuf>,
+    /// One JSON object per thread.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `troupe list`.
+pub fn list(home: &Path, args: ListArgs) -> Result<()> {
+    let threads = match open_store(home, Reconcile::Run) {
+        Some(store) => store.list()?,
+        None => {
+            let (threads, unreadable) = reconcile::scan(home);
+            for problem in unreadable {
+                eprintln!("warning: {problem}");
+            }
+            threads
+        }
+    };
+    let cwd = match &args.cwd {
+        Some(dir) => Some(
+            std::fs::canonicalize(dir)
+                .with_context(|| format!("--cwd {}: not a directory", dir.display()))?
+                .display()
+                .to_string(),
+        ),
+        None => None,
+    };
+    let mut out = std::io::stdout().lock();
+    for thread in threads
+        .iter()
+        .filter(|t| args.all || !t.archived)
+        .filter(|t| cwd.as_ref().is_none_or(|c| &t.cwd == c))
+    {
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string(thread)?)?;
+        } else {
+            writeln!(out, "{}", human_line(thread))?;
+        }
+    }
+    Ok(())
+}
+
+fn human_line(t: &ThreadSummary) -> String {
+    let updated = chrono::DateTime::from_timestamp_millis(t.updated_at_ms)
+        .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_default();
+    let archived = if t.archived { " [archived]" } else { "" };
+    format!(
+        "{}  {updated}  {:<11} {}{archived}  ({})",
+        t.id,
+        t.status.as_str(),
+        t.title,
+        t.cwd
+    )
+}
+
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// Thread id (or a unique prefix).
+    id: String,
+    /// Copy the history through this turn (default: all of it).
+    #[arg(long = "at-turn", value_name = "N")]
+    at_turn: Option<u64>,
+}
+
+/// `troupe fork`.
+pub fn fork(home: &Path, args: ForkArgs) -> Result<()> {
+    let store = open_store(home, Reconcile::Skip);
+    let forked = ops::fork(home, store.as_deref(), &args.id, args.at_turn)?;
+    println!("{}", forked.id);
+    eprintln!(
+        "forked into {} (continue it with `troupe exec resume {} PROMPT`)",
+        forked.rollout_path, forked.id
+    );
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct IdArg {
+    /// Thread id (or a unique prefix).
+    id: String,
+}
+
+/// `troupe archive`.
+pub fn archive(home: &Path, args: IdArg) -> Result<()> {
+    let store = open_store(home, Reconcile::Skip);
+    let done = ops::archive(home, store.as_deref(), &args.id)?;
+    println!("archived {} → {}", done.id, done.rollout_path);
+    Ok(())
+}
+
+/// `troupe unarchive`.
+pub fn unarchive(home: &Path, args: IdArg) -> Result<()> {
+    let store = open_store(home, Reconcile::Skip);
+    let done = ops::unarchive(home, store.as_deref(), &args.id)?;
+    println!("unarchived {} → {}", done.id, done.rollout_path);
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// Thread id (or a unique prefix).
+    id: String,
+    /// Do not ask for confirmation.
+    #[arg(long, short = 'y')]
+    yes: bool,
+}
+
+/// `troupe delete`.
+pub fn delete(home: &Path, args: DeleteArgs) -> Result<()> {
+    let store = open_store(home, Reconcile::Skip);
+    if !args.yes {
+        let target = ops::find(home, store.as_deref(), &args.id)?;
+        let stdin = std::io::stdin();
+        if !stdin.is_terminal() {
+            bail!("not deleting without confirmation: pass --yes");
+        }
+        eprint!(
+            "delete thread {} ({}) and its rollout {}? [y/N] ",
+            target.id, target.title, target.rollout_path
+        );
+        let mut answer = String::new();
+        stdin.lock().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            bail!("not deleted");
+        }
+    }
+    let done = ops::delete(home, store.as_deref(), &args.id)?;
+    println!("deleted {} ({})", done.id, done.rollout_path);
+    Ok(())
+}

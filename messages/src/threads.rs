@@ -1,0 +1,64 @@
+//! What the thread index knows about a thread: one summary per rollout, for `list`, `resume
+//! --last` and clients' thread pickers.
+
+use crate::usage::TokenUsage;
+use serde::{Deserialize, Serialize};
+
+/// Where a thread stands, as far as its rollout tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThreadStatus {
+    /// No turn has run yet.
+    New,
+    /// A process is running a turn of it now.
+    Running,
+    /// The last turn finished normally.
+    Completed,
+    /// The last turn was interrupted or shut down.
+    Interrupted,
+    /// The last turn failed.
+    Failed,
+    /// The last turn has no ending: the process died during it.
+    Incomplete,
+}
+
+impl ThreadStatus {
+    /// The lowercase name shown by `troupe list`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThreadStatus::New => "new",
+            ThreadStatus::Running => "running",
+            ThreadStatus::Completed => "completed",
+            ThreadStatus::Interrupted => "interrupted",
+            ThreadStatus::Failed => "failed",
+            ThreadStatus::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// One thread as the index stores and `troupe list --json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    /// Thread id (UUID).
+    pub id: String,
+    /// The first user message, shortened.
+    pub title: String,
+    pub cwd: String,
+    /// The thread this one was forked from.
+    pub parent: Option<String>,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Milliseconds since the Unix epoch of the last line written.
+    pub updated_at_ms: i64,
+    pub status: ThreadStatus,
+    /// Absolute path of the rollout file.
+    pub rollout_path: String,
+    /// The rollout lives under `archived_sessions/`.
+    pub archived: bool,
+    /// Turns started so far.
+    pub turns: u64,
+    /// Token totals over all turns.
+    pub tokens: TokenUsage,
+    /// Size of the rollout when this summary was taken; a different size means stale.
+    pub rollout_bytes: u64,
+}
