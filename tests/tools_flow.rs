@@ -478,3 +478,21 @@ fn sessions_die_with_the_turn() {
     }
     assert!(!alive(pid), "sleep {pid} outlived the turn");
 }
+
+#[test]
+fn human_output_shows_file_changes_and_the_plan() {
+    let plan = json!({"plan": [{"step": "edit", "status": "in_progress"}]}).to_string();
+    let h = Harness::new(vec![
+        MockResponse::tool_calls(vec![("u1", "update_plan", plan)]),
+        custom_call("p1", "apply_patch", MULTI_FILE_PATCH),
+        MockResponse::text("patched"),
+    ]);
+    seed(h.workdir.path());
+    let out = h.exec(&["edit files"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("plan:\n  → edit"), "{err}");
+    assert!(err.contains("file update:\nA "), "{err}");
+    assert!(err.contains("new.txt\nM "), "{err}");
+    assert!(err.contains("gone.txt"), "{err}");
+}
