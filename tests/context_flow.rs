@@ -84,6 +84,8 @@ fn skills_are_listed_and_a_named_skill_brings_its_body() {
         "---\nname: deploy\ndescription: Ship the service\n---\nRun ./ship.sh --prod",
     )
     .unwrap();
+    // The workdir is the project root (a stray `.git` higher up must not change that).
+    std::fs::create_dir_all(h.workdir.path().join(".git")).unwrap();
     let project_skill = h.workdir.path().join(".agents/skills/lint");
     std::fs::create_dir_all(&project_skill).unwrap();
     std::fs::write(

@@ -336,13 +336,14 @@ async fn plan_mode_offers_read_only_tools_and_says_so() {
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(tool_names(0), ["shell", "write_things"]);
+    let all = ["apply_patch", "shell", "update_plan", "write_things"];
+    assert_eq!(tool_names(0), all);
     assert_eq!(
         tool_names(1),
-        ["shell"],
+        ["shell", "update_plan"],
         "plan mode hides tools that change things"
     );
-    assert_eq!(tool_names(2), ["shell", "write_things"]);
+    assert_eq!(tool_names(2), all);
     let input = requests[1].body["input"].as_array().unwrap();
     let mode_msg = input[input.len() - 2]["content"][0]["text"]
         .as_str()

@@ -53,6 +53,7 @@ fn main() -> std::io::Result<()> {
         default_shell_timeout_ms: 1,
         troupe_home: home.path().to_path_buf(),
         rollout_fsync: Default::default(),
+        tools: Default::default(),
         context: ContextSettings {
             project_doc_max_bytes: 32 * 1024,
             project_doc_fallback_filenames: Vec::new(),

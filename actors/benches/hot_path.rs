@@ -38,6 +38,7 @@ fn settings(home: &std::path::Path) -> SessionSettings {
         default_shell_timeout_ms: 1000,
         troupe_home: home.to_path_buf(),
         rollout_fsync: Default::default(),
+        tools: Default::default(),
         context: ContextSettings {
             project_doc_max_bytes: 0,
             project_doc_fallback_filenames: Vec::new(),

@@ -39,6 +39,7 @@ fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
         default_shell_timeout_ms: 60_000,
         troupe_home: home.to_path_buf(),
         rollout_fsync: Default::default(),
+        tools: Default::default(),
         context: ContextSettings {
             project_doc_max_bytes: 0,
             project_doc_fallback_filenames: Vec::new(),

@@ -111,3 +111,26 @@ pub async fn run_confined(
     }
     Ok(result)
 }
+
+/// The argv that runs `argv` under `profile` for callers that start processes themselves
+/// (PTY sessions): unchanged when unconfined, wrapped in the helper otherwise. An error means
+/// no sandbox can run here, and the command must not run (fail closed).
+pub fn confine_argv(
+    kind: troupe_messages::policy::SandboxBackendKind,
+    profile: &PermissionProfile,
+    cwd: &std::path::Path,
+    argv: &[String],
+) -> Result<Vec<String>, String> {
+    match profile {
+        PermissionProfile::Disabled | PermissionProfile::External { .. } => Ok(argv.to_vec()),
+        PermissionProfile::Managed { .. } => {
+            profile::validate(profile).map_err(|e| e.to_string())?;
+            let spec = HelperSpec {
+                backend: probe::choose(kind)?,
+                profile: profile.clone(),
+                cwd: cwd.to_path_buf(),
+            };
+            helper_argv(&probe::helper_exe()?, &spec, argv)
+        }
+    }
+}

@@ -48,6 +48,7 @@ pub fn settings() -> SessionSettings {
             collaboration_mode: Default::default(),
         },
         rollout_fsync: Default::default(),
+        tools: Default::default(),
     }
 }
 

@@ -102,6 +102,9 @@ pub async fn approve_patch(
     let settings = &ctx.settings;
     let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
         .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
+    // Compared with canonical roots: resolve symlinked parents (the files may not exist yet).
+    let files: Vec<PathBuf> = files.iter().map(|f| canonical(f)).collect();
+    let files = files.as_slice();
     match patch_requirement(settings.approval_policy, &profile, files) {
         ApprovalRequirement::Skip { .. } => Ok(()),
         ApprovalRequirement::Forbidden { reason } => {
@@ -116,6 +119,24 @@ pub async fn approve_patch(
                 reason,
             };
             approve(ctx, request, &keys).await
+        }
+    }
+}
+
+/// `path` with its longest existing ancestor canonicalised.
+fn canonical(path: &std::path::Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut current = path.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&current) {
+            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
+        }
+        match (current.file_name().map(|n| n.to_owned()), current.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                current = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
         }
     }
 }

@@ -23,47 +23,95 @@ use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
 
 pub use super::approval_gate::REJECTED_BY_USER;
 
-/// Runs a validated shell call through approval and the sandbox.
-pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolOutcome {
+/// What the approval stage decided for a command.
+pub struct Decision {
+    /// The profile of the session's sandbox policy.
+    pub profile: PermissionProfile,
+    /// Run the first attempt unconfined (an allow rule, or an approved escalation).
+    pub bypass_first: bool,
+    /// The user (or the session cache) approved this command.
+    pub approved: bool,
+    /// The command's session-cache key.
+    pub keys: Vec<crate::approvals::cache::ApprovalKey>,
+}
+
+/// Stages 1–4 for any command tool (`shell`, `exec_command`): profile, escalation check,
+/// rules, requirement, approval. `Err` is the output for the model.
+pub async fn decide(
+    ctx: &ToolContext,
+    command: &[String],
+    cwd: &std::path::Path,
+    escalation: bool,
+    justification: Option<&str>,
+) -> Result<Decision, ToolOutcome> {
     let settings = &ctx.settings;
     let policy = settings.approval_policy;
-    let profile = match resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd) {
-        Ok(profile) => profile,
-        Err(err) => return ToolOutcome::error(format!("sandbox configuration error: {err}")),
-    };
-    let escalation = args.sandbox_permissions.as_deref() == Some("require_escalated")
-        || args.with_escalated_permissions == Some(true);
+    let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
+        .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
     if escalation {
         if let Some(message) = escalation_rejection(policy) {
-            return ToolOutcome::error(message);
+            return Err(ToolOutcome::error(message));
         }
     }
-    let parts = command_parts(&args.command).unwrap_or_else(|| vec![args.command.clone()]);
-    let rule = ctx.approvals.rules.evaluate_parts(&parts);
+    let parts = command_parts(command).unwrap_or_else(|| vec![command.to_vec()]);
     let facts = CommandFacts {
         policy,
         fs_kind: profile.file_system_kind(),
-        rule,
-        escalation: escalation.then_some(args.justification.as_deref()),
-        known_safe: is_known_safe(&args.command),
+        rule: ctx.approvals.rules.evaluate_parts(&parts),
+        escalation: escalation.then_some(justification),
+        known_safe: is_known_safe(command),
     };
-    let key = vec![command_key(&args.command)];
-    let mut approved = false;
-    let bypass_first = match command_requirement(&facts) {
+    let keys = vec![command_key(command)];
+    let (bypass_first, approved) = match command_requirement(&facts) {
         ApprovalRequirement::Forbidden { reason } => {
-            return ToolOutcome::error(format!("command refused: {reason}"));
+            return Err(ToolOutcome::error(format!("command refused: {reason}")));
         }
-        ApprovalRequirement::Skip { bypass_sandbox } => bypass_sandbox,
+        ApprovalRequirement::Skip { bypass_sandbox } => (bypass_sandbox, false),
         ApprovalRequirement::NeedsApproval { reason } => {
-            if let Err(outcome) = approve(ctx, exec_request(ctx, args, &cwd, reason), &key).await {
-                return outcome;
-            }
-            approved = true;
+            let request = EventMsg::ExecApprovalRequest {
+                call_id: ctx.call.call_id.clone(),
+                command: command.to_vec(),
+                cwd: cwd.to_path_buf(),
+                reason,
+            };
+            approve(ctx, request, &keys).await?;
             // An approved escalation runs unconfined at once; an approved rule prompt or an
             // untrusted command still runs sandboxed first.
-            escalation
+            (escalation, true)
         }
     };
+    Ok(Decision {
+        profile,
+        bypass_first,
+        approved,
+        keys,
+    })
+}
+
+/// Runs a validated shell call through approval and the sandbox.
+pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolOutcome {
+    let policy = ctx.settings.approval_policy;
+    let escalation = args.sandbox_permissions.as_deref() == Some("require_escalated")
+        || args.with_escalated_permissions == Some(true);
+    let decision = match decide(
+        ctx,
+        &args.command,
+        &cwd,
+        escalation,
+        args.justification.as_deref(),
+    )
+    .await
+    {
+        Ok(decision) => decision,
+        Err(outcome) => return outcome,
+    };
+    let Decision {
+        profile,
+        bypass_first,
+        approved,
+        keys: key,
+    } = decision;
+    let fs_kind = profile.file_system_kind();
     let first_profile = if bypass_first {
         escalated(&profile)
     } else {
@@ -79,7 +127,7 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
         return outcome(first, args, ctx);
     }
     let already = approved || lock(&ctx.approvals.cache).all_approved(&key);
-    match retry_requirement(policy, facts.fs_kind, already) {
+    match retry_requirement(policy, fs_kind, already) {
         ApprovalRequirement::Forbidden { reason } => {
             let mut result = outcome(first, args, ctx);
             result.content = format!(

@@ -5,17 +5,25 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
+pub mod apply_patch;
+pub mod apply_patch_tool;
 pub mod approval_gate;
 pub mod exec_flow;
+pub mod intercept;
+pub mod plan_tool;
 pub mod registry;
+pub mod services;
 pub mod shell;
 pub mod shell_env;
+pub mod turn_diff;
+pub mod unified_exec;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::sandbox_linux::{probe, LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use registry::{Concurrency, ToolContext, ToolOutcome, ToolRegistry};
+use services::TurnServices;
 use std::sync::Arc;
 use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
@@ -46,6 +54,8 @@ pub struct ToolOrchestratorState {
     pending: PendingApprovals,
     /// Cancels the running batch when the orchestrator stops (interrupt).
     cancel: CancellationToken,
+    /// Lives as long as the turn: PTY sessions die with it.
+    services: Arc<TurnServices>,
 }
 
 impl Actor for ToolOrchestratorActor {
@@ -68,6 +78,7 @@ impl Actor for ToolOrchestratorActor {
             approvals: args.approvals,
             pending: PendingApprovals::default(),
             cancel: CancellationToken::new(),
+            services: Arc::new(TurnServices::default()),
         })
     }
 
@@ -94,6 +105,7 @@ impl Actor for ToolOrchestratorActor {
                     approvals: state.approvals.clone(),
                     pending: state.pending.clone(),
                     turn: state.turn.clone(),
+                    services: state.services.clone(),
                 };
                 let cancel = state.cancel.clone();
                 let turn = state.turn.clone();
@@ -144,6 +156,7 @@ impl Actor for ToolOrchestratorActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         state.cancel.cancel();
+        state.services.shutdown().await;
         // Waiting here means that once the turn is gone, so are its processes.
         let grace = Some(std::time::Duration::from_secs(5));
         let _ = state
@@ -204,6 +217,7 @@ struct Batch {
     approvals: SessionApprovals,
     pending: PendingApprovals,
     turn: ActorRef<TurnMsg>,
+    services: Arc<TurnServices>,
 }
 
 impl Batch {
@@ -217,7 +231,7 @@ impl Batch {
                 continue;
             };
             // Taken here, in call order, so the gate's fairness gives call-order semantics.
-            let guard: Box<dyn Send> = match handler.concurrency() {
+            let guard: Box<dyn Send> = match handler.concurrency_for(call) {
                 Concurrency::Shared => Box::new(gate.clone().read_owned().await),
                 Concurrency::Exclusive => Box::new(gate.clone().write_owned().await),
             };
@@ -229,6 +243,7 @@ impl Batch {
                 approvals: self.approvals.clone(),
                 pending: self.pending.clone(),
                 turn: self.turn.clone(),
+                services: self.services.clone(),
             };
             // Aborted when dropped: an interrupted batch leaves no call running.
             let task = AbortOnDropHandle::new(tokio::spawn(async move {

@@ -12,6 +12,8 @@ use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolSpec};
 
+use super::services::TurnServices;
+
 /// Whether a handler may run beside other calls of the same response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Concurrency {
@@ -36,6 +38,8 @@ pub struct ToolContext {
     pub pending: PendingApprovals,
     /// Where progress events go (the turn forwards them to the session).
     pub turn: ActorRef<TurnMsg>,
+    /// State shared by the turn's calls: PTY sessions, the turn's diff.
+    pub services: Arc<TurnServices>,
 }
 
 /// What a handler produced for the model.
@@ -59,8 +63,17 @@ impl ToolOutcome {
 pub trait ToolHandler: Send + Sync + 'static {
     /// How the tool is advertised to the model.
     fn spec(&self) -> ToolSpec;
+    /// The spec offered under these settings; `None` leaves the tool out (a variant of
+    /// it, chosen by config, is offered instead).
+    fn spec_for(&self, _settings: &SessionSettings) -> Option<ToolSpec> {
+        Some(self.spec())
+    }
     /// Whether it may run alongside other calls.
     fn concurrency(&self) -> Concurrency;
+    /// The concurrency of one call: a command that turns out to be an `apply_patch` writes.
+    fn concurrency_for(&self, _call: &ToolCall) -> Concurrency {
+        self.concurrency()
+    }
     /// Serve one call. Never panics on bad input: returns an error outcome instead.
     fn handle(&self, ctx: ToolContext) -> BoxFuture<'static, ToolOutcome>;
 }
@@ -76,6 +89,10 @@ impl ToolRegistry {
     pub fn with_builtin_tools() -> Self {
         let mut registry = Self::default();
         registry.register(Arc::new(super::shell::ShellHandler));
+        registry.register(Arc::new(super::apply_patch_tool::ApplyPatchHandler));
+        registry.register(Arc::new(super::plan_tool::PlanHandler));
+        registry.register(Arc::new(super::unified_exec::ExecCommandHandler));
+        registry.register(Arc::new(super::unified_exec::WriteStdinHandler));
         registry
     }
 
@@ -85,9 +102,13 @@ impl ToolRegistry {
             .insert(handler.spec().name().to_string(), handler);
     }
 
-    /// The specs to advertise, sorted by name so the prompt prefix stays stable.
-    pub fn specs(&self) -> Vec<ToolSpec> {
-        self.handlers.values().map(|h| h.spec()).collect()
+    /// The specs to advertise under `settings`, sorted by name so the prompt prefix stays
+    /// stable. (There is no settings-free list: variants of a tool share its name.)
+    pub fn specs_for(&self, settings: &SessionSettings) -> Vec<ToolSpec> {
+        self.handlers
+            .values()
+            .filter_map(|h| h.spec_for(settings))
+            .collect()
     }
 
     /// The handler for a name.

@@ -1,10 +1,12 @@
 //! The `shell` tool: argv, workdir, timeout; approval and sandboxing are in `exec_flow`.
 
 use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use super::{apply_patch_tool, intercept};
 use futures::future::BoxFuture;
 use serde_json::json;
 use std::time::Duration;
-use troupe_messages::tools::{ExecResult, ShellToolArgs, ToolPayload, ToolSpec};
+use troupe_messages::settings::{SessionSettings, ShellToolType};
+use troupe_messages::tools::{ExecResult, ShellToolArgs, ToolCall, ToolPayload, ToolSpec};
 
 /// Handler of the `shell` tool.
 pub struct ShellHandler;
@@ -42,8 +44,22 @@ impl ToolHandler for ShellHandler {
         }
     }
 
+    fn spec_for(&self, settings: &SessionSettings) -> Option<ToolSpec> {
+        (settings.tools.shell == ShellToolType::Shell).then(|| self.spec())
+    }
+
     fn concurrency(&self) -> Concurrency {
         Concurrency::Shared
+    }
+
+    fn concurrency_for(&self, call: &ToolCall) -> Concurrency {
+        let is_patch = parse_shell_args(&call.payload)
+            .is_ok_and(|args| intercept::from_argv(&args.command).is_some());
+        if is_patch {
+            Concurrency::Exclusive
+        } else {
+            Concurrency::Shared
+        }
     }
 
     fn handle(&self, ctx: ToolContext) -> BoxFuture<'static, ToolOutcome> {
@@ -73,6 +89,14 @@ async fn run_shell(ctx: ToolContext) -> ToolOutcome {
         Some(dir) => ctx.settings.cwd.join(dir),
         None => ctx.settings.cwd.clone(),
     };
+    if let Some(invocation) = intercept::from_argv(&args.command) {
+        // Never run as a process: the structured path checks, reports and writes atomically.
+        let cwd = match &invocation.cd {
+            Some(dir) => cwd.join(dir),
+            None => cwd,
+        };
+        return apply_patch_tool::apply(&ctx, invocation.patch, cwd).await;
+    }
     super::exec_flow::run(&ctx, &args, cwd).await
 }
 

@@ -160,8 +160,10 @@ impl TurnState {
             });
             return;
         }
-        let (step_settings, tools) =
-            prompt::for_mode(&self.args.settings, self.args.registry.specs());
+        let (step_settings, tools) = prompt::for_mode(
+            &self.args.settings,
+            self.args.registry.specs_for(&self.args.settings),
+        );
         self.step_settings = Arc::new(step_settings);
         let request = prompt::build_request(
             self.args.thread_id,

@@ -28,7 +28,7 @@ pub fn build_request(
 }
 
 /// Tools offered in plan mode: looking, not changing (commands run read-only there).
-pub const PLAN_MODE_TOOLS: &[&str] = &["shell", "update_plan"];
+pub const PLAN_MODE_TOOLS: &[&str] = &["shell", "exec_command", "write_stdin", "update_plan"];
 
 /// The tools to advertise in a mode, and the settings its commands run under.
 pub fn for_mode(

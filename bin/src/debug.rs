@@ -68,7 +68,10 @@ fn prompt_input(args: PromptInputArgs) -> Result<()> {
     if let Some(prompt) = args.prompt {
         history.push(user_message(&[UserInput::Text { text: prompt }]));
     }
-    let (settings, tools) = for_mode(&loaded.settings, ToolRegistry::with_builtin_tools().specs());
+    let (settings, tools) = for_mode(
+        &loaded.settings,
+        ToolRegistry::with_builtin_tools().specs_for(&loaded.settings),
+    );
     let request = build_request(ThreadId::new(), &settings, &history, tools);
     println!("{}", serde_json::to_string_pretty(&request_body(&request))?);
     Ok(())

@@ -1,5 +1,7 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
+mod apply;
+mod arg0;
 mod debug;
 mod doctor;
 mod exec;
@@ -36,6 +38,9 @@ enum Command {
     Delete(threads::DeleteArgs),
     /// Check Troupe's files; `--reindex` rebuilds the thread index.
     Doctor(doctor::DoctorArgs),
+    /// Apply the last turn's file changes to the work tree with `git apply`.
+    #[command(visible_alias = "a")]
+    Apply(apply::ApplyArgs),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -44,8 +49,19 @@ enum Command {
 fn main() -> ExitCode {
     // The sandbox helper personality: set up confinement and exec, before any thread exists.
     troupe_actors::sandbox_linux::helper::run_if_helper();
+    if let Some(code) = arg0::dispatch() {
+        return code;
+    }
     init_tracing();
     let cli = Cli::parse();
+    // Before the async runtime starts threads: this changes our environment.
+    let _apply_patch_link = match arg0::install_path_link() {
+        Ok(dir) => Some(dir),
+        Err(err) => {
+            eprintln!("warning: commands will not find `apply_patch`: {err}");
+            None
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -71,6 +87,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }),
+        Some(Command::Apply(args)) => apply::run(args),
         Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"

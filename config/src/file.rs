@@ -5,7 +5,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use troupe_messages::policy::{AskForApproval, CollaborationMode, SandboxBackendKind, SandboxMode};
-use troupe_messages::settings::{FsyncPolicy, WireApi};
+use troupe_messages::settings::{ApplyPatchToolType, FsyncPolicy, ShellToolType, WireApi};
 
 /// `config.toml` as written by the user; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -47,6 +47,10 @@ pub struct ConfigToml {
     /// Checked by the MCP and hooks features when they load.
     pub mcp_servers: BTreeMap<String, toml::Value>,
     pub hooks: Option<toml::Value>,
+    /// `freeform` (grammar-constrained custom tool) or `function` (JSON `{"input"}`).
+    pub apply_patch_tool_type: Option<ApplyPatchToolType>,
+    /// `shell` or `exec_command` (PTY sessions with `write_stdin`).
+    pub shell_tool_type: Option<ShellToolType>,
 }
 
 /// `[profiles.<name>]`: the keys a profile may set.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 use troupe_messages::policy::{AskForApproval, SandboxBackendKind, SandboxMode, SandboxSettings};
 use troupe_messages::settings::{
-    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
+    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, ToolSettings, WireApi,
 };
 
 /// The model used when config names none.
@@ -281,6 +281,10 @@ fn resolve(
                 include_only: env.include_only,
             },
             collaboration_mode: config.collaboration_mode.unwrap_or_default(),
+        },
+        tools: ToolSettings {
+            apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
+            shell: config.shell_tool_type.unwrap_or_default(),
         },
     })
 }

@@ -4,6 +4,7 @@ use crate::errors::TurnError;
 use crate::ids::{ThreadId, TurnId};
 use crate::items::ResponseItem;
 use crate::policy::{AskForApproval, SandboxMode};
+use crate::tools::{FileChange, PlanItem};
 use crate::usage::TokenUsage;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -83,6 +84,26 @@ pub enum EventMsg {
         success: bool,
         output: String,
     },
+    /// `apply_patch` checked a patch and is about to write these changes.
+    PatchApplyBegin {
+        call_id: String,
+        changes: Vec<FileChange>,
+    },
+    /// `apply_patch` finished: every change was written (`success`) or none was.
+    PatchApplyEnd {
+        call_id: String,
+        changes: Vec<FileChange>,
+        success: bool,
+        /// What the model was told (summary or error).
+        output: String,
+    },
+    /// The model's plan (from `update_plan`), whole each time.
+    PlanUpdated {
+        explanation: Option<String>,
+        plan: Vec<PlanItem>,
+    },
+    /// The net unified diff of every file the turn changed so far (`git apply` format).
+    TurnDiff { unified_diff: String },
     /// An item was appended to the history (and handed to the rollout).
     ItemRecorded { item: ResponseItem },
     /// The history was compacted into a summary.

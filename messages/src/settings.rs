@@ -67,6 +67,38 @@ pub struct SessionSettings {
     /// When the rollout is fsynced (`rollout_fsync` in config).
     #[serde(default)]
     pub rollout_fsync: FsyncPolicy,
+    /// Which variants of the built-in tools the model is offered.
+    #[serde(default)]
+    pub tools: ToolSettings,
+}
+
+/// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSettings {
+    pub apply_patch: ApplyPatchToolType,
+    pub shell: ShellToolType,
+}
+
+/// How `apply_patch` is offered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplyPatchToolType {
+    /// A custom tool whose input is the patch itself, constrained by the patch grammar.
+    #[default]
+    Freeform,
+    /// A JSON function tool with one argument, `{"input": "<patch>"}`.
+    Function,
+}
+
+/// How commands are offered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShellToolType {
+    /// `shell`: argv in, output out, one call per command.
+    #[default]
+    Shell,
+    /// `exec_command` + `write_stdin`: commands in a PTY that may keep running between calls.
+    ExecCommand,
 }
 
 /// When a thread's rollout is forced to disk. Every line is written (survives a killed

@@ -115,3 +115,39 @@ pub struct ExecResult {
     pub duration: Duration,
     pub timed_out: bool,
 }
+
+/// One file a patch changes, as shown to users.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChange {
+    /// Absolute path of the file (the source, for a move).
+    pub path: PathBuf,
+    pub kind: FileChangeKind,
+    /// Where an update moves the file, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_path: Option<PathBuf>,
+}
+
+/// What a patch does to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChangeKind {
+    Add,
+    Delete,
+    Update,
+}
+
+/// One step of the model's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanItem {
+    pub step: String,
+    pub status: StepStatus,
+}
+
+/// Progress of a plan step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    Pending,
+    InProgress,
+    Completed,
+}

@@ -51,6 +51,7 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
             },
             collaboration_mode: Default::default(),
         },
+        tools: Default::default(),
     }
 }
 

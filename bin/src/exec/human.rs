@@ -3,6 +3,7 @@
 use super::json_events::{command_line, error_text};
 use std::io::Write;
 use troupe_messages::events::EventMsg;
+use troupe_messages::tools::{FileChangeKind, StepStatus};
 
 /// Writes progress lines to stderr when enabled.
 pub struct HumanOutput {
@@ -70,6 +71,48 @@ impl HumanOutput {
                 }
                 if lines.len() > OUTPUT_LINES {
                     text.push_str(&format!("\n… +{} lines", lines.len() - OUTPUT_LINES));
+                }
+                self.line(&text);
+            }
+            EventMsg::PatchApplyEnd {
+                changes,
+                success,
+                output,
+                ..
+            } => {
+                let mut text = String::from(if *success {
+                    "file update:"
+                } else {
+                    "file update failed:"
+                });
+                for change in changes {
+                    let letter = match change.kind {
+                        FileChangeKind::Add => 'A',
+                        FileChangeKind::Delete => 'D',
+                        FileChangeKind::Update => 'M',
+                    };
+                    text.push_str(&format!("\n{letter} {}", change.path.display()));
+                    if let Some(to) = &change.move_path {
+                        text.push_str(&format!(" → {}", to.display()));
+                    }
+                }
+                if !success {
+                    text.push_str(&format!("\n{output}"));
+                }
+                self.line(&text);
+            }
+            EventMsg::PlanUpdated { explanation, plan } => {
+                let mut text = String::from("plan:");
+                if let Some(why) = explanation {
+                    text.push_str(&format!(" {why}"));
+                }
+                for item in plan {
+                    let mark = match item.status {
+                        StepStatus::Completed => "✓",
+                        StepStatus::InProgress => "→",
+                        StepStatus::Pending => "•",
+                    };
+                    text.push_str(&format!("\n  {mark} {}", item.step));
                 }
                 self.line(&text);
             }

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, EventMsg};
+use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
 use troupe_messages::usage::TokenUsage;
 
 /// Converts events to JSONL objects; remembers item ids and the turn's last error.
@@ -13,6 +14,8 @@ pub struct JsonEvents {
     /// Command call id → item id of its `item.started`.
     commands: HashMap<String, String>,
     last_error: Option<String>,
+    /// Item id of the turn's `todo_list`, once `update_plan` was called.
+    todo_list: Option<(String, Value)>,
 }
 
 /// The command line Codex shows for an argv.
@@ -67,6 +70,31 @@ impl JsonEvents {
                     "aggregated_output": aggregated_output, "exit_code": exit_code,
                     "status": status}})]
             }
+            EventMsg::PatchApplyEnd {
+                changes, success, ..
+            } => {
+                let id = self.item_id();
+                let status = if *success { "completed" } else { "failed" };
+                vec![json!({"type": "item.completed", "item": {
+                    "id": id, "type": "file_change", "changes": changes_json(changes),
+                    "status": status}})]
+            }
+            EventMsg::PlanUpdated { plan, .. } => {
+                let items = todo_items(plan);
+                match &mut self.todo_list {
+                    Some((id, last)) => {
+                        *last = items.clone();
+                        vec![json!({"type": "item.updated", "item": {
+                            "id": id, "type": "todo_list", "items": items}})]
+                    }
+                    None => {
+                        let id = self.item_id();
+                        self.todo_list = Some((id.clone(), items.clone()));
+                        vec![json!({"type": "item.started", "item": {
+                            "id": id, "type": "todo_list", "items": items}})]
+                    }
+                }
+            }
             EventMsg::AgentMessage { message } => {
                 let id = self.item_id();
                 vec![json!({"type": "item.completed", "item": {
@@ -97,7 +125,9 @@ impl JsonEvents {
                 vec![json!({"type": "error", "message": message})]
             }
             EventMsg::TurnComplete { usage, .. } => {
-                vec![json!({"type": "turn.completed", "usage": usage_json(usage)})]
+                let mut lines = self.finish_todo_list();
+                lines.push(json!({"type": "turn.completed", "usage": usage_json(usage)}));
+                lines
             }
             EventMsg::TurnAborted { reason, .. } => {
                 let message = self.last_error.take().unwrap_or_else(|| match reason {
@@ -105,11 +135,47 @@ impl JsonEvents {
                     AbortReason::Shutdown => "the thread was shut down".into(),
                     AbortReason::Failed => "the turn failed".into(),
                 });
-                vec![json!({"type": "turn.failed", "error": {"message": message}})]
+                let mut lines = self.finish_todo_list();
+                lines.push(json!({"type": "turn.failed", "error": {"message": message}}));
+                lines
             }
             _ => Vec::new(),
         }
     }
+}
+
+impl JsonEvents {
+    /// The plan's last state as a completed item, at the end of its turn.
+    fn finish_todo_list(&mut self) -> Vec<Value> {
+        self.todo_list
+            .take()
+            .map(|(id, items)| {
+                json!({"type": "item.completed", "item": {
+                    "id": id, "type": "todo_list", "items": items}})
+            })
+            .into_iter()
+            .collect()
+    }
+}
+
+fn changes_json(changes: &[FileChange]) -> Value {
+    changes
+        .iter()
+        .map(|change| {
+            let kind = match change.kind {
+                FileChangeKind::Add => "add",
+                FileChangeKind::Delete => "delete",
+                FileChangeKind::Update => "update",
+            };
+            json!({"path": change.path.display().to_string(), "kind": kind})
+        })
+        .collect()
+}
+
+fn todo_items(plan: &[PlanItem]) -> Value {
+    plan.iter()
+        .map(|item| json!({"text": item.step, "completed": item.status == StepStatus::Completed}))
+        .collect()
 }
 
 /// The user-facing text of a turn error.

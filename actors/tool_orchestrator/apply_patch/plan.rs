@@ -1,0 +1,331 @@
+//! From hunks to the final contents of every file the patch touches, computed in memory
+//! before anything is written (so a failing hunk anywhere means nothing changes).
+//!
+//! Hunks apply in order on top of each other, as Codex applies them one by one on disk: an
+//! overlay of pending states stands in for the disk, so `Add` then `Update` of one path, or
+//! two `Update`s of one file, compose exactly as they would there.
+
+use super::error::PatchError;
+use super::parser::{Chunk, Hunk, LineKind};
+use super::seek::seek_sequence;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a path holds once the patch is applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinalState {
+    Present(String),
+    Absent,
+}
+
+/// One entry of the patch's summary, with the path as the patch wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Affected {
+    Added(PathBuf),
+    Modified(PathBuf),
+    Deleted(PathBuf),
+}
+
+/// A file change as reported in events: absolute paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub path: PathBuf,
+    pub kind: ChangeKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeKind {
+    Add,
+    Delete,
+    Update { move_to: Option<PathBuf> },
+}
+
+/// Everything to write, and what to tell the user.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Final state of every touched path (absolute), in path order.
+    pub files: BTreeMap<PathBuf, FinalState>,
+    /// The disk contents of each touched path before the patch (None: it did not exist).
+    pub before: BTreeMap<PathBuf, Option<String>>,
+    pub affected: Vec<Affected>,
+    pub changes: Vec<Change>,
+}
+
+impl Plan {
+    /// The state of `path` as earlier hunks left it, reading the disk the first time.
+    fn current(&mut self, path: &Path) -> Result<Option<String>, std::io::Error> {
+        if let Some(state) = self.files.get(path) {
+            return Ok(match state {
+                FinalState::Present(text) => Some(text.clone()),
+                FinalState::Absent => None,
+            });
+        }
+        let before = read_optional(path)?;
+        self.before.insert(path.to_path_buf(), before.clone());
+        Ok(before)
+    }
+
+    /// Records the path's new state. Its old contents are kept only for the turn diff, so
+    /// an unreadable one (binary, permissions) is not an error here: writing it will tell.
+    fn set(&mut self, path: &Path, state: FinalState) {
+        if !self.before.contains_key(path) {
+            let before = read_optional(path).ok().flatten();
+            self.before.insert(path.to_path_buf(), before);
+        }
+        self.files.insert(path.to_path_buf(), state);
+    }
+}
+
+/// The file's text, `None` when it does not exist; non-UTF-8 is `InvalidData`.
+fn read_optional(path: &Path) -> Result<Option<String>, std::io::Error> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err),
+    }
+}
+
+/// Computes the plan for `hunks`, with relative paths taken from `cwd`.
+pub fn plan_hunks(hunks: &[Hunk], cwd: &Path) -> Result<Plan, PatchError> {
+    if hunks.is_empty() {
+        return Err(PatchError::Empty);
+    }
+    let mut plan = Plan::default();
+    for hunk in hunks {
+        let shown = hunk.path().clone();
+        let path = cwd.join(&shown);
+        match hunk {
+            Hunk::Add { contents, .. } => {
+                plan.set(&path, FinalState::Present(contents.clone()));
+                plan.affected.push(Affected::Added(shown));
+                plan.changes.push(Change {
+                    path,
+                    kind: ChangeKind::Add,
+                });
+            }
+            Hunk::Delete { .. } => {
+                let existing = plan
+                    .current(&path)
+                    .map_err(|source| PatchError::ReadDelete {
+                        path: shown.clone(),
+                        source,
+                    })?;
+                if existing.is_none() {
+                    return Err(PatchError::ReadDelete {
+                        path: shown,
+                        source: std::io::ErrorKind::NotFound.into(),
+                    });
+                }
+                plan.set(&path, FinalState::Absent);
+                plan.affected.push(Affected::Deleted(shown));
+                plan.changes.push(Change {
+                    path,
+                    kind: ChangeKind::Delete,
+                });
+            }
+            Hunk::Update {
+                move_to, chunks, ..
+            } => {
+                let original = match plan.current(&path) {
+                    Ok(Some(text)) => text,
+                    Ok(None) => {
+                        return Err(PatchError::ReadUpdate {
+                            path: shown,
+                            source: std::io::ErrorKind::NotFound.into(),
+                        })
+                    }
+                    Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
+                        return Err(PatchError::NotUtf8 { path: shown })
+                    }
+                    Err(source) => {
+                        return Err(PatchError::ReadUpdate {
+                            path: shown,
+                            source,
+                        })
+                    }
+                };
+                let updated = apply_chunks(&original, chunks, &shown)?;
+                // A move onto itself is an update: Codex would delete the file it just wrote.
+                let dest = move_to
+                    .as_ref()
+                    .map(|to| (cwd.join(to), to.clone()))
+                    .filter(|(dest_path, _)| *dest_path != path);
+                match &dest {
+                    Some((dest_path, dest_shown)) => {
+                        // Codex writes the destination, then removes the source.
+                        plan.set(dest_path, FinalState::Present(updated));
+                        plan.set(&path, FinalState::Absent);
+                        plan.affected.push(Affected::Modified(dest_shown.clone()));
+                    }
+                    None => {
+                        plan.set(&path, FinalState::Present(updated));
+                        plan.affected.push(Affected::Modified(shown.clone()));
+                    }
+                }
+                plan.changes.push(Change {
+                    path,
+                    kind: ChangeKind::Update {
+                        move_to: dest.map(|(dest_path, _)| dest_path),
+                    },
+                });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// Applies update chunks to a file's text, with Codex's line model: the text is split on
+/// `\n` (a final newline ends the last line rather than adding an empty one), and every
+/// line of the result ends with a newline (so trailing blank lines survive, and an empty
+/// result is an empty file). Context lines keep the file's own text (its whitespace, its
+/// line ending); a file whose first line ends in CRLF gets CRLF on every added line.
+pub fn apply_chunks(original: &str, chunks: &[Chunk], path: &Path) -> Result<String, PatchError> {
+    let mut lines: Vec<String> = original.split('\n').map(str::to_string).collect();
+    if lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    let crlf = original
+        .split_once('\n')
+        .is_some_and(|(first, _)| first.ends_with('\r'));
+    if crlf && !original.ends_with('\n') {
+        // The unterminated last line will get a line ending, in the file's style.
+        if let Some(last) = lines.last_mut().filter(|last| !last.ends_with('\r')) {
+            last.push('\r');
+        }
+    }
+    let mut replacements = compute_replacements(&lines, chunks, path, crlf)?;
+    replacements.sort_by_key(|(start, _, _)| *start);
+    for (start, old_len, new_lines) in replacements.into_iter().rev() {
+        lines.splice(start..start + old_len, new_lines);
+    }
+    if lines.is_empty() {
+        return Ok(String::new());
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Ok(text)
+}
+
+type Replacement = (usize, usize, Vec<String>);
+
+fn compute_replacements(
+    lines: &[String],
+    chunks: &[Chunk],
+    path: &Path,
+    crlf: bool,
+) -> Result<Vec<Replacement>, PatchError> {
+    let mut replacements = Vec::with_capacity(chunks.len());
+    let mut cursor = 0;
+    for (index, chunk) in chunks.iter().enumerate() {
+        if let Some(context) = &chunk.context {
+            let wanted = std::slice::from_ref(context);
+            match seek_sequence(lines, wanted, cursor, false) {
+                Some(at) => cursor = at + 1,
+                None => {
+                    return Err(PatchError::ContextNotFound {
+                        path: path.to_path_buf(),
+                        context: context.clone(),
+                        chunk: index + 1,
+                        line: chunk.line,
+                    })
+                }
+            }
+        }
+        let old_lines = chunk.old_lines();
+        if old_lines.is_empty() {
+            // Pure addition: goes at the very end of the file, after any blank lines.
+            replacements.extend(edits(&chunk.lines, lines.len(), crlf));
+            continue;
+        }
+        let mut tagged: &[(LineKind, String)] = &chunk.lines;
+        let mut old: &[String] = &old_lines;
+        let mut found = seek_sequence(lines, old, cursor, chunk.end_of_file);
+        let trimmed;
+        if found.is_none() && old.last().is_some_and(String::is_empty) {
+            // A trailing empty line in the chunk often stands for the file's final newline.
+            old = &old[..old.len() - 1];
+            trimmed = without_trailing_empty(tagged);
+            tagged = &trimmed;
+            found = seek_sequence(lines, old, cursor, chunk.end_of_file);
+        }
+        let Some(start) = found else {
+            return Err(PatchError::LinesNotFound {
+                path: path.to_path_buf(),
+                expected: old_lines.join("\n"),
+                chunk: index + 1,
+                line: chunk.line,
+            });
+        };
+        replacements.extend(edits(tagged, start, crlf));
+        cursor = start + old.len();
+    }
+    Ok(replacements)
+}
+
+/// A chunk's changes as separate replacements, one per run of `-`/`+` lines, positioned
+/// from `start` (where its old lines matched). Context lines are never rewritten, so they
+/// keep the file's own text, and a run that meets another edit at one line is ordered the
+/// way Codex orders it.
+fn edits(tagged: &[(LineKind, String)], start: usize, crlf: bool) -> Vec<Replacement> {
+    let mut out = Vec::new();
+    let mut at = start;
+    let mut run: Option<Replacement> = None;
+    for (kind, text) in tagged {
+        match kind {
+            LineKind::Context => {
+                out.extend(run.take());
+                at += 1;
+            }
+            LineKind::Remove => {
+                run.get_or_insert((at, 0, Vec::new())).1 += 1;
+                at += 1;
+            }
+            LineKind::Add => {
+                let mut line = text.clone();
+                if crlf && !line.ends_with('\r') {
+                    line.push('\r');
+                }
+                run.get_or_insert((at, 0, Vec::new())).2.push(line);
+            }
+        }
+    }
+    out.extend(run);
+    out
+}
+
+/// The chunk without the empty line(s) its retry dropped: the last line of the old side
+/// (context or removed) and the last of the new side (context or added), when empty.
+fn without_trailing_empty(tagged: &[(LineKind, String)]) -> Vec<(LineKind, String)> {
+    let mut lines = tagged.to_vec();
+    let empty_at = |lines: &[(LineKind, String)], skip: LineKind| {
+        lines
+            .iter()
+            .rposition(|(kind, _)| *kind != skip)
+            .filter(|&i| lines[i].1.is_empty())
+    };
+    let last_old = empty_at(&lines, LineKind::Add);
+    let last_new = empty_at(&lines, LineKind::Remove);
+    if last_old.is_some() && last_old == last_new {
+        if let Some(i) = last_old {
+            lines.remove(i);
+        }
+        return lines;
+    }
+    // Different lines: take each off its own side only (a context line becomes one-sided).
+    let mut drop = Vec::new();
+    for (at, other) in [(last_old, LineKind::Add), (last_new, LineKind::Remove)] {
+        if let Some(i) = at {
+            match lines[i].0 {
+                LineKind::Context => lines[i].0 = other,
+                LineKind::Add | LineKind::Remove => drop.push(i),
+            }
+        }
+    }
+    drop.sort_unstable();
+    for i in drop.into_iter().rev() {
+        lines.remove(i);
+    }
+    lines
+}

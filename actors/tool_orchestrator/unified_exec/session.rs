@@ -1,0 +1,279 @@
+//! One command running in a PTY, and the bounded set of them a turn holds.
+//!
+//! Each session has two plain threads (PTY reads and `wait` both block): a reader that
+//! appends output to a shared buffer, and a waiter that records the exit status. Async
+//! callers wait on a `Notify` for either. The child is a session leader (portable-pty calls
+//! `setsid`), so killing its process group takes its children along.
+
+use crate::sandbox_none::process::kill_group;
+use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
+
+/// How long to keep reading after the process exited, for output still in the PTY.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
+
+/// Live sessions a turn may hold; a new command past this is refused.
+pub const MAX_SESSIONS: usize = 16;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What the reader and waiter threads share with callers.
+#[derive(Default)]
+struct Shared {
+    /// Output not yet returned to the model.
+    pending: Vec<u8>,
+    /// Set once the reader hit end of file (the PTY closed).
+    eof: bool,
+    /// Set once the child was reaped: its exit code (-1 when killed by a signal).
+    exit_code: Option<i32>,
+}
+
+/// A command running in a PTY.
+pub struct PtySession {
+    shared: Arc<Mutex<Shared>>,
+    changed: Arc<Notify>,
+    writer: Mutex<Box<dyn Write + Send>>,
+    pgid: Option<i32>,
+    /// Kept open: dropping the master would hang up the child.
+    _master: Mutex<Box<dyn portable_pty::MasterPty + Send>>,
+    pub command: Vec<String>,
+    /// The `exec_command` call that started it (its begin/end events share this id).
+    pub call_id: String,
+    pub started: Instant,
+    /// Everything it printed, for the end event (bounded by the caller).
+    transcript: Mutex<Vec<u8>>,
+}
+
+/// What one wait for output produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collected {
+    pub output: Vec<u8>,
+    /// The exit code once the process has exited and its output is drained.
+    pub exit_code: Option<i32>,
+}
+
+impl PtySession {
+    /// Starts `argv` in a fresh PTY.
+    pub fn spawn(
+        argv: &[String],
+        cwd: &Path,
+        env: &BTreeMap<String, String>,
+        call_id: String,
+    ) -> Result<Arc<Self>, String> {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|err| format!("could not open a pseudo-terminal: {err}"))?;
+        let mut builder = CommandBuilder::from_argv(argv.iter().map(Into::into).collect());
+        builder.cwd(cwd);
+        builder.env_clear();
+        for (key, value) in env {
+            builder.env(key, value);
+        }
+        let mut child = pair.slave.spawn_command(builder).map_err(|err| {
+            format!(
+                "failed to start `{}` in {}: {err}",
+                argv.join(" "),
+                cwd.display()
+            )
+        })?;
+        // Our copy of the slave must close, or the reader never sees end of file.
+        drop(pair.slave);
+        let pgid = child.process_id().map(|pid| pid as i32);
+        let mut reader = pair
+            .master
+            .try_clone_reader()
+            .map_err(|err| format!("could not read the pseudo-terminal: {err}"))?;
+        let writer = pair
+            .master
+            .take_writer()
+            .map_err(|err| format!("could not write to the pseudo-terminal: {err}"))?;
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let changed = Arc::new(Notify::new());
+        let session = Arc::new(Self {
+            shared: shared.clone(),
+            changed: changed.clone(),
+            writer: Mutex::new(writer),
+            pgid,
+            _master: Mutex::new(pair.master),
+            command: argv.to_vec(),
+            call_id,
+            started: Instant::now(),
+            transcript: Mutex::new(Vec::new()),
+        });
+        let (reader_shared, reader_changed) = (shared.clone(), changed.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => lock(&reader_shared).pending.extend_from_slice(&buf[..n]),
+                }
+                reader_changed.notify_waiters();
+            }
+            lock(&reader_shared).eof = true;
+            reader_changed.notify_waiters();
+        });
+        std::thread::spawn(move || {
+            let code = match child.wait() {
+                Ok(status) if status.signal().is_none() => status.exit_code() as i32,
+                _ => -1,
+            };
+            lock(&shared).exit_code = Some(code);
+            changed.notify_waiters();
+        });
+        Ok(session)
+    }
+
+    /// Writes `chars` to the terminal (a `\n` is Enter).
+    pub fn write(&self, chars: &str) -> Result<(), String> {
+        let mut writer = lock(&self.writer);
+        writer
+            .write_all(chars.as_bytes())
+            .and_then(|()| writer.flush())
+            .map_err(|err| format!("could not write to the session: {err}"))
+    }
+
+    /// Waits up to `yield_time` (less if the process exits and its output is drained),
+    /// then returns the output gathered since the last call.
+    pub async fn collect(&self, yield_time: Duration) -> Collected {
+        let mut deadline = tokio::time::Instant::now() + yield_time;
+        let mut draining = false;
+        loop {
+            let notified = self.changed.notified();
+            let (exited, eof) = {
+                let shared = lock(&self.shared);
+                (shared.exit_code.is_some(), shared.eof)
+            };
+            if exited && eof {
+                break;
+            }
+            if exited && !draining {
+                // Output written just before exit may still be in the PTY; a grandchild
+                // holding the terminal open must not keep us past a short drain, though.
+                draining = true;
+                deadline = deadline.min(tokio::time::Instant::now() + DRAIN_AFTER_EXIT);
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                break;
+            }
+        }
+        let mut shared = lock(&self.shared);
+        let output = std::mem::take(&mut shared.pending);
+        lock(&self.transcript).extend_from_slice(&output);
+        Collected {
+            output,
+            exit_code: shared.exit_code,
+        }
+    }
+
+    /// Everything printed so far.
+    pub fn transcript(&self) -> Vec<u8> {
+        lock(&self.transcript).clone()
+    }
+
+    /// Kills the process group, then waits briefly for the exit to be recorded.
+    pub async fn kill(&self) {
+        if let Some(pgid) = self.pgid {
+            kill_group(pgid);
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        loop {
+            let notified = self.changed.notified();
+            if lock(&self.shared).exit_code.is_some() {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for PtySession {
+    fn drop(&mut self) {
+        // A session is never left running behind its owner.
+        if lock(&self.shared).exit_code.is_none() {
+            if let Some(pgid) = self.pgid {
+                kill_group(pgid);
+            }
+        }
+    }
+}
+
+/// The sessions of one turn, by id.
+#[derive(Default)]
+pub struct ExecSessions {
+    inner: Mutex<Sessions>,
+}
+
+#[derive(Default)]
+struct Sessions {
+    next_id: u32,
+    live: HashMap<u32, Arc<PtySession>>,
+}
+
+impl ExecSessions {
+    /// Room for one more session? Refused at `MAX_SESSIONS` live ones.
+    pub fn has_room(&self) -> bool {
+        lock(&self.inner).live.len() < MAX_SESSIONS
+    }
+
+    /// Keeps a session that is still running; returns its id.
+    pub fn insert(&self, session: Arc<PtySession>) -> Result<u32, String> {
+        let mut inner = lock(&self.inner);
+        if inner.live.len() >= MAX_SESSIONS {
+            return Err(format!(
+                "too many running sessions ({MAX_SESSIONS}); end one (for example send \
+                 Ctrl-C with write_stdin chars \"\\u0003\") before starting another"
+            ));
+        }
+        inner.next_id += 1;
+        let id = inner.next_id;
+        inner.live.insert(id, session);
+        Ok(id)
+    }
+
+    pub fn get(&self, id: u32) -> Option<Arc<PtySession>> {
+        lock(&self.inner).live.get(&id).cloned()
+    }
+
+    /// Forgets a session whose exit has been reported.
+    pub fn remove(&self, id: u32) {
+        lock(&self.inner).live.remove(&id);
+    }
+
+    pub fn len(&self) -> usize {
+        lock(&self.inner).live.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Kills every session (turn end, interrupt, shutdown).
+    pub async fn kill_all(&self) {
+        let sessions: Vec<Arc<PtySession>> =
+            lock(&self.inner).live.drain().map(|(_, s)| s).collect();
+        for session in sessions {
+            session.kill().await;
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
