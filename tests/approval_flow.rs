@@ -600,3 +600,46 @@ async fn patch_approval_for_session_is_per_file() {
     assert_eq!(outputs, vec!["applied"; 4]);
     runtime.stop();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_command_and_apply_patch_go_through_the_gate_and_sandbox() {
+    use troupe_messages::settings::{ApplyPatchToolType, ShellToolType};
+    let outside = var_tmp();
+    let out = outside.path().display().to_string();
+    let cmd = format!("echo x > {out}/pty; echo in > inside.txt; cat inside.txt");
+    let exec = json!({"cmd": cmd, "login": false, "yield_time_ms": 10000}).to_string();
+    let patch = json!({
+        "input": format!("*** Begin Patch\n*** Add File: {out}/patched.txt\n+hi\n*** End Patch\n")
+    })
+    .to_string();
+    let mut s = setup_with(
+        vec![
+            MockResponse::tool_calls(vec![("e1", "exec_command", exec.as_str())]),
+            MockResponse::tool_calls(vec![("p1", "apply_patch", patch.as_str())]),
+            MockResponse::text("ok"),
+        ],
+        AskForApproval::Never,
+        SandboxMode::WorkspaceWrite,
+        None,
+        |settings| {
+            settings.tools.shell = ShellToolType::ExecCommand;
+            settings.tools.apply_patch = ApplyPatchToolType::Function;
+        },
+    )
+    .await;
+    let (_, asked) = turn(&mut s, &[]).await;
+    assert_eq!(asked, 0);
+    let requests = s.mock.requests();
+    let exec_out = tool_outputs(&requests[1].body).join("\n");
+    assert!(exec_out.contains("Read-only file system"), "{exec_out}");
+    assert!(exec_out.contains("in"), "{exec_out}");
+    assert!(!outside.path().join("pty").exists());
+    assert!(s.ws.path().join("inside.txt").exists());
+    let patch_out = tool_outputs(&requests[2].body).join("\n");
+    assert!(
+        patch_out.contains("patch refused: the patch writes outside the writable roots"),
+        "{patch_out}"
+    );
+    assert!(!outside.path().join("patched.txt").exists());
+    s.runtime.stop();
+}
