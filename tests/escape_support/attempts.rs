@@ -205,7 +205,7 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
         ));
         list.push(code(
             "write in /tmp (read-only)",
-            "echo x > /tmp/troupe-ro-probe-$PPID".into(),
+            "f=/tmp/troupe-ro-probe-$$ && echo x > $f && rm $f".into(),
         ));
     }
     list
