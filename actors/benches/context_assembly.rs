@@ -2,12 +2,11 @@
 //! 200 skills (issue: context and configuration). Run with
 //! `cargo bench -p troupe-actors --bench context_assembly`.
 
+#[path = "support.rs"]
+mod support;
+
 use std::time::Instant;
 use troupe_actors::session::context::initial_context;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{
-    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
-};
 
 fn main() -> std::io::Result<()> {
     let home = tempfile::tempdir()?;
@@ -30,41 +29,10 @@ fn main() -> std::io::Result<()> {
             format!("---\nname: skill{i:03}\ndescription: does thing {i}\n---\nbody {i}\n"),
         )?;
     }
-    let settings = SessionSettings {
-        model: "m".into(),
-        provider: ProviderSettings {
-            id: "p".into(),
-            name: "p".into(),
-            base_url: "http://127.0.0.1:1".into(),
-            wire_api: WireApi::Responses,
-            env_key: None,
-            http_headers: Default::default(),
-            request_max_retries: 0,
-            stream_max_retries: 0,
-            stream_idle_timeout_ms: 1,
-            request_timeout_ms: 1,
-        },
-        cwd: dir,
-        approval_policy: AskForApproval::OnRequest,
-        sandbox_mode: SandboxMode::ReadOnly,
-        sandbox: Default::default(),
-        base_instructions: String::new(),
-        tool_output_max_bytes: 1,
-        default_shell_timeout_ms: 1,
-        troupe_home: home.path().to_path_buf(),
-        rollout_fsync: Default::default(),
-        tools: Default::default(),
-        context: ContextSettings {
-            project_doc_max_bytes: 32 * 1024,
-            project_doc_fallback_filenames: Vec::new(),
-            project_root_markers: vec![".git".into()],
-            model_context_window: None,
-            auto_compact_token_limit: None,
-            reasoning_effort: None,
-            shell_env: ShellEnvPolicy::default(),
-            collaboration_mode: Default::default(),
-        },
-    };
+    let mut settings = support::settings("http://127.0.0.1:1".into(), home.path());
+    settings.cwd = dir;
+    settings.context.project_doc_max_bytes = 32 * 1024;
+    settings.context.project_root_markers = vec![".git".into()];
     let mut samples = Vec::new();
     for _ in 0..50 {
         let started = Instant::now();

@@ -3,54 +3,15 @@
 //! would have lost) and per-event latency percentiles at a paced rate.
 //! Run with `cargo bench -p troupe-actors --bench hot_path`.
 
+#[path = "support.rs"]
+mod support;
+
 use std::time::{Duration, Instant};
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::TurnId;
 use troupe_messages::mailboxes::SessionMsg;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{
-    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
-};
-
-fn settings(home: &std::path::Path) -> SessionSettings {
-    SessionSettings {
-        model: "m".into(),
-        provider: ProviderSettings {
-            id: "p".into(),
-            name: "p".into(),
-            base_url: "http://127.0.0.1:9/v1".into(),
-            wire_api: WireApi::Responses,
-            env_key: None,
-            http_headers: Default::default(),
-            request_max_retries: 0,
-            stream_max_retries: 0,
-            stream_idle_timeout_ms: 1000,
-            request_timeout_ms: 1000,
-        },
-        cwd: home.to_path_buf(),
-        approval_policy: AskForApproval::Never,
-        sandbox_mode: SandboxMode::DangerFullAccess,
-        sandbox: Default::default(),
-        base_instructions: String::new(),
-        tool_output_max_bytes: 1024,
-        default_shell_timeout_ms: 1000,
-        troupe_home: home.to_path_buf(),
-        rollout_fsync: Default::default(),
-        tools: Default::default(),
-        context: ContextSettings {
-            project_doc_max_bytes: 0,
-            project_doc_fallback_filenames: Vec::new(),
-            project_root_markers: Vec::new(),
-            model_context_window: None,
-            auto_compact_token_limit: None,
-            reasoning_effort: None,
-            shell_env: ShellEnvPolicy::default(),
-            collaboration_mode: Default::default(),
-        },
-    }
-}
 
 fn delta(i: usize) -> SessionMsg {
     SessionMsg::TurnEvent {
@@ -69,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     runtime.block_on(async {
         let home = tempfile::tempdir()?;
         let troupe = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
-        let mut thread = troupe.start_thread(settings(home.path())).await?;
+        let mut thread = troupe.start_thread(support::settings("http://127.0.0.1:9/v1".into(), home.path())).await?;
         let _configured = thread.next_event().await;
         let session = thread.handle.session.clone();
 

@@ -2,12 +2,11 @@
 //! context and rollout file) open in one runtime, as an app-server would hold them.
 //! Run with `cargo bench -p troupe-actors --bench idle_threads`.
 
+#[path = "support.rs"]
+mod support;
+
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{
-    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
-};
 
 const THREADS: usize = 1_000;
 
@@ -28,47 +27,6 @@ fn os_threads() -> usize {
         .unwrap_or(0)
 }
 
-fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
-    SessionSettings {
-        model: "m".into(),
-        provider: ProviderSettings {
-            id: "mock".into(),
-            name: "mock".into(),
-            base_url,
-            wire_api: WireApi::Responses,
-            env_key: None,
-            http_headers: Default::default(),
-            request_max_retries: 0,
-            stream_max_retries: 0,
-            stream_idle_timeout_ms: 10_000,
-            request_timeout_ms: 10_000,
-        },
-        cwd: home.to_path_buf(),
-        approval_policy: AskForApproval::Never,
-        sandbox_mode: SandboxMode::DangerFullAccess,
-        sandbox: Default::default(),
-        base_instructions: String::new(),
-        tool_output_max_bytes: 1024,
-        default_shell_timeout_ms: 60_000,
-        troupe_home: home.to_path_buf(),
-        rollout_fsync: Default::default(),
-        tools: Default::default(),
-        context: ContextSettings {
-            project_doc_max_bytes: 0,
-            project_doc_fallback_filenames: Vec::new(),
-            project_root_markers: Vec::new(),
-            model_context_window: None,
-            auto_compact_token_limit: None,
-            reasoning_effort: None,
-            shell_env: ShellEnvPolicy {
-                inherit: "all".into(),
-                ..ShellEnvPolicy::default()
-            },
-            collaboration_mode: Default::default(),
-        },
-    }
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -81,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut threads = Vec::with_capacity(THREADS);
         for _ in 0..THREADS {
             let mut thread = troupe
-                .start_thread(settings("http://127.0.0.1:9/v1".into(), home.path()))
+                .start_thread(support::settings("http://127.0.0.1:9/v1".into(), home.path()))
                 .await?;
             let _configured = thread.next_event().await;
             threads.push(thread);

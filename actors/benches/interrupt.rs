@@ -2,59 +2,17 @@
 //! reports once the turn's process group has been killed and reaped.
 //! Run with `cargo bench -p troupe-actors --bench interrupt`.
 
+#[path = "support.rs"]
+mod support;
+
 use std::time::{Duration, Instant};
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::{Op, UserInput};
-use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::{
-    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
-};
 use troupe_mock_model::{MockModel, MockResponse};
 
 const RUNS: usize = 30;
-
-fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
-    SessionSettings {
-        model: "m".into(),
-        provider: ProviderSettings {
-            id: "mock".into(),
-            name: "mock".into(),
-            base_url,
-            wire_api: WireApi::Responses,
-            env_key: None,
-            http_headers: Default::default(),
-            request_max_retries: 0,
-            stream_max_retries: 0,
-            stream_idle_timeout_ms: 10_000,
-            request_timeout_ms: 10_000,
-        },
-        cwd: home.to_path_buf(),
-        approval_policy: AskForApproval::Never,
-        sandbox_mode: SandboxMode::DangerFullAccess,
-        sandbox: Default::default(),
-        base_instructions: String::new(),
-        tool_output_max_bytes: 1024,
-        default_shell_timeout_ms: 60_000,
-        troupe_home: home.to_path_buf(),
-        rollout_fsync: Default::default(),
-        tools: Default::default(),
-        context: ContextSettings {
-            project_doc_max_bytes: 0,
-            project_doc_fallback_filenames: Vec::new(),
-            project_root_markers: Vec::new(),
-            model_context_window: None,
-            auto_compact_token_limit: None,
-            reasoning_effort: None,
-            shell_env: ShellEnvPolicy {
-                inherit: "all".into(),
-                ..ShellEnvPolicy::default()
-            },
-            collaboration_mode: Default::default(),
-        },
-    }
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -69,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let home = tempfile::tempdir()?;
         let troupe = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
         let mut thread = troupe
-            .start_thread(settings(mock.base_url(), home.path()))
+            .start_thread(support::settings(mock.base_url(), home.path()))
             .await?;
         let mut latencies = Vec::with_capacity(RUNS);
         for _ in 0..RUNS {

@@ -1,0 +1,50 @@
+//! Shared set-up of the runtime benchmarks: settings that point at a mock model, with no
+//! sandbox, no approvals and no project docs.
+#![allow(dead_code)]
+
+use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::settings::{
+    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
+};
+
+/// Settings for a thread talking to `base_url`, rooted at `home`.
+pub fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
+    SessionSettings {
+        model: "m".into(),
+        provider: ProviderSettings {
+            id: "mock".into(),
+            name: "mock".into(),
+            base_url,
+            wire_api: WireApi::Responses,
+            env_key: None,
+            http_headers: Default::default(),
+            request_max_retries: 0,
+            stream_max_retries: 0,
+            stream_idle_timeout_ms: 10_000,
+            request_timeout_ms: 10_000,
+        },
+        cwd: home.to_path_buf(),
+        approval_policy: AskForApproval::Never,
+        sandbox_mode: SandboxMode::DangerFullAccess,
+        sandbox: Default::default(),
+        base_instructions: String::new(),
+        tool_output_max_bytes: 1024,
+        default_shell_timeout_ms: 60_000,
+        troupe_home: home.to_path_buf(),
+        rollout_fsync: Default::default(),
+        tools: Default::default(),
+        context: ContextSettings {
+            project_doc_max_bytes: 0,
+            project_doc_fallback_filenames: Vec::new(),
+            project_root_markers: Vec::new(),
+            model_context_window: None,
+            auto_compact_token_limit: None,
+            reasoning_effort: None,
+            shell_env: ShellEnvPolicy {
+                inherit: "all".into(),
+                ..ShellEnvPolicy::default()
+            },
+            collaboration_mode: Default::default(),
+        },
+    }
+}
