@@ -124,3 +124,53 @@ fn skills_are_listed_and_a_named_skill_brings_its_body() {
     );
     assert_eq!(texts[n - 1], "please $deploy now");
 }
+
+#[test]
+fn plan_mode_commands_stay_read_only_and_cannot_escalate() {
+    let h = Harness::new(vec![
+        MockResponse::tool_calls(vec![
+            ("w", "shell", serde_json::json!({"command": ["sh", "-c", "echo x > plan.txt"]}).to_string()),
+            (
+                "e",
+                "shell",
+                serde_json::json!({"command": ["touch", "esc.txt"], "with_escalated_permissions": true, "justification": "need it"})
+                    .to_string(),
+            ),
+        ]),
+        MockResponse::text("here is the plan"),
+    ]);
+    std::fs::create_dir_all(h.workdir.path().join(".git")).unwrap();
+    // --full-auto would allow workspace writes; plan mode narrows commands to read-only.
+    let out = h.exec(&[
+        "--full-auto",
+        "-c",
+        "collaboration_mode=plan",
+        "plan the change",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!h.workdir.path().join("plan.txt").exists());
+    assert!(!h.workdir.path().join("esc.txt").exists());
+    let input = h.mock.requests()[1].body["input"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let output = |id: &str| {
+        input
+            .iter()
+            .find(|i| i["type"] == "function_call_output" && i["call_id"] == id)
+            .unwrap()["output"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        output("e").starts_with("plan mode: commands run read-only and cannot be escalated"),
+        "{}",
+        output("e")
+    );
+    assert!(
+        output("w").contains("Read-only file system"),
+        "{}",
+        output("w")
+    );
+}

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
+use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
 use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
 
@@ -48,7 +49,11 @@ pub async fn decide(
     let policy = settings.approval_policy;
     let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
         .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
+    let plan_mode = settings.context.collaboration_mode == CollaborationMode::Plan;
     if escalation {
+        if plan_mode {
+            return Err(ToolOutcome::error(PLAN_MODE_NO_ESCALATION));
+        }
         if let Some(message) = escalation_rejection(policy) {
             return Err(ToolOutcome::error(message));
         }
@@ -82,11 +87,16 @@ pub async fn decide(
     };
     Ok(Decision {
         profile,
-        bypass_first,
+        // Plan mode only looks: even an allow rule does not take a command out of the sandbox.
+        bypass_first: bypass_first && !plan_mode,
         approved,
         keys,
     })
 }
+
+/// Why a plan-mode command is never run outside the read-only sandbox.
+pub const PLAN_MODE_NO_ESCALATION: &str = "plan mode: commands run read-only and cannot be \
+escalated; investigate without changing anything and propose the change in your plan";
 
 /// Runs a validated shell call through approval and the sandbox.
 pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolOutcome {
@@ -125,6 +135,11 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
     };
     if !denied {
         return outcome(first, args, ctx);
+    }
+    if ctx.settings.context.collaboration_mode == CollaborationMode::Plan {
+        let mut result = outcome(first, args, ctx);
+        result.content = format!("{}\n({PLAN_MODE_NO_ESCALATION})", result.content);
+        return result;
     }
     let already = approved || lock(&ctx.approvals.cache).all_approved(&key);
     match retry_requirement(policy, fs_kind, already) {
