@@ -1,0 +1,154 @@
+//! The session's side of a turn's life: starting it (with any context update, skill bodies
+//! and the user's input recorded first), and what happens when it ends (the durable ending,
+//! then the outer loop: queued input starts the next turn).
+
+use super::{context, RunningTurn, SessionMsg, SessionState};
+use crate::turn::tokens::auto_compact_limit;
+use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
+use ractor::{Actor, ActorRef};
+use troupe_messages::errors::TurnError;
+use troupe_messages::events::{AbortReason, Event, EventMsg};
+use troupe_messages::ids::TurnId;
+use troupe_messages::items::ResponseItem;
+use troupe_messages::ops::UserInput;
+use troupe_messages::policy::CollaborationMode;
+use troupe_messages::rollout::{RolloutRecord, TurnContextRecord};
+use troupe_messages::usage::TokenUsage;
+
+impl SessionState {
+    /// Starts a turn; `inputs` empty means a compaction-only turn.
+    pub(super) async fn start_turn(
+        &mut self,
+        myself: &ActorRef<SessionMsg>,
+        submission: String,
+        inputs: Vec<UserInput>,
+    ) {
+        self.turns_started += 1;
+        let turn_id = TurnId(self.turns_started);
+        let mut records = vec![RolloutRecord::TurnContext(TurnContextRecord {
+            turn_id,
+            settings: Box::new((*self.settings).clone()),
+        })];
+        for update in context::context_updates(&self.told_settings, &self.settings) {
+            self.push_history(update.clone());
+            records.push(RolloutRecord::ResponseItem(update));
+        }
+        self.told_settings = self.settings.clone();
+        let mode = if inputs.is_empty() {
+            TurnMode::CompactOnly
+        } else {
+            // Checked before the new input joins: that input must survive compaction intact.
+            let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
+            // Skills the user named as `$name` come with their body, before the request.
+            let text = prompt::input_text(&inputs);
+            let bodies: Vec<Result<String, String>> =
+                context::skills::mentioned(&self.skills, &text)
+                    .into_iter()
+                    .map(context::skills::skill_body_message)
+                    .collect();
+            for body in bodies {
+                match body {
+                    Ok(body) => {
+                        let item = ResponseItem::user_text(body);
+                        self.push_history(item.clone());
+                        records.push(RolloutRecord::ResponseItem(item));
+                    }
+                    Err(message) => self.emit(&submission, EventMsg::Warning { message }).await,
+                }
+            }
+            let user = prompt::user_message(&inputs);
+            self.push_history(user.clone());
+            records.push(RolloutRecord::ResponseItem(user));
+            TurnMode::Regular { compact_first }
+        };
+        let started = EventMsg::TurnStarted { turn_id };
+        records.push(RolloutRecord::Event(started.clone()));
+        self.persist.record(records);
+        // A boundary: the input is durable, and indexed, before anyone hears of the turn.
+        self.flush().await;
+        self.persist.update_index(true);
+        self.subscribers
+            .send(Event {
+                id: submission.clone(),
+                msg: started,
+            })
+            .await;
+        let args = TurnArgs {
+            thread_id: self.thread_id,
+            turn_id,
+            session: myself.clone(),
+            settings: self.settings.clone(),
+            history: self.history.clone(),
+            registry: self.registry.clone(),
+            http: self.http.clone(),
+            approvals: self.approvals.clone(),
+            initial_context: self.initial_context.clone(),
+            tokens: self.tokens.clone(),
+            mode,
+        };
+        match Actor::spawn_linked(None, TurnActor, args, myself.get_cell()).await {
+            Ok((actor, _)) => {
+                self.turn = Some(RunningTurn {
+                    id: turn_id,
+                    actor,
+                    submission,
+                    usage: TokenUsage::default(),
+                });
+            }
+            Err(err) => {
+                let error = TurnError::Internal {
+                    message: format!("could not start the turn: {err}"),
+                };
+                self.emit(&submission, EventMsg::Error { error, fatal: true })
+                    .await;
+                self.emit(
+                    &submission,
+                    EventMsg::TurnAborted {
+                        turn_id,
+                        reason: AbortReason::Failed,
+                    },
+                )
+                .await;
+            }
+        }
+    }
+
+    /// After a turn: run what was typed meanwhile and not yet taken (outer loop). Plan mode
+    /// starts no turn by itself: queued input waits for the user's next message.
+    pub(super) async fn after_turn(&mut self, myself: &ActorRef<SessionMsg>, submission: String) {
+        self.flush().await;
+        self.persist.update_index(false);
+        if !self.queue.is_empty()
+            && self.settings.context.collaboration_mode != CollaborationMode::Plan
+        {
+            let inputs = self.queue.take_all();
+            self.start_turn(myself, submission, inputs).await;
+        }
+    }
+
+    pub(super) async fn on_turn_ended(
+        &mut self,
+        myself: &ActorRef<SessionMsg>,
+        turn_id: TurnId,
+        last_agent_message: Option<String>,
+        aborted: Option<AbortReason>,
+    ) {
+        // A turn that was interrupted already had its ending recorded.
+        if self.turn.as_ref().map(|t| t.id) != Some(turn_id) {
+            return;
+        }
+        let Some(turn) = self.turn.take() else {
+            return;
+        };
+        let msg = match aborted {
+            None => EventMsg::TurnComplete {
+                turn_id,
+                last_agent_message,
+                usage: turn.usage,
+            },
+            Some(reason) => EventMsg::TurnAborted { turn_id, reason },
+        };
+        self.emit(&turn.submission, msg).await;
+        self.after_turn(myself, turn.submission).await;
+    }
+}
