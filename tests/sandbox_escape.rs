@@ -8,7 +8,9 @@ mod escape_support;
 use escape_support::{battery, controls, is_root, Env, Mode};
 use std::process::Command;
 
-fn run_battery(mode: Mode, backend: &str) {
+/// `via` are extra flags: `--zygote` runs each attempt the way the runtime does (a child
+/// cloned by a zygote) instead of through the one-shot helper.
+fn run_battery(mode: Mode, backend: &str, via: &[String]) {
     let mut checked = 0;
     let mut failures = Vec::new();
     for attempt in battery(mode) {
@@ -29,7 +31,8 @@ fn run_battery(mode: Mode, backend: &str) {
         }
         // 2. Sandboxed, on fresh state: must fail and leave no trace.
         let env = Env::new();
-        let boxed = env.run_sandboxed(mode, backend, &attempt.script, &attempt.extra_flags);
+        let flags: Vec<String> = via.iter().chain(&attempt.extra_flags).cloned().collect();
+        let boxed = env.run_sandboxed(mode, backend, &attempt.script, &flags);
         if boxed.status.success() || (!attempt.exit_only && (attempt.verify)(&env)) {
             failures.push(format!(
                 "{}: ESCAPED the sandbox (exit {:?}): {}{}",
@@ -43,33 +46,49 @@ fn run_battery(mode: Mode, backend: &str) {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     eprintln!(
-        "{mode:?}/{backend}: {checked} escape attempts, each proven unsandboxed, all blocked"
+        "{mode:?}/{backend}{via:?}: {checked} escape attempts, each proven unsandboxed, all blocked"
     );
     let minimum = if is_root() { 40 } else { 20 };
     assert!(checked >= minimum, "only {checked} attempts ran");
 }
 
+fn zygote() -> Vec<String> {
+    vec!["--zygote".into()]
+}
+
 #[test]
 fn workspace_write_blocks_every_escape() {
-    run_battery(Mode::WorkspaceWrite, "linux");
+    run_battery(Mode::WorkspaceWrite, "linux", &[]);
 }
 
 #[test]
 fn read_only_blocks_every_escape() {
-    run_battery(Mode::ReadOnly, "linux");
+    run_battery(Mode::ReadOnly, "linux", &[]);
+}
+
+#[test]
+fn workspace_write_blocks_every_escape_from_a_zygote_child() {
+    run_battery(Mode::WorkspaceWrite, "linux", &zygote());
+}
+
+#[test]
+fn read_only_blocks_every_escape_from_a_zygote_child() {
+    run_battery(Mode::ReadOnly, "linux", &zygote());
 }
 
 #[test]
 fn controls_still_work_in_the_sandbox() {
-    for (mode, script) in controls() {
-        let env = Env::new();
-        let out = env.run_sandboxed(mode, "linux", script, &[]);
-        assert!(
-            out.status.success(),
-            "control `{script}` failed under {mode:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+    for via in [Vec::new(), zygote()] {
+        for (mode, script) in controls() {
+            let env = Env::new();
+            let out = env.run_sandboxed(mode, "linux", script, &via);
+            assert!(
+                out.status.success(),
+                "control `{script}` failed under {mode:?} {via:?}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 }
 

@@ -7,14 +7,17 @@
 pub mod helper;
 pub mod probe;
 pub mod profile;
+pub mod zygote;
 
 use crate::sandbox_none::process::{kill_all, reap, run_process, LiveGroups};
 use helper::{helper_argv, HelperBackend, HelperSpec, SETUP_FAILED_EXIT, SETUP_FAILED_PREFIX};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::path::PathBuf;
+use std::sync::Arc;
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::PermissionProfile;
 use troupe_messages::tools::{ExecRequest, ExecResult};
+use zygote::{ZygotePool, ZygoteRun};
 
 /// Actor of the `linux` and `landlock` backends.
 pub struct LinuxSandboxActor;
@@ -30,6 +33,7 @@ pub struct LinuxSandboxArgs {
 pub struct LinuxSandboxState {
     args: LinuxSandboxArgs,
     live: LiveGroups,
+    zygotes: Arc<ZygotePool>,
 }
 
 impl Actor for LinuxSandboxActor {
@@ -43,6 +47,7 @@ impl Actor for LinuxSandboxActor {
         args: LinuxSandboxArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
         Ok(LinuxSandboxState {
+            zygotes: Arc::new(ZygotePool::new(args.helper_exe.clone())),
             args,
             live: LiveGroups::default(),
         })
@@ -58,11 +63,16 @@ impl Actor for LinuxSandboxActor {
             SandboxMsg::Spawn { request, reply } => {
                 let live = state.live.clone();
                 let args = state.args.clone();
+                let zygotes = state.zygotes.clone();
                 tokio::spawn(async move {
-                    let _ = reply.send(run_confined(&args, &request, &live).await);
+                    let result = run_confined(&args, &request, &live, Some(&zygotes)).await;
+                    let _ = reply.send(result);
                 });
             }
-            SandboxMsg::KillAll => kill_all(&state.live),
+            SandboxMsg::KillAll => {
+                kill_all(&state.live);
+                state.zygotes.kill_all();
+            }
         }
         Ok(())
     }
@@ -73,17 +83,20 @@ impl Actor for LinuxSandboxActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         kill_all(&state.live);
+        state.zygotes.shutdown().await;
         reap(&state.live).await;
         Ok(())
     }
 }
 
-/// Runs one request under the helper; a helper that could not build the sandbox is an
-/// error (nothing ran), never a silent unconfined run.
+/// Runs one request confined: in a zygote of the `linux` backend when `zygotes` is given
+/// (and the request fits a control message), else through the one-shot helper. A sandbox
+/// that could not be built is an error (nothing ran), never a silent unconfined run.
 pub async fn run_confined(
     args: &LinuxSandboxArgs,
     request: &ExecRequest,
     live: &LiveGroups,
+    zygotes: Option<&ZygotePool>,
 ) -> Result<ExecResult, String> {
     if request.profile == PermissionProfile::Disabled {
         return Err("internal: an unconfined request reached a sandbox backend".into());
@@ -94,9 +107,16 @@ pub async fn run_confined(
         profile: request.profile.clone(),
         cwd: request.cwd.clone(),
     };
-    let mut wrapped = request.clone();
-    wrapped.argv = helper_argv(&args.helper_exe, &spec, &request.argv)?;
-    let result = run_process(&wrapped, live).await?;
+    let result = match zygotes {
+        Some(pool) if spec.backend == HelperBackend::Linux && ZygotePool::fits(request) => {
+            run_in_zygote(pool, &spec, request).await?
+        }
+        _ => {
+            let mut wrapped = request.clone();
+            wrapped.argv = helper_argv(&args.helper_exe, &spec, &request.argv)?;
+            run_process(&wrapped, live).await?
+        }
+    };
     if result.exit_code == Some(SETUP_FAILED_EXIT) {
         if let Some(line) = result
             .stderr
@@ -110,6 +130,26 @@ pub async fn run_confined(
         }
     }
     Ok(result)
+}
+
+/// One retry: a stale zygote is replaced by a fresh one, whose view is current.
+async fn run_in_zygote(
+    pool: &ZygotePool,
+    spec: &HelperSpec,
+    request: &ExecRequest,
+) -> Result<ExecResult, String> {
+    for _ in 0..2 {
+        match pool.run(spec, request).await {
+            Ok(ZygoteRun::Done(result)) => return Ok(result),
+            Ok(ZygoteRun::Stale) => continue,
+            Err(setup) => {
+                return Err(format!(
+                    "the sandbox could not be set up, so the command did not run: {setup}"
+                ))
+            }
+        }
+    }
+    Err("the sandbox view kept changing while the command was being started; it did not run".into())
 }
 
 /// The argv that runs `argv` under `profile` for callers that start processes themselves

@@ -76,21 +76,11 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         live: live.clone(),
     };
 
-    let aggregated = Arc::new(Mutex::new(HeadTailBuffer::new(request.max_output_bytes)));
-    let stdout = child.stdout.take().map(|pipe| {
-        tokio::spawn(read_stream(
-            pipe,
-            request.max_output_bytes,
-            aggregated.clone(),
-        ))
-    });
-    let stderr = child.stderr.take().map(|pipe| {
-        tokio::spawn(read_stream(
-            pipe,
-            request.max_output_bytes,
-            aggregated.clone(),
-        ))
-    });
+    let capture = OutputCapture::start(
+        child.stdout.take(),
+        child.stderr.take(),
+        request.max_output_bytes,
+    );
 
     let (status, timed_out) = match tokio::time::timeout(request.timeout, child.wait()).await {
         Ok(status) => (
@@ -108,23 +98,64 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
             (status, true)
         }
     };
-    let deadline = tokio::time::Instant::now() + DRAIN_AFTER_EXIT;
-    let stdout = collect(stdout, deadline).await;
-    let stderr = collect(stderr, deadline).await;
+    let exit_code = if timed_out { None } else { status.code() };
+    let result = capture.finish(exit_code, timed_out, started).await;
     if let Some(pgid) = pgid {
         // Background children that still hold the pipes do not outlive the call.
         kill_group(pgid);
     }
-    let aggregated = lock(&aggregated).clone();
-    Ok(ExecResult {
-        exit_code: if timed_out { None } else { status.code() },
-        stdout: stdout.render(),
-        stderr: stderr.render(),
-        aggregated_output: aggregated.render(),
-        truncated_bytes: aggregated.dropped(),
-        duration: started.elapsed(),
-        timed_out,
-    })
+    Ok(result)
+}
+
+/// Readers of one process's stdout and stderr: each kept bounded on its own, plus both
+/// interleaved in arrival order.
+pub struct OutputCapture {
+    aggregated: Arc<Mutex<HeadTailBuffer>>,
+    stdout: Option<tokio::task::JoinHandle<HeadTailBuffer>>,
+    stderr: Option<tokio::task::JoinHandle<HeadTailBuffer>>,
+}
+
+impl OutputCapture {
+    /// Starts reading both pipes (either may be absent).
+    pub fn start<Out, Err>(stdout: Option<Out>, stderr: Option<Err>, max_bytes: usize) -> Self
+    where
+        Out: AsyncRead + Unpin + Send + 'static,
+        Err: AsyncRead + Unpin + Send + 'static,
+    {
+        let aggregated = Arc::new(Mutex::new(HeadTailBuffer::new(max_bytes)));
+        let stdout =
+            stdout.map(|pipe| tokio::spawn(read_stream(pipe, max_bytes, aggregated.clone())));
+        let stderr =
+            stderr.map(|pipe| tokio::spawn(read_stream(pipe, max_bytes, aggregated.clone())));
+        Self {
+            aggregated,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// Once the process has exited: reads what is left (briefly, for pipes still held by
+    /// grandchildren) and builds the result.
+    pub async fn finish(
+        self,
+        exit_code: Option<i32>,
+        timed_out: bool,
+        started: Instant,
+    ) -> ExecResult {
+        let deadline = tokio::time::Instant::now() + DRAIN_AFTER_EXIT;
+        let stdout = collect(self.stdout, deadline).await;
+        let stderr = collect(self.stderr, deadline).await;
+        let aggregated = lock(&self.aggregated).clone();
+        ExecResult {
+            exit_code,
+            stdout: stdout.render(),
+            stderr: stderr.render(),
+            aggregated_output: aggregated.render(),
+            truncated_bytes: aggregated.dropped(),
+            duration: started.elapsed(),
+            timed_out,
+        }
+    }
 }
 
 async fn read_stream(

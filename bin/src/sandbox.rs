@@ -7,9 +7,10 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use troupe_actors::sandbox_linux::helper::{helper_argv, HelperSpec};
+use troupe_actors::sandbox_linux::helper::{helper_argv, HelperBackend, HelperSpec};
 use troupe_actors::sandbox_linux::probe;
 use troupe_actors::sandbox_linux::profile::resolve_profile;
+use troupe_actors::sandbox_linux::zygote::ZygotePool;
 use troupe_actors::sandbox_linux::{run_confined, LinuxSandboxArgs};
 use troupe_actors::sandbox_none::process::{run_process, LiveGroups};
 use troupe_messages::policy::{
@@ -55,6 +56,10 @@ struct LinuxArgs {
     /// Which backend; default: linux when namespaces work, else landlock.
     #[arg(long, value_enum)]
     backend: Option<BackendArg>,
+    /// Run through a zygote, as the runtime does, instead of exec'ing the helper (output is
+    /// relayed once the command ends); for tests of that path.
+    #[arg(long, hide = true)]
+    zygote: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true)]
     command: Vec<String>,
@@ -68,12 +73,12 @@ enum BackendArg {
 
 pub async fn run(args: SandboxArgs) -> Result<ExitCode> {
     match args.command {
-        SandboxCommand::Linux(args) => run_linux(args),
+        SandboxCommand::Linux(args) => run_linux(args).await,
         SandboxCommand::Bench { count } => bench(count).await,
     }
 }
 
-fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
+async fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let mode = if args.full_auto {
         SandboxMode::WorkspaceWrite
@@ -103,6 +108,9 @@ fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
     };
     let backend = probe::choose(kind).map_err(anyhow::Error::msg)?;
     let exe = probe::helper_exe().map_err(anyhow::Error::msg)?;
+    if args.zygote {
+        return run_in_zygote(exe, backend, profile, cwd, args.command).await;
+    }
     let spec = HelperSpec {
         backend,
         profile,
@@ -111,6 +119,38 @@ fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
     let argv = helper_argv(&exe, &spec, &args.command).map_err(anyhow::Error::msg)?;
     let err = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
     bail!("cannot start the sandbox helper {}: {err}", exe.display())
+}
+
+async fn run_in_zygote(
+    exe: PathBuf,
+    backend: HelperBackend,
+    profile: PermissionProfile,
+    cwd: PathBuf,
+    argv: Vec<String>,
+) -> Result<ExitCode> {
+    use std::io::Write;
+    let request = ExecRequest {
+        argv,
+        cwd,
+        env: std::env::vars().collect(),
+        timeout: std::time::Duration::from_secs(600),
+        max_output_bytes: 1 << 20,
+        profile,
+    };
+    let args = LinuxSandboxArgs {
+        helper_exe: exe.clone(),
+        backend,
+    };
+    let zygotes = ZygotePool::new(exe);
+    let live = LiveGroups::default();
+    let result = run_confined(&args, &request, &live, Some(&zygotes))
+        .await
+        .map_err(anyhow::Error::msg)?;
+    zygotes.shutdown().await;
+    std::io::stdout().write_all(result.stdout.as_bytes())?;
+    std::io::stderr().write_all(result.stderr.as_bytes())?;
+    let code = result.exit_code.unwrap_or(128 + 9);
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
 async fn bench(count: u32) -> Result<ExitCode> {
@@ -137,19 +177,22 @@ async fn bench(count: u32) -> Result<ExitCode> {
     }
     let base = started.elapsed();
     println!(
-        "none      {count} spawns: {:>8.1} ms ({:.3} ms each)",
+        "none       {count} spawns: {:>8.1} ms ({:.3} ms each)",
         ms(base),
         ms(base) / f64::from(count)
     );
     let exe = probe::helper_exe().map_err(anyhow::Error::msg)?;
-    for (name, kind) in [
-        ("linux", SandboxBackendKind::Linux),
-        ("landlock", SandboxBackendKind::Landlock),
+    // `linux` is what the backend actor does (a zygote per profile, reused); `linux-exec`
+    // starts the one-shot helper for every command (PTY sessions, huge commands).
+    for (name, kind, reuse) in [
+        ("linux", SandboxBackendKind::Linux, true),
+        ("linux-exec", SandboxBackendKind::Linux, false),
+        ("landlock", SandboxBackendKind::Landlock, false),
     ] {
         let backend = match probe::choose(kind) {
             Ok(backend) => backend,
             Err(why) => {
-                println!("{name:<9} unavailable: {why}");
+                println!("{name:<10} unavailable: {why}");
                 continue;
             }
         };
@@ -157,9 +200,11 @@ async fn bench(count: u32) -> Result<ExitCode> {
             helper_exe: exe.clone(),
             backend,
         };
+        let zygotes = ZygotePool::new(exe.clone());
+        let zygotes = reuse.then_some(&zygotes);
         let started = Instant::now();
         for _ in 0..count {
-            let result = run_confined(&args, &request(confined.clone()), &live)
+            let result = run_confined(&args, &request(confined.clone()), &live, zygotes)
                 .await
                 .map_err(anyhow::Error::msg)?;
             if result.exit_code != Some(0) {
@@ -167,8 +212,11 @@ async fn bench(count: u32) -> Result<ExitCode> {
             }
         }
         let took = started.elapsed();
+        if let Some(zygotes) = zygotes {
+            zygotes.shutdown().await;
+        }
         println!(
-            "{name:<9} {count} spawns: {:>8.1} ms ({:.3} ms each, {:.2}x none)",
+            "{name:<10} {count} spawns: {:>8.1} ms ({:.3} ms each, {:.2}x none)",
             ms(took),
             ms(took) / f64::from(count),
             ms(took) / ms(base)

@@ -5,7 +5,7 @@
 
 use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope, ABI,
+    RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 use std::path::PathBuf;
 
@@ -20,8 +20,9 @@ pub enum Enforcement {
     None,
 }
 
-/// Restricts this thread (and what it execs). `writable` empty = read-only.
-pub fn restrict(writable: &[PathBuf], network: bool) -> Result<Enforcement, String> {
+/// The ruleset for `writable` (empty = read-only), built but not yet applied: the zygote
+/// builds it once and every child applies its own copy.
+pub fn prepare(writable: &[PathBuf], network: bool) -> Result<RulesetCreated, String> {
     let abi = ABI::V6;
     let fail = |what: &str, err: &dyn std::fmt::Display| format!("landlock {what}: {err}");
     let mut ruleset = Ruleset::default()
@@ -50,9 +51,14 @@ pub fn restrict(writable: &[PathBuf], network: bool) -> Result<Enforcement, Stri
     created = created
         .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
         .map_err(|e| fail("writable-root rule", &e))?;
+    Ok(created)
+}
+
+/// Applies a prepared ruleset to this thread (and what it execs).
+pub fn enforce(created: RulesetCreated) -> Result<Enforcement, String> {
     let status = created
         .restrict_self()
-        .map_err(|e| fail("restrict_self", &e))?;
+        .map_err(|e| format!("landlock restrict_self: {e}"))?;
     Ok(match status.ruleset {
         RulesetStatus::FullyEnforced => Enforcement::Full,
         RulesetStatus::PartiallyEnforced => Enforcement::Partial,

@@ -7,6 +7,7 @@ mod landlock_layer;
 mod mounts;
 mod privileges;
 mod seccomp;
+mod zygote;
 
 use nix::sched::CloneFlags;
 use nix::sys::wait::{waitpid, WaitStatus};
@@ -15,7 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use troupe_messages::policy::{FileSystemSandboxKind, NetworkPolicy, PermissionProfile};
+use troupe_messages::policy::{
+    FileSystemPolicy, FileSystemSandboxKind, NetworkPolicy, PermissionProfile,
+};
 
 /// First argument that turns `troupe` into the helper.
 pub const HELPER_ARG: &str = "--troupe-sandbox-helper";
@@ -64,7 +67,11 @@ pub fn helper_argv(
 /// thread exists. Never returns in that case.
 pub fn run_if_helper() {
     let args: Vec<OsString> = std::env::args_os().collect();
-    if args.get(1).map(|a| a.as_bytes()) != Some(HELPER_ARG.as_bytes()) {
+    let first = args.get(1).map(|a| a.as_bytes());
+    if first == Some(super::zygote::wire::ZYGOTE_ARG.as_bytes()) {
+        std::process::exit(zygote::run(&args[2..]));
+    }
+    if first != Some(HELPER_ARG.as_bytes()) {
         return;
     }
     let code = match run(&args[2..]) {
@@ -95,66 +102,95 @@ enum Never {}
 
 fn run(args: &[OsString]) -> Result<Never, Failure> {
     let (spec, command) = parse_args(args)?;
-    super::profile::validate(&spec.profile).map_err(|e| Failure::Setup(e.to_string()))?;
     if !spec.cwd.is_absolute() {
         return Err(Failure::Setup(format!(
             "the working directory `{}` is relative; the sandbox needs an absolute path",
             spec.cwd.display()
         )));
     }
-    let PermissionProfile::Managed {
-        file_system,
-        network,
-    } = &spec.profile
-    else {
-        return Err(Failure::Setup(
-            "the helper only runs managed profiles; unconfined commands use the `none` backend"
-                .into(),
-        ));
-    };
-    let network_on = *network == NetworkPolicy::Enabled;
-    let writable: Vec<PathBuf> = match file_system.kind {
-        FileSystemSandboxKind::Restricted => file_system
-            .writable_roots
-            .iter()
-            .map(|w| w.root.clone())
-            .collect(),
-        FileSystemSandboxKind::Unrestricted | FileSystemSandboxKind::External => {
-            vec![PathBuf::from("/")]
-        }
-    };
+    let plan = Plan::from_spec(&spec)?;
     match spec.backend {
         HelperBackend::Linux => {
-            enter_namespaces(network_on)?;
-            // Opened inside the new mount namespace: a bind source must belong to it.
-            let devices = mounts::HostDevices::open();
-            let roots = if writable.iter().any(|w| w == Path::new("/")) {
-                vec![troupe_messages::policy::WritableRoot {
-                    root: PathBuf::from("/"),
-                    read_only_subpaths: Vec::new(),
-                }]
-            } else {
-                file_system.writable_roots.clone()
-            };
-            mounts::build(&roots, &file_system.deny_read, &devices)?;
-            drop(devices);
-            confine_and_exec(&spec, &writable, network_on, &command, false)
+            plan.enter_linux_view()?;
+            Confinement::prepare(&plan.writable, plan.network_on, false)?.exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
-            if !file_system.deny_read.is_empty() {
+            if !plan.file_system.deny_read.is_empty() {
                 return Err(Failure::Setup(
                     "the landlock backend cannot hide deny-read paths; use the linux backend \
                      (namespaces) or remove `deny_read`"
                         .into(),
                 ));
             }
-            if writable.iter().any(|w| w == Path::new("/")) {
+            if plan.writes_anywhere() {
                 return Err(Failure::Setup(
                     "the landlock backend has no unrestricted mode; use the linux backend".into(),
                 ));
             }
-            confine_and_exec(&spec, &writable, network_on, &command, true)
+            Confinement::prepare(&plan.writable, plan.network_on, true)?.exec(&spec.cwd, &command)
         }
+    }
+}
+
+/// What a managed profile means for the helper and the zygote alike.
+struct Plan {
+    file_system: FileSystemPolicy,
+    /// Writable roots; `/` alone means "write anywhere".
+    writable: Vec<PathBuf>,
+    network_on: bool,
+}
+
+impl Plan {
+    fn from_spec(spec: &HelperSpec) -> Result<Self, Failure> {
+        super::profile::validate(&spec.profile).map_err(|e| Failure::Setup(e.to_string()))?;
+        let PermissionProfile::Managed {
+            file_system,
+            network,
+        } = &spec.profile
+        else {
+            return Err(Failure::Setup(
+                "the helper only runs managed profiles; unconfined commands use the `none` \
+                 backend"
+                    .into(),
+            ));
+        };
+        let writable: Vec<PathBuf> = match file_system.kind {
+            FileSystemSandboxKind::Restricted => file_system
+                .writable_roots
+                .iter()
+                .map(|w| w.root.clone())
+                .collect(),
+            FileSystemSandboxKind::Unrestricted | FileSystemSandboxKind::External => {
+                vec![PathBuf::from("/")]
+            }
+        };
+        Ok(Self {
+            file_system: file_system.clone(),
+            writable,
+            network_on: *network == NetworkPolicy::Enabled,
+        })
+    }
+
+    fn writes_anywhere(&self) -> bool {
+        self.writable.iter().any(|w| w == Path::new("/"))
+    }
+
+    /// New namespaces (this process continues as PID 1 of the new PID namespace) and the
+    /// mount view of the policy.
+    fn enter_linux_view(&self) -> Result<(), Failure> {
+        enter_namespaces(self.network_on)?;
+        // Opened inside the new mount namespace: a bind source must belong to it.
+        let devices = mounts::HostDevices::open();
+        let roots = if self.writes_anywhere() {
+            vec![troupe_messages::policy::WritableRoot {
+                root: PathBuf::from("/"),
+                read_only_subpaths: Vec::new(),
+            }]
+        } else {
+            self.file_system.writable_roots.clone()
+        };
+        mounts::build(&roots, &self.file_system.deny_read, &devices)?;
+        Ok(())
     }
 }
 
@@ -219,39 +255,60 @@ fn enter_namespaces(network_on: bool) -> Result<(), Failure> {
     }
 }
 
-fn confine_and_exec(
-    spec: &HelperSpec,
-    writable: &[PathBuf],
-    network_on: bool,
-    command: &[CString],
+/// Everything applied to the command's process just before exec, built ahead: the zygote
+/// builds it once and every child applies its own copy.
+pub(crate) struct Confinement {
+    filters: Vec<seccompiler::BpfProgram>,
+    landlock: Result<landlock::RulesetCreated, String>,
     landlock_required: bool,
-) -> Result<Never, Failure> {
-    std::env::set_current_dir(&spec.cwd)
-        .map_err(|e| Failure::Setup(format!("cannot enter {}: {e}", spec.cwd.display())))?;
-    privileges::set_no_new_privs()?;
-    let filters = seccomp::build(network_on)?;
-    let enforcement = landlock_layer::restrict(writable, network_on);
-    match (enforcement, landlock_required) {
-        (Ok(landlock_layer::Enforcement::None), true) => {
-            return Err(Failure::Setup(
-                "this kernel does not enforce Landlock, so the landlock backend cannot confine \
-                 the command; use the linux backend or a kernel with Landlock (5.13+)"
-                    .into(),
-            ))
+}
+
+impl Confinement {
+    fn prepare(
+        writable: &[PathBuf],
+        network_on: bool,
+        landlock_required: bool,
+    ) -> Result<Self, Failure> {
+        let filters = seccomp::build(network_on)?;
+        let landlock = landlock_layer::prepare(writable, network_on);
+        if let (Err(err), true) = (&landlock, landlock_required) {
+            return Err(Failure::Setup(err.clone()));
         }
-        (Err(err), true) => return Err(Failure::Setup(err)),
-        // Second layer under namespaces: best effort.
-        _ => {}
+        Ok(Self {
+            filters,
+            landlock,
+            landlock_required,
+        })
     }
-    privileges::drop_all_capabilities()?;
-    privileges::close_inherited_fds()?;
-    seccomp::install(&filters)?;
-    let program = &command[0];
-    let err = nix::unistd::execvp(program, command).err();
-    eprintln!(
-        "troupe sandbox: cannot run `{}`: {}",
-        program.to_string_lossy(),
-        err.map(|e| e.desc()).unwrap_or("unknown error")
-    );
-    Err(Failure::Exit(127))
+
+    /// Enters `cwd`, applies every layer and execs `command`; returns only on failure.
+    fn exec(self, cwd: &Path, command: &[CString]) -> Result<Never, Failure> {
+        std::env::set_current_dir(cwd)
+            .map_err(|e| Failure::Setup(format!("cannot enter {}: {e}", cwd.display())))?;
+        privileges::set_no_new_privs()?;
+        let enforcement = self.landlock.and_then(landlock_layer::enforce);
+        match (enforcement, self.landlock_required) {
+            (Ok(landlock_layer::Enforcement::None), true) => {
+                return Err(Failure::Setup(
+                    "this kernel does not enforce Landlock, so the landlock backend cannot \
+                     confine the command; use the linux backend or a kernel with Landlock (5.13+)"
+                        .into(),
+                ))
+            }
+            (Err(err), true) => return Err(Failure::Setup(err)),
+            // Second layer under namespaces: best effort.
+            _ => {}
+        }
+        privileges::drop_all_capabilities()?;
+        privileges::close_inherited_fds()?;
+        seccomp::install(&self.filters)?;
+        let program = &command[0];
+        let err = nix::unistd::execvp(program, command).err();
+        eprintln!(
+            "troupe sandbox: cannot run `{}`: {}",
+            program.to_string_lossy(),
+            err.map(|e| e.desc()).unwrap_or("unknown error")
+        );
+        Err(Failure::Exit(127))
+    }
 }

@@ -159,7 +159,7 @@ pub fn build(writable: &[WritableRoot], deny_read: &[PathBuf], devices: &HostDev
     Ok(())
 }
 
-fn fresh_proc() -> R {
+pub(super) fn fresh_proc() -> R {
     let proc = Path::new("/proc");
     let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
     if mount(Some("proc"), proc, Some("proc"), flags, None::<&str>).is_err() {

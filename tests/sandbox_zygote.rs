@@ -1,0 +1,215 @@
+//! The `linux` backend's zygotes, driven as the runtime drives them (`run_confined` with a
+//! pool): a reused zygote notices when the policy's paths changed under it, commands do not
+//! leave processes behind, run concurrently, time out, and huge commands still run.
+//! (The escape battery runs through zygote children too: `sandbox_escape.rs`.)
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use troupe_actors::sandbox_linux::helper::HelperBackend;
+use troupe_actors::sandbox_linux::probe;
+use troupe_actors::sandbox_linux::profile::resolve_profile;
+use troupe_actors::sandbox_linux::zygote::ZygotePool;
+use troupe_actors::sandbox_linux::{run_confined, LinuxSandboxArgs};
+use troupe_actors::sandbox_none::process::LiveGroups;
+use troupe_messages::policy::{PermissionProfile, SandboxMode, SandboxSettings};
+use troupe_messages::tools::{ExecRequest, ExecResult};
+
+struct Fixture {
+    _base: tempfile::TempDir,
+    ws: PathBuf,
+    args: LinuxSandboxArgs,
+    pool: ZygotePool,
+    live: LiveGroups,
+}
+
+impl Fixture {
+    /// `None` where user namespaces are unavailable (the linux backend cannot run at all).
+    fn new() -> Option<Self> {
+        if !probe::user_namespaces_work() {
+            eprintln!("skipped: no user namespaces");
+            return None;
+        }
+        // Not under /tmp, which workspace-write makes writable.
+        let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let ws = base.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_troupe-sandbox"));
+        Some(Self {
+            _base: base,
+            ws,
+            args: LinuxSandboxArgs {
+                helper_exe: exe.clone(),
+                backend: HelperBackend::Linux,
+            },
+            pool: ZygotePool::new(exe),
+            live: LiveGroups::default(),
+        })
+    }
+
+    fn profile(&self, deny_read: &[PathBuf]) -> PermissionProfile {
+        let settings = SandboxSettings {
+            deny_read: deny_read.to_vec(),
+            ..SandboxSettings::default()
+        };
+        resolve_profile(SandboxMode::WorkspaceWrite, &settings, &self.ws).unwrap()
+    }
+
+    fn request(&self, script: &str, profile: &PermissionProfile) -> ExecRequest {
+        ExecRequest {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            cwd: self.ws.clone(),
+            env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
+            timeout: Duration::from_secs(30),
+            max_output_bytes: 1 << 20,
+            profile: profile.clone(),
+        }
+    }
+
+    async fn run(&self, request: &ExecRequest) -> ExecResult {
+        run_confined(&self.args, request, &self.live, Some(&self.pool))
+            .await
+            .unwrap()
+    }
+}
+
+fn sh(script: &str, cwd: &Path) {
+    let ok = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(cwd)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "`{script}` failed outside the sandbox");
+}
+
+#[tokio::test]
+async fn a_deny_read_path_created_after_the_zygote_started_is_still_hidden() {
+    let Some(fx) = Fixture::new() else { return };
+    let secret = fx.ws.join("secret.txt");
+    let profile = fx.profile(std::slice::from_ref(&secret));
+    // The zygote is built while the path does not exist (nothing to mask yet).
+    let first = fx.run(&fx.request("true", &profile)).await;
+    assert_eq!(first.exit_code, Some(0), "{first:?}");
+    std::fs::write(&secret, "TOPSECRET").unwrap();
+    let read = fx.run(&fx.request("cat secret.txt", &profile)).await;
+    assert!(
+        !read.aggregated_output.contains("TOPSECRET"),
+        "a stale zygote exposed a deny-read file: {read:?}"
+    );
+    // A masked file reads as empty (it is /dev/null now).
+    assert_eq!(read.exit_code, Some(0), "{read:?}");
+    assert_eq!(read.stdout, "");
+}
+
+#[tokio::test]
+async fn a_git_dir_replaced_on_the_host_stays_read_only() {
+    let Some(fx) = Fixture::new() else { return };
+    sh("git init -q .", &fx.ws);
+    let profile = fx.profile(&[]);
+    let first = fx.run(&fx.request("echo x > .git/probe", &profile)).await;
+    assert_ne!(first.exit_code, Some(0), ".git was writable: {first:?}");
+    // Outside the sandbox, .git is replaced by a fresh directory (same profile: it exists).
+    sh("rm -rf .git && mkdir .git", &fx.ws);
+    let second = fx.run(&fx.request("echo x > .git/config", &profile)).await;
+    assert_ne!(
+        second.exit_code,
+        Some(0),
+        "the new .git was writable: {second:?}"
+    );
+    assert!(!fx.ws.join(".git/config").exists());
+    // The workspace itself stays writable through the fresh zygote.
+    let write = fx.run(&fx.request("echo ok > f && cat f", &profile)).await;
+    assert_eq!(write.stdout.trim(), "ok", "{write:?}");
+}
+
+#[tokio::test]
+async fn background_processes_end_with_their_command() {
+    let Some(fx) = Fixture::new() else { return };
+    let profile = fx.profile(&[]);
+    let marker = "31.4159";
+    let out = fx
+        .run(&fx.request(&format!("sleep {marker} & echo started"), &profile))
+        .await;
+    assert_eq!(out.stdout.trim(), "started", "{out:?}");
+    let left = Command::new("pgrep")
+        .args(["-f", &format!("sleep {marker}")])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "a background process outlived its command: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+}
+
+#[tokio::test]
+async fn concurrent_commands_share_a_zygote_without_mixing_output() {
+    let Some(fx) = Fixture::new() else { return };
+    let profile = fx.profile(&[]);
+    let requests: Vec<ExecRequest> = (0..12)
+        .map(|i| {
+            fx.request(
+                &format!("sleep 0.2; echo out-{i}; echo err-{i} >&2"),
+                &profile,
+            )
+        })
+        .collect();
+    let results = futures::future::join_all(requests.iter().map(|r| fx.run(r))).await;
+    for (i, result) in results.iter().enumerate() {
+        assert_eq!(result.exit_code, Some(0), "{result:?}");
+        assert_eq!(result.stdout.trim(), format!("out-{i}"));
+        assert_eq!(result.stderr.trim(), format!("err-{i}"));
+    }
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_command_and_the_zygote_keeps_serving() {
+    let Some(fx) = Fixture::new() else { return };
+    let profile = fx.profile(&[]);
+    let mut slow = fx.request("echo begun; sleep 30", &profile);
+    slow.timeout = Duration::from_millis(300);
+    let out = fx.run(&slow).await;
+    assert!(out.timed_out, "{out:?}");
+    assert_eq!(out.exit_code, None);
+    assert_eq!(out.stdout.trim(), "begun");
+    let next = fx.run(&fx.request("echo again", &profile)).await;
+    assert_eq!(next.stdout.trim(), "again", "{next:?}");
+}
+
+#[tokio::test]
+async fn exit_codes_signals_and_missing_programs_are_reported() {
+    let Some(fx) = Fixture::new() else { return };
+    let profile = fx.profile(&[]);
+    let code = fx.run(&fx.request("exit 7", &profile)).await;
+    assert_eq!(code.exit_code, Some(7));
+    let signaled = fx.run(&fx.request("kill -9 $$", &profile)).await;
+    // PID 1 of its namespace ignores its own SIGKILL from inside: it exits normally or 137.
+    assert!(
+        matches!(signaled.exit_code, Some(0) | Some(137)),
+        "{signaled:?}"
+    );
+    let mut missing = fx.request("", &profile);
+    missing.argv = vec!["definitely-not-a-program".into()];
+    let out = fx.run(&missing).await;
+    assert_eq!(out.exit_code, Some(127), "{out:?}");
+    assert!(out.stderr.contains("cannot run `definitely-not-a-program`"));
+}
+
+#[tokio::test]
+async fn a_command_too_large_for_one_message_still_runs_confined() {
+    let Some(fx) = Fixture::new() else { return };
+    let profile = fx.profile(&[]);
+    let payload = "y".repeat(100_000);
+    let out = fx
+        .run(&fx.request(
+            &format!("printf %s {payload} | wc -c; echo x > /etc/troupe-zygote-test"),
+            &profile,
+        ))
+        .await;
+    assert!(out.stdout.starts_with("100000"), "{out:?}");
+    assert_ne!(out.exit_code, Some(0), "the large command ran unconfined");
+    assert!(!Path::new("/etc/troupe-zygote-test").exists());
+}
