@@ -35,7 +35,18 @@ fn list(harness: &Harness, args: &[&str]) -> Vec<ThreadSummary> {
 
 /// The index as stored (no reconcile), sorted by id.
 fn index(home: &Path) -> Vec<ThreadSummary> {
-    let store = ThreadStore::open(home).unwrap();
+    // sled releases its file lock from a background thread after the previous handle in this
+    // process dropped: retry briefly rather than race it.
+    let mut attempts = 0;
+    let store = loop {
+        match ThreadStore::open(home) {
+            Err(troupe_actors::thread_store::StoreError::Locked { .. }) if attempts < 200 => {
+                attempts += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => break other.unwrap(),
+        }
+    };
     let mut all = store.all().unwrap();
     all.sort_by(|a, b| a.id.cmp(&b.id));
     all
