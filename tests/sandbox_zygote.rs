@@ -4,6 +4,10 @@
 //! (The escape battery runs through zygote children too: `sandbox_escape.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/runtime.rs"]
+mod runtime_support;
+
+use runtime_support::{is_turn_end, say, settings, until};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +20,7 @@ use troupe_actors::sandbox_linux::{run_confined, LinuxSandboxArgs};
 use troupe_actors::sandbox_none::process::LiveGroups;
 use troupe_messages::policy::{PermissionProfile, SandboxMode, SandboxSettings};
 use troupe_messages::tools::{ExecRequest, ExecResult};
+use troupe_mock_model::{MockModel, MockResponse};
 
 struct Fixture {
     _base: tempfile::TempDir,
@@ -212,4 +217,67 @@ async fn a_command_too_large_for_one_message_still_runs_confined() {
     assert!(out.stdout.starts_with("100000"), "{out:?}");
     assert_ne!(out.exit_code, Some(0), "the large command ran unconfined");
     assert!(!Path::new("/etc/troupe-zygote-test").exists());
+}
+
+fn alive_with(marker: &str) -> String {
+    let out = Command::new("pgrep").args(["-f", marker]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_kills_a_confined_command_before_the_abort_is_reported() {
+    use troupe_actors::runtime::Runtime;
+    use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+    use troupe_messages::events::{AbortReason, EventMsg};
+    use troupe_messages::ops::Op;
+    let Some(fx) = Fixture::new() else { return };
+    probe::set_helper_exe(PathBuf::from(env!("CARGO_BIN_EXE_troupe-sandbox")));
+    let marker = "sleep 27.1828";
+    let script = format!("echo running > started; {marker} & {marker}");
+    let mock = MockModel::start(vec![
+        MockResponse::shell("long", &["sh", "-c", &script]),
+        MockResponse::text("after"),
+    ])
+    .await
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut session = settings(&mock, home.path(), &fx.ws);
+    session.sandbox_mode = SandboxMode::WorkspaceWrite;
+    let runtime = Runtime::start(ToolRegistry::with_builtin_tools())
+        .await
+        .unwrap();
+    let mut thread = runtime.start_thread(session).await.unwrap();
+    thread.submit(say("run it")).unwrap();
+    let started = fx.ws.join("started");
+    for _ in 0..500 {
+        if started.exists() && alive_with(marker).lines().count() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(started.exists(), "the confined command never started");
+    assert!(
+        !alive_with(marker).is_empty(),
+        "cannot see the command from outside"
+    );
+    thread.submit(Op::Interrupt).unwrap();
+    let events = until(&mut thread, is_turn_end).await;
+    assert!(
+        matches!(
+            events.last(),
+            Some(EventMsg::TurnAborted {
+                reason: AbortReason::Interrupted,
+                ..
+            })
+        ),
+        "{events:?}"
+    );
+    assert_eq!(alive_with(marker), "", "the command outlived the interrupt");
+    thread.submit(say("again")).unwrap();
+    let events = until(&mut thread, is_turn_end).await;
+    assert!(
+        matches!(events.last(), Some(EventMsg::TurnComplete { .. })),
+        "{events:?}"
+    );
+    runtime.stop();
 }
