@@ -27,8 +27,9 @@ PROMPT = "Run the commands, then say done."
 COMMAND = "printf '%200s' '' | tr ' ' x"  # 200 bytes of output per call
 
 
-def start_mock(mock_bin, log):
-    proc = subprocess.Popen([mock_bin, "--port", "0", "--tool-calls", "2", "--command", COMMAND,
+def start_mock(mock_bin, log, tool_calls=2, command=COMMAND):
+    """Starts mock-model (auto mode) logging to `log`: (process, base URL)."""
+    proc = subprocess.Popen([mock_bin, "--port", "0", "--tool-calls", str(tool_calls), "--command", command,
                              "--log", log], stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline().split()
     if len(line) != 2 or line[0] != "listening":
