@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Thread persistence figures: resume of a 10,000-item rollout, `troupe list` over 1,000 threads.
+"""Thread persistence figures: `troupe list` over 1,000 threads and `exec resume --last` among
+them (the plain resume of a 10,000-item rollout, next to Codex, is resume_bench.py).
 
 Usage: bench/threads_bench.py [TARGET_DIR]   (default: target/release)
 Needs the release `troupe` and `mock-model` binaries and GNU time (/usr/bin/time).
@@ -76,12 +77,7 @@ def main():
                 f.write(f'model = "mock-model"\nmodel_provider = "mock"\n[model_providers.mock]\n'
                         f'name = "Mock"\nbase_url = "{url}"\nenv_key = "BENCH_KEY"\n')
             env = dict(os.environ, TROUPE_HOME=home, BENCH_KEY="x")
-            tid, path = write_rollout(home, work, 10_000, "big thread")
-            size = os.path.getsize(path) // 1024
-            for run in range(3):
-                wall, rss, _ = timed([TROUPE, "exec", "--skip-git-repo-check", "-s", "danger-full-access",
-                                      "resume", tid, "one more"], env, work)
-                print(f"resume 10,000-item rollout ({size} KiB), run {run + 1}: {wall * 1000:.0f} ms, peak RSS {rss} MiB")
+            write_rollout(home, work, 10_000, "big thread")
             for k in range(999):
                 write_rollout(home, work, 20, f"thread {k}")
             wall, rss, out = timed([TROUPE, "list"], env, work)

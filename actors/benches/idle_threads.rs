@@ -1,25 +1,12 @@
 //! Benchmark: memory of idle threads — 1,000 threads (sessions with their recorder, initial
 //! context and rollout file) open in one runtime, as an app-server would hold them.
-//! Run with `cargo bench -p troupe-actors --bench idle_threads`.
+//! Run with `cargo bench -p troupe-actors --bench idle_threads [-- THREADS]`.
 
 #[path = "support.rs"]
 mod support;
 
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-
-const THREADS: usize = 1_000;
-
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
 
 fn os_threads() -> usize {
     std::fs::read_dir("/proc/self/task")
@@ -28,6 +15,7 @@ fn os_threads() -> usize {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let count = support::number_args().first().copied().unwrap_or(1_000);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -35,22 +23,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     runtime.block_on(async {
         let home = tempfile::tempdir()?;
         let troupe = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
-        let before = rss_kib();
-        let mut threads = Vec::with_capacity(THREADS);
-        for _ in 0..THREADS {
+        let before = support::proc_status_kib("VmRSS");
+        let mut threads = Vec::with_capacity(count);
+        for _ in 0..count {
             let mut thread = troupe
-                .start_thread(support::settings("http://127.0.0.1:9/v1".into(), home.path()))
+                .start_thread(support::settings(
+                    "http://127.0.0.1:9/v1".into(),
+                    home.path(),
+                ))
                 .await?;
             let _configured = thread.next_event().await;
             threads.push(thread);
         }
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        let after = rss_kib();
+        let after = support::proc_status_kib("VmRSS");
         println!(
-            "{THREADS} idle threads: RSS {:.1} MiB → {:.1} MiB ({:.1} KiB per thread), {} OS threads",
+            "{count} idle threads: RSS {:.1} MiB → {:.1} MiB ({:.1} KiB per thread), {} OS threads",
             before as f64 / 1024.0,
             after as f64 / 1024.0,
-            (after.saturating_sub(before)) as f64 / THREADS as f64,
+            (after.saturating_sub(before)) as f64 / count as f64,
             os_threads()
         );
         troupe.stop();

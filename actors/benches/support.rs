@@ -48,3 +48,20 @@ pub fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
         },
     }
 }
+
+/// A `/proc/self/status` figure in KiB, e.g. `VmRSS` (resident now) or `VmHWM` (peak).
+pub fn proc_status_kib(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.strip_prefix(key).is_some_and(|r| r.starts_with(':')))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The numeric command-line arguments, in order (`cargo bench` adds `--bench`, which is skipped).
+pub fn number_args() -> Vec<usize> {
+    std::env::args().filter_map(|a| a.parse().ok()).collect()
+}

@@ -21,6 +21,7 @@
 
 pub mod auto;
 pub mod events;
+mod log;
 mod response;
 mod server;
 mod wire;

@@ -7,10 +7,10 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -20,6 +20,7 @@ use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
 use crate::auto::{self, AutoConfig};
+use crate::log::LogLine;
 use crate::response::{encode_event, error_body, Chunking, MockResponse, StreamEnd};
 
 /// How long a `StallAfter` stream stays silent before giving up.
@@ -94,18 +95,7 @@ pub(crate) async fn handle(
     let n = shared.count.fetch_add(1, Ordering::Relaxed) + 1;
     let body = parse_body(&body);
     let path = uri.path().to_owned();
-    if let Some(log) = &shared.log {
-        let millis = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or(0);
-        let outputs = auto::count_tool_outputs(&body);
-        // Logging is best effort: a full disk must not fail the request.
-        let _ = writeln!(
-            lock(log),
-            "{n} {millis} {method} {path} tool_outputs={outputs}"
-        );
-    }
+    let line = LogLine::start(&shared, n, &method, &path, &body);
     let is_responses = method == Method::POST && path.trim_end_matches('/').ends_with("/responses");
     let answer = if is_responses {
         let scripted = lock(&shared.script).pop_front();
@@ -131,7 +121,7 @@ pub(crate) async fn handle(
         });
     }
     match answer {
-        Some(r) => render(r),
+        Some(r) => render(r, line),
         None if is_responses => http_response(
             500,
             &[],
@@ -157,8 +147,9 @@ fn parse_body(bytes: &[u8]) -> Value {
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
 }
 
-/// Renders one scripted answer.
-pub(crate) fn render(resp: MockResponse) -> Response {
+/// Renders one scripted answer, completing its log line (if any) as a streamed body goes out
+/// (other bodies log no byte times: `line` is dropped here).
+pub(crate) fn render(resp: MockResponse, line: Option<LogLine>) -> Response {
     match resp {
         MockResponse::Http {
             status,
@@ -170,17 +161,20 @@ pub(crate) fn render(resp: MockResponse) -> Response {
             events,
             chunking,
             end,
-        } => sse_response(Body::from_stream(sse_stream(&events, chunking, end))),
+        } => sse_response(Body::from_stream(sse_stream(&events, chunking, end, line))),
     }
 }
 
 type Chunk = Result<Bytes, io::Error>;
 
-/// The body stream of an SSE answer.
+/// The body stream of an SSE answer. With a log `line`, records when its first and last
+/// chunks are handed over, and yields once after the first chunk so that the HTTP stack
+/// flushes it instead of buffering more chunks first.
 pub(crate) fn sse_stream(
     events: &[Value],
     chunking: Chunking,
     end: StreamEnd,
+    line: Option<LogLine>,
 ) -> BoxStream<'static, Chunk> {
     let sent = match end {
         StreamEnd::Complete => events.len(),
@@ -191,11 +185,23 @@ pub(crate) fn sse_stream(
         Chunking::Whole => (frames.into_iter().map(Bytes::from).collect(), false),
         Chunking::OddBytes(n) => (odd_chunks(frames.concat().into_bytes(), n), true),
     };
-    let body = stream::iter(chunks).then(move |chunk| async move {
-        if pause {
-            tokio::time::sleep(CHUNK_PAUSE).await;
+    let count = chunks.len();
+    // Dropped (and so written, without byte times) if there is nothing to send.
+    let line = line.filter(|_| count > 0).map(|l| Arc::new(Mutex::new(l)));
+    let body = stream::iter(chunks.into_iter().enumerate()).then(move |(i, chunk)| {
+        let line = line.clone();
+        async move {
+            if pause {
+                tokio::time::sleep(CHUNK_PAUSE).await;
+            }
+            if let Some(line) = line {
+                if i == 1 {
+                    tokio::task::yield_now().await;
+                }
+                lock(&line).chunk(chunk.len(), i + 1 == count);
+            }
+            Ok::<_, io::Error>(chunk)
         }
-        Ok::<_, io::Error>(chunk)
     });
     let tail: BoxStream<'static, Chunk> = match end {
         StreamEnd::Complete => stream::empty().boxed(),

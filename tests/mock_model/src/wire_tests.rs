@@ -26,11 +26,18 @@ fn odd_chunks_cover_all_bytes() {
 
 #[tokio::test]
 async fn whole_and_odd_bytes_carry_same_bytes() {
-    let (whole, e1) = collect(sse_stream(&sample(), Chunking::Whole, StreamEnd::Complete)).await;
+    let (whole, e1) = collect(sse_stream(
+        &sample(),
+        Chunking::Whole,
+        StreamEnd::Complete,
+        None,
+    ))
+    .await;
     let (odd, e2) = collect(sse_stream(
         &sample(),
         Chunking::OddBytes(7),
         StreamEnd::Complete,
+        None,
     ))
     .await;
     assert!(!e1 && !e2);
@@ -51,6 +58,7 @@ async fn drop_after_sends_prefix_then_fails() {
         &sample(),
         Chunking::Whole,
         StreamEnd::DropAfter(1),
+        None,
     ))
     .await;
     assert!(failed);

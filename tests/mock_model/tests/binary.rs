@@ -86,6 +86,26 @@ async fn binary_serves_auto_mode() -> Result<(), Box<dyn std::error::Error>> {
         .lines()
         .nth(1)
         .is_some_and(|l| l.contains("tool_outputs=1")));
+    // Each line also times the request and its streamed body (Unix-epoch nanoseconds).
+    for (line, items) in logged.lines().zip([0, 1]) {
+        let field = |key: &str| -> Option<u128> {
+            line.split(' ')
+                .find_map(|f| f.strip_prefix(key)?.strip_prefix('='))?
+                .parse()
+                .ok()
+        };
+        assert!(line.contains(&format!(" input_items={items} ")), "{line}");
+        let (recv, first, last) = (
+            field("recv_ns"),
+            field("first_byte_ns"),
+            field("last_byte_ns"),
+        );
+        assert!(
+            matches!((recv, first, last), (Some(r), Some(f), Some(l)) if r <= f && f <= l),
+            "{line}"
+        );
+        assert!(field("body_bytes").is_some_and(|b| b > 0), "{line}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

@@ -38,7 +38,9 @@ struct Args {
     /// Number of text deltas for a generated answer.
     #[arg(long, default_value_t = 1)]
     answer_deltas: usize,
-    /// Append one line per request ("<n> <unix_ms> <method> <path> tool_outputs=<k>").
+    /// Append one line per request: "<n> <unix_ms> <method> <path> tool_outputs=<k>
+    /// input_items=<m> recv_ns=<t> first_byte_ns=<t> last_byte_ns=<t> body_bytes=<b>"
+    /// (times in Unix-epoch nanoseconds; see the crate's `log` module).
     #[arg(long)]
     log: Option<PathBuf>,
     /// Server worker threads.

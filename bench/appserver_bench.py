@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Codex's app-server under load (scenario 6): idle threads and concurrent turns.
+
+Usage: bench/appserver_bench.py [--codex BIN --mock BIN --raw DIR] [--troupe-output FILE]
+                                [--threads 1000] [--turns 100] [--calls 5]
+
+Drives `codex app-server` (JSON-RPC lines over stdio, protocol in
+/work/shared/spec/codex-app-server.md) against mock-model, two fresh servers:
+
+1. idle: `initialize`, then `thread/start` x THREADS (16 in flight; the server refuses more
+   with "Server overloaded; retry later", and those are sent again);
+   server RSS (VmRSS of the app-server process) after start-up and after the threads, once
+   it has settled; per thread = the difference / THREADS. No model request may happen.
+2. turns: `thread/start` x TURNS, then `turn/start` on every thread at once (refused ones
+   again after 20 ms); the mock makes
+   each turn run CALLS `exec_command` calls of `true`, then answer `done`. Wall = first
+   `turn/start` sent -> last `turn/completed` received; peak RSS = the server's VmHWM, and the
+   process tree's RSS (server + its tool processes) sampled every 20 ms. Every turn must
+   complete with status `completed`, CALLS command items and the answer `done`, and the mock
+   must have served TURNS x (CALLS + 1) requests.
+Prints a Markdown table on stdout, next to Troupe's figures for the same workload parsed from
+--troupe-output (the output of the runtime benchmarks `idle_threads` and `concurrent_turns`:
+in-process runtime level, Troupe has no app-server yet). Raw files go to DIR/appserver/.
+"""
+import argparse, json, os, queue, re, subprocess, sys, threading, time
+
+from resume_bench import codex_config, start_mock
+
+OVERLOADED = -32001  # "Server overloaded; retry later."
+
+
+def proc_status(pid, key):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_rss_kib(root):
+    """VmRSS summed over `root` and its descendants."""
+    children = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(pid))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += proc_status(pid, "VmRSS")
+        todo.extend(children.get(pid, []))
+    return total
+
+
+class AppServer:
+    """A `codex app-server` child and a reader thread that routes its output."""
+
+    def __init__(self, codex, env, cwd, log_path):
+        self.proc = subprocess.Popen([codex, "app-server"], env=env, cwd=cwd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=open(log_path, "w"), bufsize=0)
+        self.next_id = 0
+        self.pending = {}  # id -> Queue for the response
+        self.notes = queue.Queue()  # (time, method, params) of every notification
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            now = time.monotonic()
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            if "id" in msg and "method" not in msg:
+                with self.lock:
+                    q = self.pending.pop(msg["id"], None)
+                if q:
+                    q.put(msg)
+            elif "method" in msg and "id" in msg:
+                # A server request (approval...): not expected with approval_policy "never".
+                self.notes.put((now, "server-request:" + msg["method"], msg.get("params")))
+            elif "method" in msg:
+                self.notes.put((now, msg["method"], msg.get("params")))
+        self.notes.put((time.monotonic(), "eof", None))
+
+    def send(self, method, params=None):
+        """Sends a request; returns a Queue that will hold the response."""
+        with self.lock:
+            rid = self.next_id
+            self.next_id += 1
+            q = queue.Queue()
+            self.pending[rid] = q
+        msg = {"id": rid, "method": method, "params": params or {}}
+        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+        return q
+
+    def call(self, method, params=None, timeout=60):
+        resp = self.send(method, params).get(timeout=timeout)
+        if "error" in resp:
+            raise RuntimeError(f"{method}: {resp['error']}")
+        return resp["result"]
+
+    def notify(self, method):
+        self.proc.stdin.write((json.dumps({"method": method}) + "\n").encode())
+
+    def start(self):
+        self.call("initialize", {"clientInfo": {"name": "troupe-bench", "title": "Troupe bench",
+                                                "version": "0.1.0"}})
+        self.notify("initialized")
+
+    def call_all(self, method, params_list, window=16):
+        """Sends every request, at most `window` in flight, retrying those the server refuses
+        with "Server overloaded" (-32001, its back-pressure); returns the results in order."""
+        results = [None] * len(params_list)
+        todo = list(range(len(params_list)))
+        flying = []  # (index, queue)
+        while todo or flying:
+            while todo and len(flying) < window:
+                i = todo.pop(0)
+                flying.append((i, self.send(method, params_list[i])))
+            i, q = flying.pop(0)
+            resp = q.get(timeout=600)
+            if resp.get("error", {}).get("code") == OVERLOADED:
+                time.sleep(0.02)
+                todo.append(i)
+            elif "error" in resp:
+                raise RuntimeError(f"{method}: {resp['error']}")
+            else:
+                results[i] = resp["result"]
+        return results
+
+    def start_threads(self, n, cwd):
+        params = {"cwd": cwd, "sandbox": "danger-full-access", "approvalPolicy": "never"}
+        return [r["thread"]["id"] for r in self.call_all("thread/start", [params] * n)]
+
+    def stop(self):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def settle_rss(pid, seconds=2.0):
+    """VmRSS once it has stopped moving (or after `seconds`), KiB."""
+    last, deadline = proc_status(pid, "VmRSS"), time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        now = proc_status(pid, "VmRSS")
+        if abs(now - last) < 256:
+            return now
+        last = now
+    return last
+
+
+def requests_in(log):
+    with open(log) as f:
+        return sum(1 for line in f if " POST " in line and "/responses " in line)
+
+
+def idle(args, env, work, log):
+    server = AppServer(args.codex, env, work, os.path.join(args.raw, "idle.err"))
+    try:
+        server.start()
+        time.sleep(1.0)
+        before = settle_rss(server.proc.pid)
+        before_reqs = requests_in(log)
+        t0 = time.monotonic()
+        ids = server.start_threads(args.threads, work)
+        started = time.monotonic() - t0
+        after = settle_rss(server.proc.pid, 5.0)
+        tree = tree_rss_kib(server.proc.pid)
+        if len(set(ids)) != args.threads or requests_in(log) != before_reqs:
+            raise RuntimeError("idle: wrong thread count or unexpected model requests")
+        return {"before": before, "after": after, "tree": tree, "start_s": started}
+    finally:
+        server.stop()
+
+
+def turns(args, env, work, log):
+    server = AppServer(args.codex, env, work, os.path.join(args.raw, "turns.err"))
+    try:
+        server.start()
+        ids = server.start_threads(args.turns, work)
+        time.sleep(0.5)
+        before_reqs = requests_in(log)
+        rss_before = proc_status(server.proc.pid, "VmRSS")
+        peak_tree = [0]
+        done = threading.Event()
+
+        def sample():
+            while not done.is_set():
+                peak_tree[0] = max(peak_tree[0], tree_rss_kib(server.proc.pid))
+                time.sleep(0.02)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        t0 = time.monotonic()
+        prompt = [{"type": "text", "text": "Run the commands, then say done."}]
+        server.call_all("turn/start", [{"threadId": t, "input": prompt} for t in ids], window=len(ids))
+        completed, commands, answers = {}, {}, {}
+        while len(completed) < len(ids):
+            at, method, params = server.notes.get(timeout=600)
+            if method == "eof" or method.startswith("server-request:"):
+                raise RuntimeError(f"turns: unexpected {method}")
+            tid = (params or {}).get("threadId")
+            if method == "item/completed":
+                item = params["item"]
+                if item.get("type") == "commandExecution" and item.get("exitCode") == 0:
+                    commands[tid] = commands.get(tid, 0) + 1
+                elif item.get("type") == "agentMessage":
+                    answers[tid] = item.get("text")
+            elif method == "turn/completed":
+                completed[tid] = (at, params["turn"]["status"])
+        wall = max(at for at, _ in completed.values()) - t0
+        done.set()
+        sampler.join()
+        hwm = proc_status(server.proc.pid, "VmHWM")
+        ok = (all(s == "completed" for _, s in completed.values())
+              and all(commands.get(t) == args.calls and answers.get(t) == "done" for t in ids)
+              and requests_in(log) - before_reqs == args.turns * (args.calls + 1))
+        if not ok:
+            bad = [t for t in ids if commands.get(t) != args.calls or answers.get(t) != "done"]
+            raise RuntimeError(f"turns: {len(bad)} threads wrong (e.g. {bad[:1]}: "
+                               f"{commands.get(bad[0]) if bad else ''} commands), "
+                               f"{requests_in(log) - before_reqs} model requests")
+        return {"wall_s": wall, "hwm": hwm, "rss_before": rss_before, "tree_peak": peak_tree[0]}
+    finally:
+        server.stop()
+
+
+def troupe_figures(path):
+    """Troupe's figures from the runtime benchmarks' output (see actors/benches)."""
+    text = open(path).read() if path and os.path.exists(path) else ""
+    idle = re.search(r"(\d+) idle threads: RSS ([\d.]+) MiB → ([\d.]+) MiB \(([\d.]+) KiB per thread\)", text)
+    turns = re.search(r"wall ([\d.]+) s; RSS ([\d.]+) MiB before the turns, peak ([\d.]+) MiB", text)
+    out = {}
+    if idle:
+        out.update(before=float(idle[2]) * 1024, after=float(idle[3]) * 1024, per=float(idle[4]))
+    if turns:
+        out.update(wall_s=float(turns[1]), rss_before=float(turns[2]) * 1024, hwm=float(turns[3]) * 1024)
+    return out
+
+
+def table(args, troupe, codex):
+    mib = lambda kib: f"{kib / 1024:.1f}"
+
+    def row(label, t, c, ratio=True):
+        r = "—"
+        if ratio and t and c and c[0]:
+            r = f"{t[0] / c[0]:.3f}"
+        cells = [x[1] if x else "—" for x in (t, c)]
+        print(f"| {label} | {cells[0]} | {cells[1]} | {r} |")
+
+    def get(d, *keys, fmt):
+        return (d[keys[0]], fmt(*[d[k] for k in keys])) if d and all(k in d for k in keys) else None
+
+    note = args.codex_note or "—"
+    print("| | Troupe: runtime level, in-process (no app-server yet) | Codex `app-server` | Troupe/Codex |")
+    print("|---|---|---|---|")
+    c = codex or {}
+    row(f"{args.threads:,} idle threads: RSS per thread, KiB",
+        get(troupe, "per", fmt=lambda p: f"{p:.1f}"),
+        get(c, "per", fmt=lambda p: f"{p:.1f}") or (None, note))
+    row(f"{args.threads:,} idle threads: RSS before → after, MiB",
+        get(troupe, "before", "after", fmt=lambda b, a: f"{mib(b)} → {mib(a)}"),
+        get(c, "before", "after", "start_s", fmt=lambda b, a, s: f"{mib(b)} → {mib(a)} (started in {s:.1f} s)")
+        or (None, note), ratio=False)
+    row(f"{args.turns} concurrent turns × {args.calls} tool calls: wall, s",
+        get(troupe, "wall_s", fmt=lambda w: f"{w:.2f}"),
+        get(c, "wall_s", fmt=lambda w: f"{w:.2f}") or (None, note))
+    row(f"{args.turns} concurrent turns × {args.calls} tool calls: peak RSS of the process, MiB",
+        get(troupe, "hwm", "rss_before", fmt=lambda h, b: f"{mib(h)} ({mib(b)} before the turns)"),
+        get(c, "hwm", "rss_before", fmt=lambda h, b: f"{mib(h)} ({mib(b)} before the turns)") or (None, note))
+    if codex:
+        print()
+        print(f"Codex's process tree (server + tool processes) peaked at {mib(codex['tree_peak'])} MiB during "
+              f"the turns (sampled every 20 ms); with {args.threads:,} idle threads it held {mib(codex['tree'])} MiB.")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--codex")
+    ap.add_argument("--codex-note", help="what to print in Codex's cells without --codex")
+    ap.add_argument("--mock")
+    ap.add_argument("--raw")
+    ap.add_argument("--troupe-output")
+    ap.add_argument("--threads", type=int, default=1000)
+    ap.add_argument("--turns", type=int, default=100)
+    ap.add_argument("--calls", type=int, default=5)
+    args = ap.parse_args()
+    troupe = troupe_figures(args.troupe_output)
+    codex = None
+    if args.codex:
+        if not (args.mock and args.raw):
+            ap.error("--codex needs --mock and --raw")
+        try:
+            codex = run_codex(args)
+        except Exception as e:  # Codex is the reference: report its failure, keep Troupe's figures
+            print(f"appserver_bench: Codex failed: {e}", file=sys.stderr)
+            args.codex_note = f"failed: {str(e)[:120]}"
+    table(args, troupe, codex)
+    if args.troupe_output and not {"per", "wall_s"} <= troupe.keys():
+        sys.exit("appserver_bench: Troupe's runtime benchmarks gave no figures")
+
+
+def run_codex(args):
+    args.raw = os.path.abspath(os.path.join(args.raw, "appserver"))
+    work = os.path.join(args.raw, "work")
+    codex_home = os.path.join(args.raw, "codex-home")
+    for d in (work, codex_home, os.path.join(args.raw, "home")):
+        os.makedirs(d)
+    log = os.path.join(args.raw, "mock.log")
+    mock, url = start_mock(args.mock, log, args.calls, "true")
+    try:
+        with open(os.path.join(codex_home, "config.toml"), "w") as f:
+            f.write(codex_config(url))
+        env = dict(os.environ, HOME=os.path.join(args.raw, "home"), CODEX_HOME=codex_home,
+                   MOCK_MODEL_API_KEY="x")
+        i = idle(args, env, work, log)
+        t = turns(args, env, work, log)
+    finally:
+        mock.kill()
+        mock.wait()
+    return {"per": (i["after"] - i["before"]) / args.threads, **i, **t}
+
+
+if __name__ == "__main__":
+    main()
