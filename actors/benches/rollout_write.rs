@@ -30,7 +30,11 @@ fn item(i: usize) -> SessionMsg {
     }
 }
 
-async fn open(runtime: &Runtime, home: &std::path::Path, policy: FsyncPolicy) -> BenchResult<ThreadClient> {
+async fn open(
+    runtime: &Runtime,
+    home: &std::path::Path,
+    policy: FsyncPolicy,
+) -> BenchResult<ThreadClient> {
     let mut settings = support::settings("http://127.0.0.1:9/v1".into(), home);
     settings.rollout_fsync = policy;
     let mut thread = runtime.start_thread(settings).await?;
