@@ -66,6 +66,7 @@ struct Pool {
     ready: Mutex<Ready>,
     wake: Condvar,
     max_workers: usize,
+    keep_alive: Duration,
 }
 
 struct Ready {
@@ -127,6 +128,11 @@ impl RolloutWriter {
     /// A pool of at most `max_workers` threads (at least one); none is started until a file
     /// has work.
     pub fn new(max_workers: usize) -> Self {
+        Self::with_keep_alive(max_workers, KEEP_ALIVE)
+    }
+
+    /// Like `new`, with workers leaving after `keep_alive` without work.
+    pub fn with_keep_alive(max_workers: usize, keep_alive: Duration) -> Self {
         let pool = Arc::new(Pool {
             ready: Mutex::new(Ready {
                 files: VecDeque::new(),
@@ -136,6 +142,7 @@ impl RolloutWriter {
             }),
             wake: Condvar::new(),
             max_workers: max_workers.max(1),
+            keep_alive,
         });
         Self {
             owner: Arc::new(Owner { pool }),
@@ -181,7 +188,7 @@ impl Pool {
         }
     }
 
-    /// Drains files until there is no work for `KEEP_ALIVE` (or the pool is shut down).
+    /// Drains files until there is no work for `keep_alive` (or the pool is shut down).
     fn work(&self) {
         let mut ready = lock(&self.ready);
         loop {
@@ -207,7 +214,7 @@ impl Pool {
             }
             let (guard, wait) = self
                 .wake
-                .wait_timeout(ready, KEEP_ALIVE)
+                .wait_timeout(ready, self.keep_alive)
                 .unwrap_or_else(PoisonError::into_inner);
             ready = guard;
             if wait.timed_out() && ready.files.is_empty() {

@@ -3,6 +3,7 @@
 use super::*;
 use pretty_assertions::assert_eq;
 use std::path::Path;
+use std::time::Duration;
 
 fn append(path: &Path) -> File {
     std::fs::OpenOptions::new()
@@ -146,4 +147,32 @@ async fn the_workers_stop_when_the_last_handle_is_gone() {
         std::thread::yield_now();
     }
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "last\n");
+}
+
+#[tokio::test]
+async fn idle_workers_leave_so_an_idle_file_costs_no_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = RolloutWriter::with_keep_alive(4, Duration::from_millis(20));
+    let writers: Vec<FileWriter> = (0..8)
+        .map(|n| {
+            let path = dir.path().join(format!("{n}.jsonl"));
+            pool.open(path.clone(), append(&path))
+        })
+        .collect();
+    for writer in &writers {
+        writer.write(b"line\n".to_vec()).unwrap();
+        synced(writer).await.unwrap();
+    }
+    let workers = || lock(&pool.owner.pool.ready).workers;
+    // The files stay open; the workers leave once they have had nothing to do.
+    while workers() > 0 {
+        tokio::task::yield_now().await;
+    }
+    // New work starts a worker again.
+    writers[0].write(b"again\n".to_vec()).unwrap();
+    synced(&writers[0]).await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("0.jsonl")).unwrap(),
+        "line\nagain\n"
+    );
 }
