@@ -49,7 +49,8 @@ fn running(pid: i32) -> bool {
 async fn end_all_kills_running_sessions_and_their_children_and_reports_each_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (sessions, seen) = recording();
-    let script = "sleep 300 & echo $! > child.pid; echo started; sleep 300";
+    // Written whole, then renamed: the test never reads a half-written pid.
+    let script = "sleep 300 & echo $! > child.tmp; mv child.tmp child.pid; echo started; sleep 300";
     let session = spawn(script, dir.path(), "c3");
     let leader = session.pgid.expect("pid");
     let ticket = sessions.track(session.clone());
