@@ -1,5 +1,6 @@
 //! The runtime as frontends use it: start the actor tree, open threads, submit ops, read events.
 
+use crate::rollout_recorder::writer::{self, RolloutWriter};
 use crate::thread_manager::{ThreadManagerActor, ThreadManagerArgs};
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
@@ -52,6 +53,8 @@ impl Runtime {
             .user_agent(concat!("troupe/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|err| RuntimeError::Start(err.to_string()))?;
+        // One writer pool for every thread of this runtime: an idle thread costs no OS thread.
+        let rollout_writer = RolloutWriter::new(writer::DEFAULT_MAX_WORKERS);
         let (manager, _) = Actor::spawn(
             None,
             ThreadManagerActor,
@@ -59,6 +62,7 @@ impl Runtime {
                 registry: Arc::new(registry),
                 http,
                 store,
+                rollout_writer,
             },
         )
         .await

@@ -1,6 +1,6 @@
 //! Unified-exec sessions under interrupt, through the runtime API: a session left running
 //! by one step and being waited on by a later `write_stdin` is killed, with its process
-//! group, before the abort is reported; the thread goes on.
+//! group, and ends with one `ExecCommandEnd`, before the abort is reported; the thread goes on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "support/runtime.rs"]
@@ -86,6 +86,27 @@ async fn interrupt_kills_exec_sessions_and_the_thread_continues() {
     for pid in &pids {
         assert!(!running(*pid), "process {pid} survived the interrupt");
     }
+    // The session ended with exactly one end event, killed, before the abort.
+    let ends: Vec<(&str, Option<i32>, &str)> = events
+        .iter()
+        .filter_map(|msg| match msg {
+            EventMsg::ExecCommandEnd {
+                call_id,
+                exit_code,
+                aggregated_output,
+                ..
+            } => Some((call_id.as_str(), *exit_code, aggregated_output.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends.len(), 1, "{events:?}");
+    assert_eq!((ends[0].0, ends[0].1), ("e1", Some(137)), "{events:?}");
+    assert!(
+        ends[0]
+            .2
+            .ends_with("[process killed: the turn was stopped while it was running]"),
+        "{events:?}"
+    );
 
     thread.submit(say("again")).unwrap();
     let events = until(&mut thread, is_turn_end).await;

@@ -1,8 +1,9 @@
 //! RolloutRecorder: appends a thread's items and events to its JSONL file, in order.
 //!
-//! Each `Append` is serialised here and handed to a writer thread ([`writer`]) that writes it
-//! at once (a killed process loses at most the line being written) and batches whatever
-//! queued up meanwhile into one write. `Flush` is answered once everything appended before it
+//! Each `Append` is serialised here and handed to the runtime's shared writer ([`writer`]: a
+//! small pool of threads serving every open rollout), which writes it as soon as a worker is
+//! free (a killed process loses at most what was not yet written, none of it acknowledged) and
+//! batches whatever queued up meanwhile into one write. An idle recorder costs no OS thread. `Flush` is answered once everything appended before it
 //! is written and fsynced; the session decides when to flush (its fsync policy) and
 //! acknowledges items only after that. The recorder holds the rollout's lock file ([`lock`])
 //! for as long as it runs.
@@ -20,7 +21,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use troupe_messages::mailboxes::RolloutMsg;
 use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta};
-use writer::Writer;
+use writer::{FileWriter, RolloutWriter};
 
 /// Actor owning one rollout file.
 pub struct RolloutRecorderActor;
@@ -37,11 +38,13 @@ pub enum RolloutOpen {
 pub struct RolloutArgs {
     pub path: PathBuf,
     pub open: RolloutOpen,
+    /// The runtime's shared writer, which does this file's I/O.
+    pub writer: RolloutWriter,
 }
 
 pub struct RolloutState {
     path: PathBuf,
-    writer: Writer,
+    writer: FileWriter,
     _lock: RolloutLock,
 }
 
@@ -118,7 +121,7 @@ impl Actor for RolloutRecorderActor {
             }
         };
         let (lock, file) = file;
-        let writer = Writer::start(args.path.clone(), file)?;
+        let writer = args.writer.open(args.path.clone(), file);
         Ok(RolloutState {
             path: args.path,
             writer,
@@ -136,7 +139,7 @@ impl Actor for RolloutRecorderActor {
             RolloutMsg::Append(lines) => {
                 let sent = encode(&lines)
                     .map_err(|err| err.to_string())
-                    .and_then(|bytes| state.writer.write(bytes));
+                    .and_then(|bytes| state.writer.write(bytes).map_err(|err| err.to_string()));
                 if let Err(err) = sent {
                     tracing::error!(path = %state.path.display(), %err, "rollout append failed");
                 }
@@ -144,7 +147,7 @@ impl Actor for RolloutRecorderActor {
             RolloutMsg::Flush { reply } => {
                 let (tx, rx) = tokio::sync::oneshot::channel();
                 if let Err(err) = state.writer.sync(tx) {
-                    let _ = reply.send(Err(err));
+                    let _ = reply.send(Err(err.to_string()));
                     return Ok(());
                 }
                 // Answer from a task, so appends keep flowing to the writer meanwhile.

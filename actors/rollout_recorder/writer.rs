@@ -1,102 +1,343 @@
-//! The rollout's writer thread: blocking file I/O off the async runtime, with group commit.
+//! The shared rollout writer: one bounded pool of OS threads that does the blocking file I/O
+//! of every open rollout of the runtime, with group commit.
 //!
-//! Lines are written as soon as they arrive (so a killed process loses at most the line being
-//! written); an fsync request is answered after every line queued before it is written and
-//! synced. Everything queued while one write or fsync runs goes out in the next single write,
-//! and one fsync answers every sync request of that batch.
+//! One [`RolloutWriter`] is started per runtime and handed to every recorder, which opens a
+//! [`FileWriter`] on it for its file. An idle file costs no thread: it is only a queue of
+//! pending bytes and sync requests. A file with work is put once on the pool's ready queue;
+//! the worker that takes it writes everything queued for that file in one write, then fsyncs
+//! once for every sync request of that round, and puts the file back at the end of the ready
+//! queue if more arrived meanwhile (so a busy file does not starve the others). A file is
+//! drained by one worker at a time, so its lines keep their order.
+//!
+//! Workers are started when work finds no idle one, up to the pool's bound, and leave after
+//! [`KEEP_ALIVE`] without work: fsyncs of different files overlap (the filesystem commits
+//! them together), while a runtime with thousands of idle threads has no writer thread at all.
+//!
+//! Lines are written as soon as a worker is free (a killed process loses at most what was
+//! not yet written, none of it acknowledged); a sync request is answered after every line
+//! queued before it is written and synced. Closing (or dropping) a file writer drains, syncs
+//! and closes the file; the workers leave once the last handle is gone and nothing is queued.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use thiserror::Error;
 use tokio::sync::oneshot;
+
+/// Most writer threads of a runtime: how many fsyncs may be in flight at once.
+pub const DEFAULT_MAX_WORKERS: usize = 16;
+
+/// How long a worker waits for work before it leaves.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
 /// Answer to a sync request.
 pub type SyncReply = oneshot::Sender<Result<(), String>>;
 
-enum WriterCmd {
-    Write(Vec<u8>),
-    Sync(SyncReply),
+#[derive(Debug, Error)]
+pub enum WriterError {
+    #[error("the rollout writer of {} is closed", .0.display())]
+    Closed(PathBuf),
 }
 
-/// Handle of the writer thread; dropping it (or `finish`) drains and syncs what is queued.
-pub struct Writer {
-    tx: Option<mpsc::Sender<WriterCmd>>,
-    thread: Option<JoinHandle<()>>,
+/// Handle of the shared writer pool; clone it freely. The workers leave once every clone and
+/// every [`FileWriter`] opened on it are dropped and all queued work is done.
+#[derive(Clone)]
+pub struct RolloutWriter {
+    owner: Arc<Owner>,
 }
 
-impl Writer {
-    /// Starts the thread that owns `file` (opened for appending).
-    pub fn start(path: PathBuf, file: File) -> std::io::Result<Self> {
-        let (tx, rx) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("rollout-writer".into())
-            .spawn(move || run(path, file, rx))?;
-        Ok(Self {
-            tx: Some(tx),
-            thread: Some(thread),
-        })
+/// Dropped with the last handle: tells the workers to leave when the ready queue is empty.
+struct Owner {
+    pool: Arc<Pool>,
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        lock(&self.pool.ready).shutdown = true;
+        self.pool.wake.notify_all();
+    }
+}
+
+/// The files with work, in the order they got it, and the workers serving them.
+struct Pool {
+    ready: Mutex<Ready>,
+    wake: Condvar,
+    max_workers: usize,
+    keep_alive: Duration,
+}
+
+struct Ready {
+    files: VecDeque<Arc<Slot>>,
+    shutdown: bool,
+    /// Workers alive.
+    workers: usize,
+    /// Workers draining a file (the others wait for work).
+    busy: usize,
+}
+
+/// One open file: what is queued for it, and the file itself.
+struct Slot {
+    path: PathBuf,
+    pending: Mutex<Pending>,
+    /// Touched only by the worker draining the slot (one at a time, see `Pending::scheduled`).
+    io: Mutex<FileIo>,
+}
+
+#[derive(Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    syncs: Vec<SyncReply>,
+    /// A close was asked for and not yet done.
+    close_requested: bool,
+    closers: Vec<oneshot::Sender<()>>,
+    /// No more writes are accepted.
+    closed: bool,
+    /// On the ready queue or being drained.
+    scheduled: bool,
+}
+
+impl Pending {
+    fn has_work(&self) -> bool {
+        !self.bytes.is_empty() || !self.syncs.is_empty() || self.close_requested
+    }
+}
+
+struct FileIo {
+    file: Option<File>,
+    /// The first write error sticks: later lines would leave a hole, so none are written.
+    failed: Option<String>,
+}
+
+/// What one drain round took from a slot.
+struct Round {
+    bytes: Vec<u8>,
+    syncs: Vec<SyncReply>,
+    close: bool,
+    closers: Vec<oneshot::Sender<()>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; a poisoned one still holds consistent data.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl RolloutWriter {
+    /// A pool of at most `max_workers` threads (at least one); none is started until a file
+    /// has work.
+    pub fn new(max_workers: usize) -> Self {
+        Self::with_keep_alive(max_workers, KEEP_ALIVE)
     }
 
+    /// Like `new`, with workers leaving after `keep_alive` without work.
+    pub fn with_keep_alive(max_workers: usize, keep_alive: Duration) -> Self {
+        let pool = Arc::new(Pool {
+            ready: Mutex::new(Ready {
+                files: VecDeque::new(),
+                shutdown: false,
+                workers: 0,
+                busy: 0,
+            }),
+            wake: Condvar::new(),
+            max_workers: max_workers.max(1),
+            keep_alive,
+        });
+        Self {
+            owner: Arc::new(Owner { pool }),
+        }
+    }
+
+    /// Serves `file` (opened for appending) from now on.
+    pub fn open(&self, path: PathBuf, file: File) -> FileWriter {
+        FileWriter {
+            slot: Arc::new(Slot {
+                path,
+                pending: Mutex::new(Pending::default()),
+                io: Mutex::new(FileIo {
+                    file: Some(file),
+                    failed: None,
+                }),
+            }),
+            owner: self.owner.clone(),
+        }
+    }
+}
+
+impl Pool {
+    /// Queues a file with work; wakes an idle worker, or starts one when none is idle.
+    fn schedule(self: &Arc<Self>, slot: Arc<Slot>) {
+        let mut ready = lock(&self.ready);
+        ready.files.push_back(slot);
+        let idle = ready.workers - ready.busy;
+        if idle >= ready.files.len() || ready.workers >= self.max_workers {
+            self.wake.notify_one();
+            return;
+        }
+        ready.workers += 1;
+        let pool = self.clone();
+        let started = std::thread::Builder::new()
+            .name("rollout-writer".into())
+            .spawn(move || pool.work());
+        if let Err(err) = started {
+            ready.workers -= 1;
+            // The file stays queued for a worker already running, or for the next schedule.
+            tracing::error!(%err, "cannot start a rollout writer thread");
+            self.wake.notify_one();
+        }
+    }
+
+    /// Drains files until there is no work for `keep_alive` (or the pool is shut down).
+    fn work(&self) {
+        let mut ready = lock(&self.ready);
+        loop {
+            if let Some(slot) = ready.files.pop_front() {
+                ready.busy += 1;
+                drop(ready);
+                slot.drain_round();
+                let more = {
+                    let mut pending = lock(&slot.pending);
+                    pending.scheduled = pending.has_work();
+                    pending.scheduled
+                };
+                ready = lock(&self.ready);
+                ready.busy -= 1;
+                if more {
+                    // At the back: a busy file does not starve the others.
+                    ready.files.push_back(slot);
+                }
+                continue;
+            }
+            if ready.shutdown {
+                break;
+            }
+            let (guard, wait) = self
+                .wake
+                .wait_timeout(ready, self.keep_alive)
+                .unwrap_or_else(PoisonError::into_inner);
+            ready = guard;
+            if wait.timed_out() && ready.files.is_empty() {
+                break;
+            }
+        }
+        ready.workers -= 1;
+    }
+}
+
+impl Slot {
+    /// Writes what is queued in one write, then one fsync for the round's sync requests (and
+    /// a close), then answers them.
+    fn drain_round(&self) {
+        let round = {
+            let mut pending = lock(&self.pending);
+            Round {
+                bytes: std::mem::take(&mut pending.bytes),
+                syncs: std::mem::take(&mut pending.syncs),
+                close: std::mem::take(&mut pending.close_requested),
+                closers: std::mem::take(&mut pending.closers),
+            }
+        };
+        let mut io = lock(&self.io);
+        let FileIo { file, failed } = &mut *io;
+        let result = match file.as_mut() {
+            None => Err(format!("{} is already closed", self.path.display())),
+            Some(file) => {
+                if failed.is_none() && !round.bytes.is_empty() {
+                    if let Err(err) = file.write_all(&round.bytes) {
+                        tracing::error!(path = %self.path.display(), %err, "rollout write failed");
+                        *failed = Some(format!("writing {} failed: {err}", self.path.display()));
+                    }
+                }
+                if round.syncs.is_empty() && !round.close {
+                    Ok(())
+                } else if let Some(err) = failed {
+                    Err(err.clone())
+                } else {
+                    file.sync_data()
+                        .map_err(|err| format!("fsync of {} failed: {err}", self.path.display()))
+                }
+            }
+        };
+        if round.close {
+            *file = None;
+        }
+        drop(io);
+        for reply in round.syncs {
+            let _ = reply.send(result.clone());
+        }
+        for closer in round.closers {
+            let _ = closer.send(());
+        }
+    }
+}
+
+/// One rollout file served by the pool; dropping it (or `finish`) drains, syncs and closes
+/// the file.
+pub struct FileWriter {
+    slot: Arc<Slot>,
+    owner: Arc<Owner>,
+}
+
+impl FileWriter {
     /// Queues bytes (whole lines) for writing.
-    pub fn write(&self, bytes: Vec<u8>) -> Result<(), String> {
-        self.send(WriterCmd::Write(bytes))
+    pub fn write(&self, bytes: Vec<u8>) -> Result<(), WriterError> {
+        self.queue(|pending| pending.bytes.extend_from_slice(&bytes))
     }
 
     /// Queues an fsync of everything queued so far; `reply` gets its result.
-    pub fn sync(&self, reply: SyncReply) -> Result<(), String> {
-        self.send(WriterCmd::Sync(reply))
+    pub fn sync(&self, reply: SyncReply) -> Result<(), WriterError> {
+        self.queue(|pending| pending.syncs.push(reply))
     }
 
-    fn send(&self, cmd: WriterCmd) -> Result<(), String> {
-        self.tx
-            .as_ref()
-            .ok_or_else(|| "the rollout writer is closed".to_string())?
-            .send(cmd)
-            .map_err(|_| "the rollout writer thread stopped".to_string())
+    fn queue(&self, add: impl FnOnce(&mut Pending)) -> Result<(), WriterError> {
+        let mut pending = lock(&self.slot.pending);
+        if pending.closed {
+            return Err(WriterError::Closed(self.slot.path.clone()));
+        }
+        add(&mut pending);
+        self.schedule(pending);
+        Ok(())
     }
 
-    /// Closes the queue and waits (off the async runtime) until all is written and synced.
+    /// Puts the slot on the ready queue unless it is there already (or being drained, in
+    /// which case the worker puts it back when it sees the new work).
+    fn schedule(&self, mut pending: MutexGuard<'_, Pending>) {
+        if pending.scheduled {
+            return;
+        }
+        pending.scheduled = true;
+        drop(pending);
+        self.owner.pool.schedule(self.slot.clone());
+    }
+
+    /// Closes the file for writing; `closer` is told once all is written, synced and closed.
+    fn close(&self, closer: Option<oneshot::Sender<()>>) {
+        let mut pending = lock(&self.slot.pending);
+        let first = !pending.closed;
+        pending.closed = true;
+        pending.closers.extend(closer);
+        // A close already done still needs a round to answer a new closer.
+        if first || !pending.closers.is_empty() {
+            pending.close_requested = true;
+            self.schedule(pending);
+        }
+    }
+
+    /// Stops accepting writes and waits until everything is written, synced and closed.
     pub async fn finish(&mut self) {
-        self.tx = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
-        }
+        let (tx, rx) = oneshot::channel();
+        self.close(Some(tx));
+        let _ = rx.await;
     }
 }
 
-fn run(path: PathBuf, mut file: File, rx: mpsc::Receiver<WriterCmd>) {
-    // The first write error sticks: later lines would leave a hole, so none are written.
-    let mut failed: Option<String> = None;
-    while let Ok(first) = rx.recv() {
-        let mut buffer = Vec::new();
-        let mut replies = Vec::new();
-        let mut take = |cmd| match cmd {
-            WriterCmd::Write(bytes) => buffer.extend_from_slice(&bytes),
-            WriterCmd::Sync(reply) => replies.push(reply),
-        };
-        take(first);
-        while let Ok(cmd) = rx.try_recv() {
-            take(cmd);
-        }
-        if failed.is_none() && !buffer.is_empty() {
-            if let Err(err) = file.write_all(&buffer) {
-                tracing::error!(path = %path.display(), %err, "rollout write failed");
-                failed = Some(format!("writing {} failed: {err}", path.display()));
-            }
-        }
-        if !replies.is_empty() {
-            let result = match &failed {
-                Some(err) => Err(err.clone()),
-                None => file
-                    .sync_data()
-                    .map_err(|err| format!("fsync of {} failed: {err}", path.display())),
-            };
-            for reply in replies {
-                let _ = reply.send(result.clone());
-            }
-        }
+impl Drop for FileWriter {
+    fn drop(&mut self) {
+        self.close(None);
     }
-    let _ = file.sync_data();
 }
+
+#[cfg(test)]
+#[path = "writer_tests.rs"]
+mod tests;

@@ -15,6 +15,7 @@ mod turns;
 
 use crate::approvals::SessionApprovals;
 use crate::rollout_recorder::loader::LoadedRollout;
+use crate::rollout_recorder::writer::RolloutWriter;
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::turn::tokens::TokenTracker;
@@ -55,6 +56,8 @@ pub struct SessionArgs {
     pub start: SessionStart,
     /// The thread index, when this process holds it.
     pub store: Option<Arc<ThreadStore>>,
+    /// The runtime's shared rollout writer.
+    pub rollout_writer: RolloutWriter,
 }
 
 /// The command rules of a thread: `$TROUPE_HOME/rules`, then a trusted project's folders.

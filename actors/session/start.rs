@@ -44,6 +44,7 @@ pub(super) async fn start(
         RolloutArgs {
             path: args.rollout_path.clone(),
             open,
+            writer: args.rollout_writer,
         },
         myself.get_cell(),
     )

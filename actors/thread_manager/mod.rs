@@ -1,9 +1,10 @@
 //! ThreadManager: the registry of live threads and the owner of shared services (the HTTP
-//! client with its connection pool, the tool registry, the thread index). Spawns one session
+//! client with its connection pool, the tool registry, the thread index, the rollout writer). Spawns one session
 //! per thread — new, or resumed from its rollout — and survives any of them failing.
 
 use crate::rollout_recorder::loader;
 use crate::rollout_recorder::path::rollout_path;
+use crate::rollout_recorder::writer::RolloutWriter;
 use crate::session::{SessionActor, SessionArgs, SessionStart};
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
@@ -24,12 +25,15 @@ pub struct ThreadManagerArgs {
     pub http: reqwest::Client,
     /// The thread index; `None` runs without one (rollouts are still written).
     pub store: Option<Arc<ThreadStore>>,
+    /// The writer pool every session's recorder writes its rollout through.
+    pub rollout_writer: RolloutWriter,
 }
 
 pub struct ThreadManagerState {
     registry: Arc<ToolRegistry>,
     http: reqwest::Client,
     store: Option<Arc<ThreadStore>>,
+    rollout_writer: RolloutWriter,
     threads: HashMap<ThreadId, ActorRef<SessionMsg>>,
 }
 
@@ -56,6 +60,7 @@ impl ThreadManagerState {
             manager: Some(myself.clone()),
             start,
             store: self.store.clone(),
+            rollout_writer: self.rollout_writer.clone(),
         };
         let (session, _) = Actor::spawn_linked(None, SessionActor, args, myself.get_cell())
             .await
@@ -83,6 +88,7 @@ impl Actor for ThreadManagerActor {
             registry: args.registry,
             http: args.http,
             store: args.store,
+            rollout_writer: args.rollout_writer,
             threads: HashMap::new(),
         })
     }

@@ -42,6 +42,8 @@ pub struct ToolOrchestratorArgs {
     pub turn: ActorRef<TurnMsg>,
     pub registry: Arc<ToolRegistry>,
     pub approvals: SessionApprovals,
+    /// The turn's shared state (PTY sessions, diff); the turn ends its sessions itself.
+    pub services: Arc<TurnServices>,
 }
 
 pub struct ToolOrchestratorState {
@@ -78,7 +80,7 @@ impl Actor for ToolOrchestratorActor {
             approvals: args.approvals,
             pending: PendingApprovals::default(),
             cancel: CancellationToken::new(),
-            services: Arc::new(TurnServices::default()),
+            services: args.services,
         })
     }
 

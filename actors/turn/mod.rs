@@ -7,13 +7,15 @@
 //! sampler and orchestrator stop with it, and they end their streams and processes.
 
 pub mod compact;
-mod compaction_flow;
 pub mod prompt;
+mod sampling;
 pub mod tokens;
 
 use crate::approvals::SessionApprovals;
 use crate::sampler::{SamplerActor, SamplerArgs};
 use crate::tool_orchestrator::registry::ToolRegistry;
+use crate::tool_orchestrator::services::TurnServices;
+use crate::tool_orchestrator::unified_exec::sessions::EventSink;
 use crate::tool_orchestrator::{ToolOrchestratorActor, ToolOrchestratorArgs};
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::sync::Arc;
@@ -25,10 +27,9 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{SamplerMsg, SessionMsg, ToolOrchestratorMsg, TurnMsg};
 use troupe_messages::ops::UserInput;
-use troupe_messages::sampling::{ModelRequest, SamplerUpdate};
+use troupe_messages::sampling::ModelRequest;
 use troupe_messages::settings::SessionSettings;
-use troupe_messages::tools::{ToolOutput, ToolPayload};
-use troupe_messages::usage::TokenUsage;
+use troupe_messages::tools::ToolOutput;
 
 /// Actor of one turn.
 pub struct TurnActor;
@@ -87,6 +88,10 @@ pub struct TurnState {
     /// Settings of the request in flight (the mode may tighten the session's).
     step_settings: Arc<SessionSettings>,
     ended: bool,
+    /// Set by `end`, taken by `finish`: how the turn ended.
+    ending: Option<Option<AbortReason>>,
+    /// Shared with the orchestrator's calls; the turn ends the PTY sessions it holds.
+    services: Arc<TurnServices>,
 }
 
 impl TurnState {
@@ -110,11 +115,28 @@ impl TurnState {
         });
     }
 
-    fn end(&mut self, myself: &ActorRef<TurnMsg>, aborted: Option<AbortReason>) {
+    /// Ends the turn; `finish` (at the end of the handler) does the rest.
+    fn end(&mut self, aborted: Option<AbortReason>) {
         if self.ended {
             return;
         }
         self.ended = true;
+        self.ending = Some(aborted);
+    }
+
+    /// After `end`: kills the PTY sessions still running (each reports its `ExecCommandEnd`
+    /// first), then tells the session the turn ended, and stops.
+    async fn finish(&mut self, myself: &ActorRef<TurnMsg>) {
+        let Some(aborted) = self.ending.take() else {
+            return;
+        };
+        let why = match aborted {
+            None => "the turn ended",
+            Some(AbortReason::Interrupted) => "the turn was interrupted",
+            Some(AbortReason::Shutdown) => "the thread was shut down",
+            Some(AbortReason::Failed) => "the turn failed",
+        };
+        self.services.exec.end_all(why).await;
         self.tell_session(SessionMsg::TurnEnded {
             turn_id: self.args.turn_id,
             last_agent_message: self.last_agent_message.clone(),
@@ -123,12 +145,12 @@ impl TurnState {
         myself.stop(None);
     }
 
-    fn fail(&mut self, myself: &ActorRef<TurnMsg>, error: ModelError) {
+    fn fail(&mut self, error: ModelError) {
         self.event(EventMsg::Error {
             error: TurnError::Model(error),
             fatal: true,
         });
-        self.end(myself, Some(AbortReason::Failed));
+        self.end(Some(AbortReason::Failed));
     }
 
     /// Moves injected input into the history; tells the session which numbers were used.
@@ -177,117 +199,6 @@ impl TurnState {
             .sampler
             .send_message(SamplerMsg::Sample(Box::new(request)));
     }
-
-    fn on_sampler(&mut self, myself: &ActorRef<TurnMsg>, update: SamplerUpdate) {
-        match update {
-            SamplerUpdate::TextDelta { .. } | SamplerUpdate::ReasoningDelta { .. }
-                if self.phase != Phase::Sampling => {}
-            SamplerUpdate::TextDelta { delta } => self.event(EventMsg::AgentMessageDelta { delta }),
-            SamplerUpdate::ReasoningDelta { delta } => {
-                self.event(EventMsg::AgentReasoningDelta { delta })
-            }
-            SamplerUpdate::Retrying {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            } => self.event(EventMsg::StreamRetry {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            }),
-            SamplerUpdate::Failed { error } => match self.phase {
-                Phase::Sampling => self.fail(myself, error),
-                Phase::Compacting { .. } => self.fail(
-                    myself,
-                    ModelError::ResponseFailed {
-                        message: format!("compaction failed, history kept as it was: {error}"),
-                    },
-                ),
-            },
-            SamplerUpdate::Completed { items, usage } => match self.phase {
-                Phase::Sampling => self.on_response(myself, items, &usage),
-                Phase::Compacting { then_sample } => {
-                    self.event(EventMsg::TokenCount {
-                        last: usage,
-                        total: usage,
-                    });
-                    self.finish_compaction(myself, &items, then_sample)
-                }
-            },
-        }
-    }
-
-    fn on_response(
-        &mut self,
-        myself: &ActorRef<TurnMsg>,
-        items: Vec<ResponseItem>,
-        usage: &TokenUsage,
-    ) {
-        let calls = prompt::tool_calls(&items);
-        for item in items {
-            match &item {
-                ResponseItem::Message { .. } => {
-                    if let Some(text) = item.assistant_text() {
-                        self.last_agent_message = Some(text.clone());
-                        self.event(EventMsg::AgentMessage { message: text });
-                    }
-                }
-                ResponseItem::Reasoning { summary, .. } => {
-                    let text: Vec<String> = summary
-                        .iter()
-                        .map(|s| match s {
-                            troupe_messages::items::ReasoningSummary::SummaryText { text } => {
-                                text.clone()
-                            }
-                        })
-                        .collect();
-                    if !text.is_empty() {
-                        self.event(EventMsg::AgentReasoning {
-                            text: text.join("\n\n"),
-                        });
-                    }
-                }
-                _ => {}
-            }
-            self.record(item);
-        }
-        // The provider's count covers everything up to and including these items.
-        self.tokens.on_usage(usage);
-        self.event(EventMsg::TokenCount {
-            last: *usage,
-            total: *usage,
-        });
-        let advertised = self
-            .in_flight
-            .take()
-            .map(|request| request.tools)
-            .unwrap_or_default();
-        if !calls.is_empty() {
-            self.running_calls = calls
-                .iter()
-                .map(|c| {
-                    (
-                        c.call_id.clone(),
-                        matches!(c.payload, ToolPayload::Custom { .. }),
-                    )
-                })
-                .collect();
-            let _ = self
-                .orchestrator
-                .send_message(ToolOrchestratorMsg::RunBatch {
-                    calls,
-                    advertised,
-                    settings: Box::new((*self.step_settings).clone()),
-                });
-        } else if !self.injected.is_empty() {
-            // The user wrote while the model answered: the turn goes on with that input.
-            self.sample_next();
-        } else {
-            self.end(myself, None);
-        }
-    }
 }
 
 impl Actor for TurnActor {
@@ -311,6 +222,17 @@ impl Actor for TurnActor {
             myself.get_cell(),
         )
         .await?;
+        // Exec events go straight to the session: they arrive even while the turn stops.
+        let events: EventSink = {
+            let (session, turn_id) = (args.session.clone(), args.turn_id);
+            Arc::new(move |msg| {
+                let _ = session.send_message(SessionMsg::TurnEvent { turn_id, msg });
+            })
+        };
+        let services = Arc::new(TurnServices::new(
+            events,
+            args.settings.tool_output_max_bytes,
+        ));
         let (orchestrator, _) = Actor::spawn_linked(
             None,
             ToolOrchestratorActor,
@@ -318,6 +240,7 @@ impl Actor for TurnActor {
                 turn: myself.clone(),
                 registry: args.registry.clone(),
                 approvals: args.approvals.clone(),
+                services: services.clone(),
             },
             myself.get_cell(),
         )
@@ -336,6 +259,8 @@ impl Actor for TurnActor {
             in_flight: None,
             running_calls: Vec::new(),
             ended: false,
+            ending: None,
+            services,
         })
     }
 
@@ -373,7 +298,7 @@ impl Actor for TurnActor {
                 } => state.sample_next(),
             },
             TurnMsg::InjectInput { seq, items } => state.injected.push((seq, items)),
-            TurnMsg::Sampler(update) => state.on_sampler(&myself, update),
+            TurnMsg::Sampler(update) => state.on_sampler(update),
             TurnMsg::ToolEvent(msg) => state.event(msg),
             TurnMsg::ExecApproval { call_id, decision } => {
                 let _ = state
@@ -382,7 +307,7 @@ impl Actor for TurnActor {
             }
             // The user answered "abort" to an approval: the turn ends as interrupted, and
             // `post_stop` gives every running call an output.
-            TurnMsg::AbortRequested => state.end(&myself, Some(AbortReason::Interrupted)),
+            TurnMsg::AbortRequested => state.end(Some(AbortReason::Interrupted)),
             TurnMsg::ToolsFinished { outputs } => {
                 state.running_calls.clear();
                 for output in &outputs {
@@ -406,6 +331,7 @@ impl Actor for TurnActor {
                 }
             }
         }
+        state.finish(&myself).await;
         Ok(())
     }
 
@@ -423,12 +349,10 @@ impl Actor for TurnActor {
                     "tool orchestrator"
                 };
                 tracing::error!(%reason, role, "child of turn failed");
-                state.fail(
-                    &myself,
-                    ModelError::Internal {
-                        message: format!("the {role} crashed: {reason}"),
-                    },
-                );
+                state.fail(ModelError::Internal {
+                    message: format!("the {role} crashed: {reason}"),
+                });
+                state.finish(&myself).await;
             }
             SupervisionEvent::ActorStarted(_)
             | SupervisionEvent::ActorTerminated(..)
@@ -459,6 +383,8 @@ impl Actor for TurnActor {
             .orchestrator
             .stop_and_wait(Some("turn ended".into()), grace)
             .await;
+        // The orchestrator ends the sessions in its `post_stop`; this covers one that died.
+        state.services.shutdown().await;
         Ok(())
     }
 }

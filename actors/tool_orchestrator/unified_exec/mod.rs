@@ -1,13 +1,15 @@
 //! Unified exec: `exec_command` starts a command in a PTY and returns what it printed within
 //! `yield_time_ms`; a command still running gets a session id, and `write_stdin` types into
 //! it and collects more. The sessions live in the turn's `TurnServices` (so they outlive a
-//! call and die with the turn); each session's exit is reported exactly once, by whichever
-//! call sees it, and the session is then forgotten.
+//! call and die with the turn); each session's end is reported exactly once — by whichever
+//! call sees it exit, or by the turn's end, which kills it (`sessions.rs`).
 
 pub mod output;
 pub mod session;
+pub mod sessions;
 
-pub use session::{ExecSessions, PtySession};
+pub use session::PtySession;
+pub use sessions::{ExecSessions, SessionKey};
 
 use super::apply_patch_tool;
 use super::intercept;
@@ -18,7 +20,6 @@ use serde::Deserialize;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::TurnMsg;
 use troupe_messages::settings::{SessionSettings, ShellToolType};
 use troupe_messages::tools::{ToolCall, ToolPayload, ToolSpec};
 
@@ -195,7 +196,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
         return ToolOutcome::error(format!(
             "too many running sessions ({}); end one with write_stdin (Ctrl-C is \"\\u0003\") \
              before starting another",
-            session::MAX_SESSIONS
+            sessions::MAX_SESSIONS
         ));
     }
     let flag = if args.login.unwrap_or(true) {
@@ -245,48 +246,50 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     ] {
         env.insert(key.into(), value.into());
     }
-    tell(
-        &ctx,
-        EventMsg::ExecCommandBegin {
-            call_id: ctx.call.call_id.clone(),
-            command: argv.clone(),
-            cwd: cwd.clone(),
-        },
-    );
+    // Begin and end go the same way (straight to the session), so the end never overtakes.
+    let exec = &ctx.services.exec;
+    exec.tell(EventMsg::ExecCommandBegin {
+        call_id: ctx.call.call_id.clone(),
+        command: argv.clone(),
+        cwd: cwd.clone(),
+    });
     let started = Instant::now();
     let session = match PtySession::spawn(&spawn_argv, &cwd, &env, ctx.call.call_id.clone()) {
         Ok(session) => session,
         Err(message) => {
-            tell(
-                &ctx,
-                EventMsg::ExecCommandEnd {
-                    call_id: ctx.call.call_id.clone(),
-                    command: argv,
-                    exit_code: None,
-                    aggregated_output: message.clone(),
-                    duration_ms: 0,
-                    timed_out: false,
-                },
-            );
+            exec.tell(EventMsg::ExecCommandEnd {
+                call_id: ctx.call.call_id.clone(),
+                command: argv,
+                exit_code: None,
+                aggregated_output: message.clone(),
+                duration_ms: 0,
+                timed_out: false,
+            });
             return ToolOutcome::error(message);
         }
     };
+    // Tracked at once: if the turn ends while this call waits, the turn's end kills it.
+    let ticket = exec.track(session.clone());
     let collected = session
         .collect(yield_time(args.yield_time_ms, DEFAULT_EXEC_YIELD_MS))
         .await;
     let max_tokens = args.max_output_tokens.unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS);
-    match collected.exit_code {
-        Some(code) => {
-            report_exit(&ctx, &session, code);
-            output::outcome(started, &collected, None, max_tokens)
+    if let Some(code) = collected.exit_code {
+        exec.report_exit(SessionKey::Starting(ticket), code);
+        return output::outcome(started, &collected, None, max_tokens);
+    }
+    match exec.publish(ticket) {
+        Some(Ok(id)) => output::outcome(started, &collected, Some(id), max_tokens),
+        Some(Err(message)) => {
+            exec.kill(
+                SessionKey::Starting(ticket),
+                "too many sessions were running",
+            )
+            .await;
+            ToolOutcome::error(message)
         }
-        None => match ctx.services.exec.insert(session.clone()) {
-            Ok(id) => output::outcome(started, &collected, Some(id), max_tokens),
-            Err(message) => {
-                session.kill().await;
-                ToolOutcome::error(message)
-            }
-        },
+        // The turn is ending and has killed it (and reported its end).
+        None => output::outcome(started, &collected, None, max_tokens),
     }
 }
 
@@ -314,33 +317,11 @@ async fn write_stdin(ctx: ToolContext) -> ToolOutcome {
     let max_tokens = args.max_output_tokens.unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS);
     match collected.exit_code {
         Some(code) => {
-            ctx.services.exec.remove(args.session_id);
-            report_exit(&ctx, &session, code);
+            ctx.services
+                .exec
+                .report_exit(SessionKey::Live(args.session_id), code);
             output::outcome(started, &collected, None, max_tokens)
         }
         None => output::outcome(started, &collected, Some(args.session_id), max_tokens),
     }
-}
-
-/// The one `ExecCommandEnd` of a session, under the id of the call that started it.
-fn report_exit(ctx: &ToolContext, session: &PtySession, code: i32) {
-    let transcript = String::from_utf8_lossy(&session.transcript()).into_owned();
-    tell(
-        ctx,
-        EventMsg::ExecCommandEnd {
-            call_id: session.call_id.clone(),
-            command: session.command.clone(),
-            exit_code: Some(code),
-            aggregated_output: output::truncate_middle(
-                &transcript,
-                ctx.settings.tool_output_max_bytes,
-            ),
-            duration_ms: session.started.elapsed().as_millis() as u64,
-            timed_out: false,
-        },
-    );
-}
-
-fn tell(ctx: &ToolContext, msg: EventMsg) {
-    let _ = ctx.turn.send_message(TurnMsg::ToolEvent(msg));
 }

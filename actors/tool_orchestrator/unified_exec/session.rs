@@ -1,4 +1,4 @@
-//! One command running in a PTY, and the bounded set of them a turn holds.
+//! One command running in a PTY (the set a turn holds is in `sessions.rs`).
 //!
 //! Each session has two plain threads (PTY reads and `wait` both block): a reader that
 //! appends output to a shared buffer, and a waiter that records the exit status. Async
@@ -7,7 +7,7 @@
 
 use crate::sandbox_none::process::kill_group;
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -17,10 +17,7 @@ use tokio::sync::Notify;
 /// How long to keep reading after the process exited, for output still in the PTY.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
 
-/// Live sessions a turn may hold; a new command past this is refused.
-pub const MAX_SESSIONS: usize = 16;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -42,7 +39,7 @@ pub struct PtySession {
     shared: Arc<Mutex<Shared>>,
     changed: Arc<Notify>,
     writer: Mutex<Box<dyn Write + Send>>,
-    pgid: Option<i32>,
+    pub(super) pgid: Option<i32>,
     /// Kept open: dropping the master would hang up the child.
     _master: Mutex<Box<dyn portable_pty::MasterPty + Send>>,
     pub command: Vec<String>,
@@ -180,9 +177,17 @@ impl PtySession {
         }
     }
 
-    /// Everything printed so far.
+    /// Everything printed so far, including what no `collect` has returned yet.
     pub fn transcript(&self) -> Vec<u8> {
-        lock(&self.transcript).clone()
+        let pending = std::mem::take(&mut lock(&self.shared).pending);
+        let mut transcript = lock(&self.transcript);
+        transcript.extend_from_slice(&pending);
+        transcript.clone()
+    }
+
+    /// The exit code, once the process has been reaped.
+    pub fn exit_code(&self) -> Option<i32> {
+        lock(&self.shared).exit_code
     }
 
     /// Kills the process group, then waits briefly for the exit to be recorded.
@@ -210,66 +215,6 @@ impl Drop for PtySession {
             if let Some(pgid) = self.pgid {
                 kill_group(pgid);
             }
-        }
-    }
-}
-
-/// The sessions of one turn, by id.
-#[derive(Default)]
-pub struct ExecSessions {
-    inner: Mutex<Sessions>,
-}
-
-#[derive(Default)]
-struct Sessions {
-    next_id: u32,
-    live: HashMap<u32, Arc<PtySession>>,
-}
-
-impl ExecSessions {
-    /// Room for one more session? Refused at `MAX_SESSIONS` live ones.
-    pub fn has_room(&self) -> bool {
-        lock(&self.inner).live.len() < MAX_SESSIONS
-    }
-
-    /// Keeps a session that is still running; returns its id.
-    pub fn insert(&self, session: Arc<PtySession>) -> Result<u32, String> {
-        let mut inner = lock(&self.inner);
-        if inner.live.len() >= MAX_SESSIONS {
-            return Err(format!(
-                "too many running sessions ({MAX_SESSIONS}); end one (for example send \
-                 Ctrl-C with write_stdin chars \"\\u0003\") before starting another"
-            ));
-        }
-        inner.next_id += 1;
-        let id = inner.next_id;
-        inner.live.insert(id, session);
-        Ok(id)
-    }
-
-    pub fn get(&self, id: u32) -> Option<Arc<PtySession>> {
-        lock(&self.inner).live.get(&id).cloned()
-    }
-
-    /// Forgets a session whose exit has been reported.
-    pub fn remove(&self, id: u32) {
-        lock(&self.inner).live.remove(&id);
-    }
-
-    pub fn len(&self) -> usize {
-        lock(&self.inner).live.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Kills every session (turn end, interrupt, shutdown).
-    pub async fn kill_all(&self) {
-        let sessions: Vec<Arc<PtySession>> =
-            lock(&self.inner).live.drain().map(|(_, s)| s).collect();
-        for session in sessions {
-            session.kill().await;
         }
     }
 }

@@ -1,0 +1,176 @@
+//! The turn's side of sampling: what it does with each sampler update — deltas and retries
+//! passed on, a completed response recorded and its tool calls handed to the orchestrator, a
+//! compaction's summary turned into the new history.
+
+use super::{compact, prompt, Phase, TurnState};
+use crate::turn::tokens::TokenTracker;
+use troupe_messages::errors::ModelError;
+use troupe_messages::events::EventMsg;
+use troupe_messages::items::ResponseItem;
+use troupe_messages::mailboxes::{SamplerMsg, SessionMsg, ToolOrchestratorMsg};
+use troupe_messages::sampling::SamplerUpdate;
+use troupe_messages::tools::ToolPayload;
+use troupe_messages::usage::TokenUsage;
+
+impl TurnState {
+    pub(super) fn on_sampler(&mut self, update: SamplerUpdate) {
+        match update {
+            SamplerUpdate::TextDelta { .. } | SamplerUpdate::ReasoningDelta { .. }
+                if self.phase != Phase::Sampling => {}
+            SamplerUpdate::TextDelta { delta } => self.event(EventMsg::AgentMessageDelta { delta }),
+            SamplerUpdate::ReasoningDelta { delta } => {
+                self.event(EventMsg::AgentReasoningDelta { delta })
+            }
+            SamplerUpdate::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => self.event(EventMsg::StreamRetry {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            }),
+            SamplerUpdate::Failed { error } => match self.phase {
+                Phase::Sampling => self.fail(error),
+                Phase::Compacting { .. } => self.fail(ModelError::ResponseFailed {
+                    message: format!("compaction failed, history kept as it was: {error}"),
+                }),
+            },
+            SamplerUpdate::Completed { items, usage } => match self.phase {
+                Phase::Sampling => self.on_response(items, &usage),
+                Phase::Compacting { then_sample } => {
+                    self.event(EventMsg::TokenCount {
+                        last: usage,
+                        total: usage,
+                    });
+                    self.finish_compaction(&items, then_sample)
+                }
+            },
+        }
+    }
+
+    /// Asks the model for a summary of the history (no tools offered).
+    pub(super) fn start_compaction(&mut self, then_sample: bool) {
+        self.phase = Phase::Compacting { then_sample };
+        let mut request = prompt::build_request(
+            self.args.thread_id,
+            &self.args.settings,
+            &compact::summary_request_input(&self.args.history),
+            Vec::new(),
+        );
+        request.parallel_tool_calls = false;
+        let _ = self
+            .sampler
+            .send_message(SamplerMsg::Sample(Box::new(request)));
+    }
+
+    fn finish_compaction(&mut self, items: &[ResponseItem], then_sample: bool) {
+        let summary: String = items
+            .iter()
+            .filter_map(ResponseItem::assistant_text)
+            .collect();
+        if summary.trim().is_empty() {
+            self.fail(ModelError::ResponseFailed {
+                message: "compaction failed, history kept as it was: the model returned no summary"
+                    .into(),
+            });
+            return;
+        }
+        let tokens_before = self.tokens.current();
+        let latest = if then_sample {
+            compact::LatestRequest::AfterSummary
+        } else {
+            compact::LatestRequest::BeforeSummary
+        };
+        let history = compact::compacted_history(
+            &self.args.initial_context,
+            &self.args.history,
+            &summary,
+            latest,
+        );
+        self.tokens = TokenTracker::for_history(&history);
+        self.args.history = history.clone();
+        self.tell_session(SessionMsg::HistoryReplaced {
+            turn_id: self.args.turn_id,
+            history,
+        });
+        self.event(EventMsg::ContextCompacted {
+            turn_id: self.args.turn_id,
+            tokens_before,
+            tokens_after: self.tokens.current(),
+        });
+        self.phase = Phase::Sampling;
+        if then_sample {
+            self.sample_next();
+        } else {
+            self.end(None);
+        }
+    }
+
+    fn on_response(&mut self, items: Vec<ResponseItem>, usage: &TokenUsage) {
+        let calls = prompt::tool_calls(&items);
+        for item in items {
+            match &item {
+                ResponseItem::Message { .. } => {
+                    if let Some(text) = item.assistant_text() {
+                        self.last_agent_message = Some(text.clone());
+                        self.event(EventMsg::AgentMessage { message: text });
+                    }
+                }
+                ResponseItem::Reasoning { summary, .. } => {
+                    let text: Vec<String> = summary
+                        .iter()
+                        .map(|s| match s {
+                            troupe_messages::items::ReasoningSummary::SummaryText { text } => {
+                                text.clone()
+                            }
+                        })
+                        .collect();
+                    if !text.is_empty() {
+                        self.event(EventMsg::AgentReasoning {
+                            text: text.join("\n\n"),
+                        });
+                    }
+                }
+                _ => {}
+            }
+            self.record(item);
+        }
+        // The provider's count covers everything up to and including these items.
+        self.tokens.on_usage(usage);
+        self.event(EventMsg::TokenCount {
+            last: *usage,
+            total: *usage,
+        });
+        let advertised = self
+            .in_flight
+            .take()
+            .map(|request| request.tools)
+            .unwrap_or_default();
+        if !calls.is_empty() {
+            self.running_calls = calls
+                .iter()
+                .map(|c| {
+                    (
+                        c.call_id.clone(),
+                        matches!(c.payload, ToolPayload::Custom { .. }),
+                    )
+                })
+                .collect();
+            let _ = self
+                .orchestrator
+                .send_message(ToolOrchestratorMsg::RunBatch {
+                    calls,
+                    advertised,
+                    settings: Box::new((*self.step_settings).clone()),
+                });
+        } else if !self.injected.is_empty() {
+            // The user wrote while the model answered: the turn goes on with that input.
+            self.sample_next();
+        } else {
+            self.end(None);
+        }
+    }
+}
