@@ -19,7 +19,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::{CString, OsString};
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
 /// Runs the zygote; returns the process's exit code.
@@ -89,14 +88,34 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
     })
 }
 
-/// What a protected path looks like: gone, or which inode on which device.
-type Identity = Option<(u64, u64)>;
+/// What a watched path looks like: gone, or which inode on which device in which mount.
+/// The mount matters: every watched path that exists is a mount of the view (a bind or a
+/// mask), and when the host deletes the path the kernel detaches that mount here — the path
+/// then resolves to the parent's mount, even if a new file reuses the inode number.
+type Identity = Option<(u64, u64, u64)>;
 
 fn fingerprint(paths: &[PathBuf]) -> Vec<Identity> {
-    paths
-        .iter()
-        .map(|p| p.symlink_metadata().ok().map(|m| (m.dev(), m.ino())))
-        .collect()
+    paths.iter().map(|p| identity(p)).collect()
+}
+
+fn identity(path: &std::path::Path) -> Identity {
+    let c_path = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statx writes into `buf`, a properly sized and aligned struct we own.
+    let mut buf: libc::statx = unsafe { std::mem::zeroed() };
+    let rc = unsafe {
+        libc::statx(
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+            libc::STATX_BASIC_STATS | libc::STATX_MNT_ID,
+            &mut buf,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let dev = (u64::from(buf.stx_dev_major) << 32) | u64::from(buf.stx_dev_minor);
+    Some((dev, buf.stx_ino, buf.stx_mnt_id))
 }
 
 /// The sandbox as built once, before any command.
