@@ -183,6 +183,17 @@ async fn interrupt_kills_the_running_command_and_the_thread_continues() {
         ),
         "{events:?}"
     );
+    // The command's item is closed: exactly one end, "killed", before the abort.
+    let ends: Vec<(&str, Option<i32>)> = events
+        .iter()
+        .filter_map(|msg| match msg {
+            EventMsg::ExecCommandEnd {
+                call_id, exit_code, ..
+            } => Some((call_id.as_str(), *exit_code)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, vec![("long", Some(137))], "{events:?}");
     // By the time the abort is reported the process is dead (a zombie awaiting reaping at most).
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let state = stat.rsplit(')').next().unwrap_or("").trim().chars().next();

@@ -17,7 +17,7 @@ use crate::sandbox_linux::profile::{escalated, is_likely_sandbox_denial, resolve
 use std::path::PathBuf;
 use std::time::Duration;
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
+use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
 use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
@@ -198,13 +198,8 @@ async fn attempt(
         max_output_bytes: ctx.settings.tool_output_max_bytes,
         profile: profile.clone(),
     };
-    let _ = ctx
-        .turn
-        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandBegin {
-            call_id: ctx.call.call_id.clone(),
-            command: args.command.clone(),
-            cwd: cwd.to_path_buf(),
-        }));
+    ctx.services
+        .begin_command(&ctx.call.call_id, &args.command, cwd);
     let result = backend
         .call(
             |reply| SandboxMsg::Spawn {
@@ -253,16 +248,17 @@ fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult,
         ),
         Err(message) => (None, message.clone(), 0, false),
     };
-    let _ = ctx
-        .turn
-        .send_message(TurnMsg::ToolEvent(EventMsg::ExecCommandEnd {
+    ctx.services.end_command(
+        &ctx.call.call_id,
+        EventMsg::ExecCommandEnd {
             call_id: ctx.call.call_id.clone(),
             command: command.to_vec(),
             exit_code,
             aggregated_output: output,
             duration_ms,
             timed_out,
-        }));
+        },
+    );
 }
 
 fn exec_request(

@@ -7,15 +7,20 @@
 
 use super::apply_patch::Plan;
 use super::turn_diff::TurnDiffTracker;
-use super::unified_exec::sessions::EventSink;
+use super::unified_exec::sessions::{EventSink, KILLED_EXIT_CODE};
 use super::unified_exec::ExecSessions;
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Instant;
+use troupe_messages::events::EventMsg;
 
 /// Per-turn state shared by tool calls.
 pub struct TurnServices {
     pub exec: ExecSessions,
     diff: Mutex<TurnDiffTracker>,
+    /// One-shot `shell` commands begun and not yet ended, by call id.
+    commands: Mutex<HashMap<String, (Vec<String>, Instant)>>,
 }
 
 impl TurnServices {
@@ -25,6 +30,28 @@ impl TurnServices {
         Self {
             exec: ExecSessions::new(events, max_output_bytes),
             diff: Mutex::default(),
+            commands: Mutex::default(),
+        }
+    }
+
+    /// A one-shot command starts: reports its begin the way its end will go (straight to the
+    /// session), so an interrupt can still end it in order.
+    pub fn begin_command(&self, call_id: &str, command: &[String], cwd: &Path) {
+        let mut commands = lock(&self.commands);
+        commands.insert(call_id.to_string(), (command.to_vec(), Instant::now()));
+        self.exec.tell(EventMsg::ExecCommandBegin {
+            call_id: call_id.to_string(),
+            command: command.to_vec(),
+            cwd: PathBuf::from(cwd),
+        });
+    }
+
+    /// The command ended with `end` (an `ExecCommandEnd`); sent unless the turn's stop
+    /// already reported it.
+    pub fn end_command(&self, call_id: &str, end: EventMsg) {
+        let mut commands = lock(&self.commands);
+        if commands.remove(call_id).is_some() {
+            self.exec.tell(end);
         }
     }
 
@@ -38,8 +65,28 @@ impl TurnServices {
         diff.unified_diff(root)
     }
 
-    /// Kills every PTY session still held (the turn was stopped from outside).
+    /// Kills every PTY session still held (the turn was stopped from outside) and ends every
+    /// one-shot command still in flight: its process is killed with the sandbox backend, and
+    /// its call will not report.
     pub async fn shutdown(&self) {
         self.exec.end_all("the turn was stopped").await;
+        let mut commands = lock(&self.commands);
+        for (call_id, (command, started)) in commands.drain() {
+            self.exec.tell(EventMsg::ExecCommandEnd {
+                call_id,
+                command,
+                exit_code: Some(KILLED_EXIT_CODE),
+                aggregated_output: "[process killed: the turn was stopped while it was running]"
+                    .into(),
+                duration_ms: started.elapsed().as_millis() as u64,
+                timed_out: false,
+            });
+        }
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
