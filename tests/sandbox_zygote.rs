@@ -285,3 +285,34 @@ async fn an_interrupt_kills_a_confined_command_before_the_abort_is_reported() {
     );
     runtime.stop();
 }
+
+#[tokio::test]
+async fn a_zygote_killed_from_outside_is_replaced() {
+    let Some(fx) = Fixture::new() else { return };
+    // A deny-read entry unique to this test names its zygote on the command line.
+    let tag = fx.ws.join("only-this-test-zygote");
+    let profile = fx.profile(std::slice::from_ref(&tag));
+    let first = fx.run(&fx.request("echo one", &profile)).await;
+    assert_eq!(first.stdout.trim(), "one", "{first:?}");
+    let pattern = format!("troupe-sandbox-zygote.*{}", tag.display());
+    let killed = Command::new("pkill")
+        .args(["-KILL", "-f", &pattern])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "no zygote process matched");
+    for _ in 0..200 {
+        if alive_with(&pattern).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The control socket's end is noticed asynchronously; the next command gets a new zygote
+    // (or, if it raced the death, a clear error) — never a hang or an unconfined run.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = fx
+        .run(&fx.request("echo two; echo x > /etc/troupe-zygote-kill-test", &profile))
+        .await;
+    assert_eq!(second.stdout.trim(), "two", "{second:?}");
+    assert_ne!(second.exit_code, Some(0));
+    assert!(!Path::new("/etc/troupe-zygote-kill-test").exists());
+}

@@ -142,11 +142,7 @@ async fn run_in_zygote(
         match pool.run(spec, request).await {
             Ok(ZygoteRun::Done(result)) => return Ok(result),
             Ok(ZygoteRun::Stale) => continue,
-            Err(setup) => {
-                return Err(format!(
-                    "the sandbox could not be set up, so the command did not run: {setup}"
-                ))
-            }
+            Err(message) => return Err(message),
         }
     }
     Err("the sandbox view kept changing while the command was being started; it did not run".into())

@@ -64,7 +64,9 @@ impl ZygotePool {
 
     /// Runs `request` under `spec` in a zygote (started on first use).
     pub async fn run(&self, spec: &HelperSpec, request: &ExecRequest) -> Result<ZygoteRun, String> {
-        let client = self.client(spec).await?;
+        let client = self.client(spec).await.map_err(|setup| {
+            format!("the sandbox could not be set up, so the command did not run: {setup}")
+        })?;
         let outcome = run_in(&client, request).await;
         if matches!(outcome, Ok(ZygoteRun::Stale)) || !client.is_alive() {
             self.retire(&client);
@@ -79,7 +81,13 @@ impl ZygotePool {
             let mut slots = lock(&self.slots);
             let found = slots.iter_mut().find(|(k, _, _)| *k == key);
             match found {
+                // A zygote that died (killed from outside) is replaced, not reused.
+                Some((_, slot, used)) if !slot.get().is_some_and(|c| !c.is_alive()) => {
+                    *used = Instant::now();
+                    slot.clone()
+                }
                 Some((_, slot, used)) => {
+                    *slot = Slot::default();
                     *used = Instant::now();
                     slot.clone()
                 }
@@ -173,7 +181,11 @@ async fn run_in(client: &ZygoteClient, request: &ExecRequest) -> Result<ZygoteRu
     let code = match reply {
         Reply::Exited { code, .. } => code,
         Reply::Stale { .. } => return Ok(ZygoteRun::Stale),
-        Reply::SpawnFailed { message, .. } => return Err(message),
+        Reply::SpawnFailed { message, .. } => {
+            return Err(format!(
+                "the sandbox could not start the command, so it did not run: {message}"
+            ))
+        }
         Reply::Ready | Reply::SetupFailed { .. } => return Err(gone()),
     };
     let exit_code = if timed_out { None } else { Some(code) };
