@@ -82,7 +82,7 @@ impl ZygotePool {
             let found = slots.iter_mut().find(|(k, _, _)| *k == key);
             match found {
                 // A zygote that died (killed from outside) is replaced, not reused.
-                Some((_, slot, used)) if !slot.get().is_some_and(|c| !c.is_alive()) => {
+                Some((_, slot, used)) if slot.get().is_none_or(|c| c.is_alive()) => {
                     *used = Instant::now();
                     slot.clone()
                 }
