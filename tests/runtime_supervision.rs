@@ -7,7 +7,7 @@
 mod runtime_support;
 
 use futures::future::BoxFuture;
-use runtime_support::{is_turn_end, say, settings, until};
+use runtime_support::{interrupt, is_turn_end, say, settings, until};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,8 +15,7 @@ use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::{
     Concurrency, ToolContext, ToolHandler, ToolOutcome, ToolRegistry,
 };
-use troupe_messages::events::{AbortReason, EventMsg};
-use troupe_messages::ops::Op;
+use troupe_messages::events::EventMsg;
 use troupe_messages::tools::ToolSpec;
 use troupe_mock_model::{MockModel, MockResponse};
 
@@ -171,18 +170,7 @@ async fn interrupt_kills_the_running_command_and_the_thread_continues() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let pid = pid.expect("the command wrote its pid");
-    thread.submit(Op::Interrupt).unwrap();
-    let events = until(&mut thread, is_turn_end).await;
-    assert!(
-        matches!(
-            events.last(),
-            Some(EventMsg::TurnAborted {
-                reason: AbortReason::Interrupted,
-                ..
-            })
-        ),
-        "{events:?}"
-    );
+    let events = interrupt(&mut thread).await;
     // The command's item is closed: exactly one end, "killed", before the abort.
     let ends: Vec<(&str, Option<i32>)> = events
         .iter()

@@ -6,13 +6,12 @@
 #[path = "support/runtime.rs"]
 mod runtime_support;
 
-use runtime_support::{is_turn_end, say, settings, until};
+use runtime_support::{interrupt, is_turn_end, say, settings, until};
 use serde_json::json;
 use std::time::Duration;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-use troupe_messages::events::{AbortReason, EventMsg};
-use troupe_messages::ops::Op;
+use troupe_messages::events::EventMsg;
 use troupe_messages::settings::ShellToolType;
 use troupe_mock_model::{MockModel, MockResponse};
 
@@ -71,18 +70,7 @@ async fn interrupt_kills_exec_sessions_and_the_thread_continues() {
         .collect();
     assert!(pids.iter().all(|&pid| running(pid)), "{pids:?}");
 
-    thread.submit(Op::Interrupt).unwrap();
-    let events = until(&mut thread, is_turn_end).await;
-    assert!(
-        matches!(
-            events.last(),
-            Some(EventMsg::TurnAborted {
-                reason: AbortReason::Interrupted,
-                ..
-            })
-        ),
-        "{events:?}"
-    );
+    let events = interrupt(&mut thread).await;
     for pid in &pids {
         assert!(!running(*pid), "process {pid} survived the interrupt");
     }

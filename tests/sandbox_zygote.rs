@@ -7,7 +7,7 @@
 #[path = "support/runtime.rs"]
 mod runtime_support;
 
-use runtime_support::{is_turn_end, say, settings, until};
+use runtime_support::{interrupt, is_turn_end, say, settings, until};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -232,8 +232,7 @@ fn alive_with(marker: &str) -> String {
 async fn an_interrupt_kills_a_confined_command_before_the_abort_is_reported() {
     use troupe_actors::runtime::Runtime;
     use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-    use troupe_messages::events::{AbortReason, EventMsg};
-    use troupe_messages::ops::Op;
+    use troupe_messages::events::EventMsg;
     let Some(fx) = Fixture::new() else { return };
     probe::set_helper_exe(PathBuf::from(env!("CARGO_BIN_EXE_troupe-sandbox")));
     let marker = "sleep 27.1828";
@@ -264,18 +263,7 @@ async fn an_interrupt_kills_a_confined_command_before_the_abort_is_reported() {
         !alive_with(marker).is_empty(),
         "cannot see the command from outside"
     );
-    thread.submit(Op::Interrupt).unwrap();
-    let events = until(&mut thread, is_turn_end).await;
-    assert!(
-        matches!(
-            events.last(),
-            Some(EventMsg::TurnAborted {
-                reason: AbortReason::Interrupted,
-                ..
-            })
-        ),
-        "{events:?}"
-    );
+    interrupt(&mut thread).await;
     assert_eq!(alive_with(marker), "", "the command outlived the interrupt");
     thread.submit(say("again")).unwrap();
     let events = until(&mut thread, is_turn_end).await;

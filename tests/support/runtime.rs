@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 use troupe_actors::runtime::ThreadClient;
-use troupe_messages::events::EventMsg;
+use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::settings::{
@@ -85,4 +85,22 @@ pub fn is_turn_end(msg: &EventMsg) -> bool {
         msg,
         EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. }
     )
+}
+
+/// Interrupts the running turn and returns its events up to the end, asserting that the end
+/// is `TurnAborted { Interrupted }`.
+pub async fn interrupt(thread: &mut ThreadClient) -> Vec<EventMsg> {
+    thread.submit(Op::Interrupt).unwrap();
+    let events = until(thread, is_turn_end).await;
+    assert!(
+        matches!(
+            events.last(),
+            Some(EventMsg::TurnAborted {
+                reason: AbortReason::Interrupted,
+                ..
+            })
+        ),
+        "{events:?}"
+    );
+    events
 }
