@@ -2,6 +2,7 @@
 //! the pure logic it owns. See ARCHITECTURE.md for the tree and a walk through one turn.
 
 pub mod approvals;
+mod locking;
 pub mod rollout_recorder;
 pub mod runtime;
 pub mod sampler;

@@ -6,6 +6,7 @@ pub mod requirement;
 pub mod safe_commands;
 pub mod shell_split;
 
+use crate::locking::lock;
 use cache::ApprovalCache;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -40,11 +41,4 @@ impl PendingApprovals {
             None => false,
         }
     }
-}
-
-/// Locks, recovering from a poisoned mutex (the data is plain and stays consistent).
-pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

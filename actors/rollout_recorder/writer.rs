@@ -18,6 +18,7 @@
 //! queued before it is written and synced. Closing (or dropping) a file writer drains, syncs
 //! and closes the file; the workers leave once the last handle is gone and nothing is queued.
 
+use crate::locking::lock;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
@@ -117,11 +118,6 @@ struct Round {
     syncs: Vec<SyncReply>,
     close: bool,
     closers: Vec<oneshot::Sender<()>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing panics while holding these locks; a poisoned one still holds consistent data.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl RolloutWriter {

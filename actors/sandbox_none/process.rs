@@ -3,6 +3,7 @@
 //! Used by every backend once the confinement is set up; the `none` backend calls it as is.
 
 use super::head_tail::HeadTailBuffer;
+use crate::locking::lock;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -191,12 +192,6 @@ async fn collect(
             HeadTailBuffer::new(0)
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 struct GroupGuard {

@@ -4,8 +4,8 @@
 
 use super::registry::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
-use crate::approvals::lock;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
+use crate::locking::lock;
 use crate::sandbox_linux::profile::resolve_profile;
 use std::path::PathBuf;
 use troupe_messages::events::EventMsg;

@@ -7,12 +7,12 @@ use super::registry::{ToolContext, ToolOutcome};
 use super::shell::{format_for_model, REPLY_GRACE};
 use super::shell_env::child_env;
 use crate::approvals::cache::command_key;
-use crate::approvals::lock;
 use crate::approvals::requirement::{
     command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
 };
 use crate::approvals::safe_commands::is_known_safe;
 use crate::approvals::shell_split::command_parts;
+use crate::locking::lock;
 use crate::sandbox_linux::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
 use std::path::PathBuf;
 use std::time::Duration;

@@ -9,6 +9,7 @@ use super::apply_patch::Plan;
 use super::turn_diff::TurnDiffTracker;
 use super::unified_exec::sessions::{EventSink, KILLED_EXIT_CODE};
 use super::unified_exec::ExecSessions;
+use crate::locking::lock;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -83,10 +84,4 @@ impl TurnServices {
             });
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -2,6 +2,7 @@
 //! sends spawn/kill requests and routes each command's exit back to its waiter.
 
 use super::wire::{self, Reply, Request, CONTROL_FD, ZYGOTE_ARG};
+use crate::locking::lock;
 use crate::sandbox_linux::helper::HelperSpec;
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use std::collections::HashMap;
@@ -246,10 +247,4 @@ fn into_io(err: wire::WireError) -> std::io::Error {
         wire::WireError::Io(errno) => std::io::Error::from_raw_os_error(errno as i32),
         other => std::io::Error::other(other.to_string()),
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -20,6 +20,7 @@ use troupe_messages::tools::{ExecRequest, ExecResult};
 use wire::Reply;
 
 use super::helper::HelperSpec;
+use crate::locking::lock;
 
 /// Idle zygotes kept beyond this many are stopped (profiles vary with the working
 /// directory and escalations).
@@ -208,10 +209,4 @@ fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
 
 fn receiver(fd: OwnedFd) -> Result<tokio::net::unix::pipe::Receiver, String> {
     tokio::net::unix::pipe::Receiver::from_owned_fd(fd).map_err(|e| format!("output pipe: {e}"))
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -5,23 +5,18 @@
 //! callers wait on a `Notify` for either. The child is a session leader (portable-pty calls
 //! `setsid`), so killing its process group takes its children along.
 
+use crate::locking::lock;
 use crate::sandbox_none::process::kill_group;
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 /// How long to keep reading after the process exited, for output still in the PTY.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// What the reader and waiter threads share with callers.
 #[derive(Default)]

@@ -10,7 +10,8 @@
 //! ahead of anything the turn sends afterwards (its end, its abort).
 
 use super::output::truncate_middle;
-use super::session::{lock, PtySession};
+use super::session::PtySession;
+use crate::locking::lock;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use troupe_messages::events::EventMsg;
