@@ -38,6 +38,7 @@ pub(super) fn run(args: &[OsString]) -> i32 {
                 control,
                 prepared,
                 running: HashMap::new(),
+                buffer: wire::buffer(),
             };
             if send(&zygote.control, &Reply::Ready, &[]).is_err() {
                 return 1;
@@ -133,6 +134,8 @@ struct Zygote {
     prepared: Prepared,
     /// PID (in the zygote's namespace) → request id.
     running: HashMap<i32, u64>,
+    /// Where requests are received.
+    buffer: Vec<u8>,
 }
 
 impl Zygote {
@@ -158,7 +161,7 @@ impl Zygote {
                 }
             }
             if control_ready {
-                match wire::recv::<Request>(self.control.as_fd()) {
+                match wire::recv::<Request>(self.control.as_fd(), &mut self.buffer) {
                     // The runtime is gone (or closed us): nothing may outlive it.
                     Ok(None) => return self.stop(0),
                     Ok(Some((request, fds))) => {

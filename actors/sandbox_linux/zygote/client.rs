@@ -80,7 +80,8 @@ impl ZygoteClient {
         let socket = unsafe { AsyncFd::register(host) }
             .map_err(|e| format!("sandbox control socket: {e}"))?;
         let socket = Arc::new(socket);
-        match tokio::time::timeout(SETUP_PATIENCE, receive(&socket)).await {
+        let mut buffer = wire::buffer();
+        match tokio::time::timeout(SETUP_PATIENCE, receive(&socket, &mut buffer)).await {
             Ok(Ok(Some(Reply::Ready))) => {}
             Ok(Ok(Some(Reply::SetupFailed { message }))) => return Err(message),
             Ok(Ok(Some(other))) => return Err(format!("the sandbox helper said {other:?} first")),
@@ -211,10 +212,13 @@ fn place_control_fd(fd: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
-async fn receive(socket: &AsyncFd<OwnedFd>) -> Result<Option<Reply>, wire::WireError> {
+async fn receive(
+    socket: &AsyncFd<OwnedFd>,
+    buffer: &mut [u8],
+) -> Result<Option<Reply>, wire::WireError> {
     let received = socket
         .async_io(Interest::READABLE, |socket| {
-            wire::recv::<Reply>(socket.as_fd()).map_err(into_io)
+            wire::recv::<Reply>(socket.as_fd(), buffer).map_err(into_io)
         })
         .await;
     match received {
@@ -228,7 +232,8 @@ async fn receive(socket: &AsyncFd<OwnedFd>) -> Result<Option<Reply>, wire::WireE
 /// Delivers each reply to whoever waits for its id; when the zygote goes, every waiter
 /// learns it (its sender is dropped).
 async fn route_replies(socket: Arc<AsyncFd<OwnedFd>>, waiters: Waiters, alive: Arc<AtomicBool>) {
-    while let Ok(Some(reply)) = receive(&socket).await {
+    let mut buffer = wire::buffer();
+    while let Ok(Some(reply)) = receive(&socket, &mut buffer).await {
         let id = match &reply {
             Reply::Stale { id } | Reply::SpawnFailed { id, .. } | Reply::Exited { id, .. } => *id,
             Reply::Ready | Reply::SetupFailed { .. } => continue,

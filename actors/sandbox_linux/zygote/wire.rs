@@ -93,14 +93,19 @@ pub fn send(socket: BorrowedFd<'_>, bytes: &[u8], fds: &[RawFd]) -> Result<(), W
     Ok(())
 }
 
-/// Receives one message and the descriptors that came with it; `None` at end of stream (the
-/// other side closed).
+/// A receive buffer for [`recv`], allocated once per receiver.
+pub fn buffer() -> Vec<u8> {
+    vec![0u8; MAX_MESSAGE]
+}
+
+/// Receives one message (into `buffer`, from [`buffer`]) and the descriptors that came with
+/// it; `None` at end of stream (the other side closed).
 pub fn recv<T: DeserializeOwned>(
     socket: BorrowedFd<'_>,
+    buffer: &mut [u8],
 ) -> Result<Option<(T, Vec<OwnedFd>)>, WireError> {
-    let mut buffer = vec![0u8; MAX_MESSAGE];
     let mut space = nix::cmsg_space!([RawFd; MAX_FDS]);
-    let mut iov = [IoSliceMut::new(&mut buffer)];
+    let mut iov = [IoSliceMut::new(&mut *buffer)];
     let message = recvmsg::<()>(
         socket.as_raw_fd(),
         &mut iov,
