@@ -8,8 +8,9 @@ use troupe_messages::policy::{
     SandboxSettings, WritableRoot,
 };
 
-/// Subdirectories of a writable root that stay read-only (hooks and config run code later).
-const PROTECTED_SUBPATHS: &[&str] = &[".git", ".troupe"];
+/// Names kept read-only inside a writable root, whether they exist or not: git runs hooks
+/// and `core.fsmonitor` from `.git`, Troupe obeys `.troupe`.
+pub const PROTECTED_NAMES: &[&str] = &[".git", ".troupe"];
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ProfileError {
@@ -52,6 +53,13 @@ pub fn resolve_profile(
             (roots, network)
         }
     };
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let protected_paths: Vec<PathBuf> = settings
+        .protected_paths
+        .iter()
+        .filter(|p| p.is_absolute())
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect();
     let mut writable: Vec<WritableRoot> = Vec::new();
     for root in roots {
         let root = absolute(&root)?;
@@ -59,11 +67,7 @@ pub fn resolve_profile(
         if writable.iter().any(|w| w.root == root) {
             continue;
         }
-        let read_only_subpaths = PROTECTED_SUBPATHS
-            .iter()
-            .map(|name| root.join(name))
-            .filter(|p| p.symlink_metadata().is_ok())
-            .collect();
+        let read_only_subpaths = protected_subpaths(&root, &cwd, &protected_paths);
         writable.push(WritableRoot {
             root,
             read_only_subpaths,
@@ -85,6 +89,73 @@ fn absolute(path: &Path) -> Result<PathBuf, ProfileError> {
     } else {
         Err(ProfileError::Relative(path.to_path_buf()))
     }
+}
+
+/// The read-only subpaths of `root`: `.git` and `.troupe` in the root and in every directory
+/// from it down to `cwd` (git and Troupe look for them in each), existing or not — the
+/// helper covers a missing one with a placeholder, a symlinked one at the link *and* its
+/// target; the target of a `gitdir:` file; and each protected path (`$TROUPE_HOME`) that
+/// lies inside the root, or holds it.
+pub fn protected_subpaths(root: &Path, cwd: &Path, protected_paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut levels = vec![root.to_path_buf()];
+    if cwd.starts_with(root) {
+        levels.extend(
+            cwd.ancestors()
+                .take_while(|dir| *dir != root && dir.starts_with(root))
+                .map(Path::to_path_buf),
+        );
+    }
+    let mut out = Vec::new();
+    for dir in levels {
+        for name in PROTECTED_NAMES {
+            let path = dir.join(name);
+            if let Some(target) = link_or_gitdir_target(&path) {
+                push_unique(&mut out, target);
+            }
+            push_unique(&mut out, path);
+        }
+    }
+    for path in protected_paths {
+        if path.starts_with(root) || root.starts_with(path) {
+            push_unique(&mut out, path.clone());
+        }
+    }
+    out
+}
+
+/// Where a symlinked `.git`/`.troupe` points, or the `gitdir:` of a `.git` file (worktrees,
+/// submodules): that directory holds the config and hooks, so it is protected too.
+fn link_or_gitdir_target(path: &Path) -> Option<PathBuf> {
+    let meta = path.symlink_metadata().ok()?;
+    let target = if meta.file_type().is_symlink() {
+        std::fs::canonicalize(path).ok()?
+    } else if meta.is_file() && path.file_name()? == ".git" {
+        let text = std::fs::read_to_string(path).ok()?;
+        let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+        std::fs::canonicalize(path.parent()?.join(gitdir)).ok()?
+    } else {
+        return None;
+    };
+    Some(target)
+}
+
+fn push_unique(out: &mut Vec<PathBuf>, path: PathBuf) {
+    if !out.contains(&path) {
+        out.push(path);
+    }
+}
+
+/// Whether a write to `file` (absolute, canonical parents) lands in a protected place of a
+/// writable root: a `.git` or `.troupe` component at any depth below `root`, or one of
+/// `read_only_subpaths`. For in-process writers (patches), which no mount confines.
+pub fn is_protected_write(root: &WritableRoot, file: &Path) -> bool {
+    if root.read_only_subpaths.iter().any(|ro| file.starts_with(ro)) {
+        return true;
+    }
+    file.strip_prefix(&root.root).is_ok_and(|rest| {
+        rest.components()
+            .any(|c| PROTECTED_NAMES.iter().any(|name| c.as_os_str() == *name))
+    })
 }
 
 /// Checks a profile that arrived from outside (the wire, the helper's argument): every path

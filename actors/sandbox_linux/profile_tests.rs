@@ -32,7 +32,7 @@ fn workspace_write_protects_git_and_adds_roots() {
     assert_eq!(file_system.writable_roots[0].root, cwd);
     assert_eq!(
         file_system.writable_roots[0].read_only_subpaths,
-        vec![cwd.join(".git")]
+        vec![cwd.join(".git"), cwd.join(".troupe")]
     );
     assert_eq!(
         file_system.writable_roots[1].root,
@@ -137,4 +137,62 @@ fn profiles_from_the_wire_must_use_absolute_paths() {
         Err(ProfileError::Relative(PathBuf::from("secret")))
     );
     assert_eq!(validate(&PermissionProfile::Disabled), Ok(()));
+}
+
+#[test]
+fn protected_names_at_every_level_from_root_to_cwd_existing_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let cwd = root.join("a/b");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let subs = protected_subpaths(&root, &cwd, &[]);
+    for level in [root.clone(), root.join("a"), cwd.clone()] {
+        for name in PROTECTED_NAMES {
+            assert!(subs.contains(&level.join(name)), "{level:?}/{name} in {subs:?}");
+        }
+    }
+    assert_eq!(subs.len(), 6);
+}
+
+#[test]
+fn symlinked_git_protects_link_and_target_and_gitdir_files_their_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let (ws, real) = (base.join("ws"), base.join("real.git"));
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, ws.join(".git")).unwrap();
+    let subs = protected_subpaths(&ws, &ws, &[]);
+    assert!(subs.contains(&ws.join(".git")) && subs.contains(&real), "{subs:?}");
+
+    std::fs::remove_file(ws.join(".git")).unwrap();
+    std::fs::write(ws.join(".git"), "gitdir: ../real.git\n").unwrap();
+    let subs = protected_subpaths(&ws, &ws, &[]);
+    assert!(subs.contains(&ws.join(".git")) && subs.contains(&real), "{subs:?}");
+}
+
+#[test]
+fn protected_paths_inside_or_holding_a_root_are_kept_read_only() {
+    let subs = protected_subpaths(
+        Path::new("/tmp"),
+        Path::new("/work"),
+        &[PathBuf::from("/tmp/home"), PathBuf::from("/elsewhere")],
+    );
+    assert!(subs.contains(&PathBuf::from("/tmp/home")));
+    assert!(!subs.contains(&PathBuf::from("/elsewhere")));
+    let subs = protected_subpaths(Path::new("/h/ws"), Path::new("/h/ws"), &[PathBuf::from("/h")]);
+    assert!(subs.contains(&PathBuf::from("/h")));
+}
+
+#[test]
+fn protected_writes_at_any_depth() {
+    let root = WritableRoot {
+        root: PathBuf::from("/w"),
+        read_only_subpaths: vec![PathBuf::from("/w/.git"), PathBuf::from("/home-inside")],
+    };
+    assert!(is_protected_write(&root, Path::new("/w/.troupe/config.toml")));
+    assert!(is_protected_write(&root, Path::new("/w/sub/deep/.troupe/rules/x.rules")));
+    assert!(is_protected_write(&root, Path::new("/w/sub/.git/config")));
+    assert!(!is_protected_write(&root, Path::new("/w/src/git.rs")));
+    assert!(!is_protected_write(&root, Path::new("/w/.gitignore")));
 }

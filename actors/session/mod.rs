@@ -60,13 +60,26 @@ pub struct SessionArgs {
     pub rollout_writer: RolloutWriter,
 }
 
-/// The command rules of a thread: `$TROUPE_HOME/rules`, then a trusted project's folders.
+/// The command rules of a thread: `$TROUPE_HOME/rules`, any folders the API caller named,
+/// then the project rules files the user pinned — each only while its content still has the
+/// pinned hash (a file changed since the config was read is not obeyed).
 pub fn load_rules(
     settings: &SessionSettings,
 ) -> Result<Arc<troupe_rules::Rules>, troupe_rules::RulesError> {
     let mut dirs = vec![settings.troupe_home.join("rules")];
     dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
-    troupe_rules::Rules::load_dirs(&dirs).map(Arc::new)
+    let mut rules = troupe_rules::Rules::load_dirs(&dirs)?;
+    for (path, pinned) in &settings.sandbox.pinned_rules {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        if troupe_config::trust::sha256_hex(text.as_bytes()) != *pinned {
+            continue;
+        }
+        let file = troupe_rules::parse_rules(&path.display().to_string(), &text)?;
+        rules.rules.extend(file.rules);
+    }
+    Ok(Arc::new(rules))
 }
 
 /// How a session begins.

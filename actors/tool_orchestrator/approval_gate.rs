@@ -6,7 +6,7 @@ use super::registry::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
 use crate::locking::lock;
-use crate::sandbox_linux::profile::resolve_profile;
+use crate::sandbox_linux::profile::{is_protected_write, resolve_profile};
 use std::path::PathBuf;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::TurnMsg;
@@ -54,10 +54,10 @@ pub fn patch_requirement(
     let fs_kind = profile.file_system_kind();
     let inside_roots = match profile {
         PermissionProfile::Managed { file_system, .. } => files.iter().all(|file| {
-            file_system.writable_roots.iter().any(|w| {
-                file.starts_with(&w.root)
-                    && !w.read_only_subpaths.iter().any(|ro| file.starts_with(ro))
-            })
+            file_system
+                .writable_roots
+                .iter()
+                .any(|w| file.starts_with(&w.root) && !is_protected_write(w, file))
         }),
         PermissionProfile::Disabled | PermissionProfile::External { .. } => true,
     };

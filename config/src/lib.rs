@@ -1,16 +1,18 @@
 //! Configuration: `$TROUPE_HOME/config.toml` plus `-c key=value` overrides, resolved into the
 //! [`troupe_messages::settings::SessionSettings`] a thread runs under.
 //!
-//! Layering today: defaults < user `config.toml` < `-c` overrides < command-line flags.
-//! Profiles, project config and requirements come with the context/config issue.
+//! Layering: defaults < system < user `config.toml` < profile < trusted, pinned project
+//! files < `-c` overrides < command-line flags; see `resolve.rs` and `trust.rs`.
 
 pub mod error;
 pub mod file;
 pub mod home;
 pub mod layers;
 pub mod overrides;
+pub mod project;
 pub mod requirements;
 pub mod resolve;
+pub mod trust;
 
 #[cfg(test)]
 #[path = "layering_tests.rs"]

@@ -1,12 +1,15 @@
 //! From layers and overrides to the settings a thread runs under.
 //!
 //! Precedence, lowest first: defaults < system config < user config < selected profile <
-//! trusted project `.troupe/config.toml` layers (root → cwd, nearest wins) < `-c` overrides
-//! and flags. `requirements.toml` then constrains the result.
+//! trusted project `.troupe/config.toml` layers (root → cwd, nearest wins; each only as
+//! pinned in the trust store, without provider or environment keys) < `-c` overrides and
+//! flags. `requirements.toml` then constrains the result.
 
 use crate::error::ConfigError;
 use crate::file::{ConfigToml, ProviderToml, SandboxWorkspaceWriteToml};
-use crate::layers::{dirs_root_to_cwd, merge, project_root, read_layer};
+use crate::layers::{merge, project_root, read_layer};
+use crate::project::load_project;
+use crate::trust::TrustStore;
 use crate::overrides::{apply_override, parse_override};
 use crate::requirements::Requirements;
 use std::path::{Path, PathBuf};
@@ -126,27 +129,20 @@ pub fn load_config_in(
             source,
         })?,
     };
-    let mut project_rules_dirs = Vec::new();
-    if is_trusted(&merged, &cwd) {
+    // Project files only in a trusted directory, and each only as pinned (`trust.rs`).
+    let store = TrustStore::load(home)?;
+    let canonical_cwd = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
+    let mut pinned_rules = Default::default();
+    if is_trusted(&merged, &canonical_cwd) || store.trusts_dir(&canonical_cwd) {
         let markers = string_list_at(&merged, "project_root_markers")
             .unwrap_or_else(|| vec![".git".to_string()]);
-        let root = project_root(&cwd, &markers);
-        for dir in dirs_root_to_cwd(&root, &cwd) {
-            // Only a trusted project may add command rules (they can `allow` commands).
-            project_rules_dirs.push(dir.join(".troupe").join("rules"));
-            let path = dir.join(".troupe").join("config.toml");
-            if let Some(mut layer) = read_layer(&path, &mut warnings)? {
-                // A project cannot vouch for itself or others.
-                if layer.table.remove("projects").is_some() {
-                    warnings.push(format!(
-                        "{}: `projects` is ignored in project config",
-                        path.display()
-                    ));
-                }
-                merge(&mut merged, &layer.table);
-                layers.push(layer.path);
-            }
+        let root = project_root(&canonical_cwd, &markers);
+        let project = load_project(&store, &root, &canonical_cwd, &mut warnings)?;
+        for layer in project.layers {
+            merge(&mut merged, &layer.table);
+            layers.push(layer.path);
         }
+        pinned_rules = project.pinned_rules;
     }
     merge(&mut merged, &cli_table);
 
@@ -157,7 +153,8 @@ pub fn load_config_in(
         })?;
     let requirements = Requirements::load(&system.join("requirements.toml"))?;
     let mut settings = resolve(config, home, cli, cwd, &requirements)?;
-    settings.sandbox.project_rules_dirs = project_rules_dirs;
+    settings.sandbox.pinned_rules = pinned_rules;
+    settings.sandbox.protected_paths = vec![home.to_path_buf()];
     Ok(LoadedConfig {
         settings,
         warnings,
@@ -378,6 +375,6 @@ fn sandbox_settings(
         exclude_slash_tmp: write.exclude_slash_tmp,
         deny_read,
         backend: backend.unwrap_or_default(),
-        project_rules_dirs: Vec::new(),
+        ..SandboxSettings::default()
     }
 }

@@ -118,6 +118,12 @@ pub struct SandboxSettings {
     /// `.troupe/rules` folders of a trusted project, root → cwd (loaded after
     /// `$TROUPE_HOME/rules`); empty for an untrusted project.
     pub project_rules_dirs: Vec<PathBuf>,
+    /// Pinned project rules files (path → SHA-256, hex) the user trusted; a file of
+    /// `project_rules_dirs` is loaded only when its content still has this hash.
+    pub pinned_rules: std::collections::BTreeMap<PathBuf, String>,
+    /// Directories kept read-only wherever a writable root contains them (`$TROUPE_HOME`:
+    /// config, rules, trust store, the `apply_patch` link directory).
+    pub protected_paths: Vec<PathBuf>,
 }
 
 /// The legacy, Codex-compatible sandbox policy: what `sandbox_mode` + settings mean.

@@ -6,6 +6,7 @@
 mod landlock_layer;
 mod mounts;
 mod privileges;
+mod protected;
 mod seccomp;
 mod zygote;
 
@@ -178,7 +179,26 @@ impl Plan {
     /// New namespaces (this process continues as PID 1 of the new PID namespace) and the
     /// mount view of the policy.
     fn enter_linux_view(&self) -> Result<(), Failure> {
-        enter_namespaces(self.network_on)?;
+        // On the host, before the namespaces: missing `.git`/`.troupe` get placeholders to
+        // mount on; the namespace parent removes them once the sandbox has ended.
+        let placeholders = if self.writes_anywhere() {
+            Vec::new()
+        } else {
+            let subpaths: Vec<PathBuf> = self
+                .file_system
+                .writable_roots
+                .iter()
+                .flat_map(|w| w.read_only_subpaths.iter().cloned())
+                .collect();
+            protected::create_placeholders(&subpaths)
+        };
+        match enter_namespaces(self.network_on) {
+            Ok(()) => drop(placeholders), // the child: the parent holds the same locks
+            Err(failure) => {
+                protected::release(placeholders);
+                return Err(failure);
+            }
+        }
         // Opened inside the new mount namespace: a bind source must belong to it.
         let devices = mounts::HostDevices::open();
         let roots = if self.writes_anywhere() {

@@ -1,6 +1,6 @@
 //! The mount namespace of the `linux` backend, built in place: every mount read-only, the
-//! writable roots bound writable over themselves, protected subpaths (`.git`) bound read-only
-//! again, deny-read paths masked, a fresh `/proc`, a minimal `/dev`.
+//! writable roots bound writable over themselves, protected subpaths (`.git`, `.troupe`,
+//! see `protected.rs`) read-only again, deny-read paths masked, a fresh `/proc`, a minimal `/dev`.
 //!
 //! Runs in the sandboxed child after `unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID…)`, where
 //! we hold all capabilities over the new namespaces and none outside them.
@@ -13,7 +13,7 @@ use troupe_messages::policy::WritableRoot;
 
 type R = Result<(), String>;
 
-fn fail(what: &str, path: &Path, err: impl std::fmt::Display) -> String {
+pub(super) fn fail(what: &str, path: &Path, err: impl std::fmt::Display) -> String {
     format!("{what} {}: {err}", path.display())
 }
 
@@ -38,13 +38,13 @@ fn kept_flags(path: &Path) -> MsFlags {
     flags
 }
 
-fn remount_read_only(path: &Path) -> R {
+pub(super) fn remount_read_only(path: &Path) -> R {
     let flags = MsFlags::MS_REMOUNT | MsFlags::MS_BIND | MsFlags::MS_RDONLY | kept_flags(path);
     mount(None::<&str>, path, None::<&str>, flags, None::<&str>)
         .map_err(|e| fail("cannot make read-only", path, e))
 }
 
-fn bind(source: &Path, target: &Path) -> R {
+pub(super) fn bind(source: &Path, target: &Path) -> R {
     mount(
         Some(source),
         target,
@@ -144,10 +144,7 @@ pub fn build(writable: &[WritableRoot], deny_read: &[PathBuf], devices: &HostDev
         }
         for w in writable {
             for sub in &w.read_only_subpaths {
-                if sub.exists() {
-                    bind(sub, sub)?;
-                    remount_read_only(sub)?;
-                }
+                super::protected::protect(sub)?;
             }
         }
     }

@@ -1,0 +1,224 @@
+//! Read-only subpaths of writable roots (`.git`, `.troupe`, `$TROUPE_HOME`) in the mount
+//! view, including the two shapes a plain read-only bind misses:
+//! - a name that does not exist yet: a bind needs something to mount on, so the helper first
+//!   creates an empty placeholder directory on the host (mode 0500, as Codex materialises
+//!   missing protected paths) and binds it read-only; a sandboxed command then cannot create,
+//!   remove or rename it (a mount point). Each user of a placeholder holds a shared `flock`
+//!   on it; whoever ends last removes it, so nothing stays on the host.
+//! - a symlink: a bind follows the link (the target is protected as its own subpath) and
+//!   would leave the link itself replaceable. The link is covered by a read-only file
+//!   mounted on the link itself (new mount API, which does not follow it): for `.git` a
+//!   `gitdir: <target>` file, so git inside the sandbox still finds the repository.
+
+use super::mounts::{bind, fail, remount_read_only};
+use crate::sandbox_linux::profile::PROTECTED_NAMES;
+use std::ffi::CString;
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+type R = Result<(), String>;
+
+/// Mode of a placeholder: unusual enough that a user's own empty directory is never taken
+/// for one (only placeholders are removed at the end).
+const PLACEHOLDER_MODE: u32 = 0o500;
+
+/// A placeholder this process uses: its path and a locked descriptor of it.
+pub(super) struct Placeholder {
+    path: PathBuf,
+    dir: File,
+}
+
+/// Creates (or joins) a placeholder for every missing `.git`/`.troupe` subpath whose parent
+/// exists. Runs on the host before the namespaces exist; a name the user cannot create here
+/// cannot be created by the sandboxed command either, so such failures are skipped.
+pub(super) fn create_placeholders(subpaths: &[PathBuf]) -> Vec<Placeholder> {
+    let mut held = Vec::new();
+    for path in subpaths {
+        let is_name = path
+            .file_name()
+            .is_some_and(|n| PROTECTED_NAMES.iter().any(|p| n == *p));
+        if is_name {
+            if let Some(placeholder) = join_or_create(path) {
+                held.push(placeholder);
+            }
+        }
+    }
+    held
+}
+
+fn join_or_create(path: &Path) -> Option<Placeholder> {
+    // A few rounds: another run may remove the placeholder between our mkdir and our lock.
+    for _ in 0..8 {
+        match std::fs::DirBuilder::new().mode(PLACEHOLDER_MODE).create(path) {
+            Ok(()) => {
+                let _ = std::fs::set_permissions(
+                    path,
+                    std::fs::Permissions::from_mode(PLACEHOLDER_MODE),
+                );
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(_) => return None,
+        }
+        let meta = path.symlink_metadata().ok()?;
+        if !is_placeholder(&meta) {
+            // Something real is there now (the user created it): protected as it is.
+            return None;
+        }
+        let dir = open_dir(path)?;
+        lock(&dir, libc::LOCK_SH).then_some(())?;
+        // Still the same directory at the path once locked, or a remover got there first.
+        match (path.symlink_metadata(), dir.metadata()) {
+            (Ok(now), Ok(locked)) if now.ino() == locked.ino() && now.dev() == locked.dev() => {
+                return Some(Placeholder {
+                    path: path.to_path_buf(),
+                    dir,
+                });
+            }
+            _ => continue,
+        }
+    }
+    None
+}
+
+fn lock(dir: &File, how: i32) -> bool {
+    // SAFETY: flock on a descriptor we own.
+    unsafe { libc::flock(dir.as_raw_fd(), how) == 0 }
+}
+
+fn is_placeholder(meta: &std::fs::Metadata) -> bool {
+    meta.is_dir() && meta.mode() & 0o7777 == PLACEHOLDER_MODE
+}
+
+fn open_dir(path: &Path) -> Option<File> {
+    let c_path = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a plain open of a NUL-terminated path.
+    let fd = unsafe {
+        libc::open(
+            c_path.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    // SAFETY: a fresh descriptor nothing else owns.
+    (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
+}
+
+/// Called by the namespace parent once the sandboxed process ended: unmounts each
+/// placeholder here and removes it when no other run holds it and it is still empty.
+pub(super) fn release(placeholders: Vec<Placeholder>) {
+    for Placeholder { path, dir } in placeholders {
+        let _ = nix::mount::umount2(&path, nix::mount::MntFlags::MNT_DETACH);
+        if !lock(&dir, libc::LOCK_EX | libc::LOCK_NB) {
+            continue; // another sandbox still uses it; the last one removes it
+        }
+        let same = match (path.symlink_metadata(), dir.metadata()) {
+            (Ok(now), Ok(held)) => {
+                now.ino() == held.ino() && now.dev() == held.dev() && is_placeholder(&now)
+            }
+            _ => false,
+        };
+        if same {
+            // Fails (and keeps it) when the user put something inside meanwhile.
+            let _ = std::fs::remove_dir(&path);
+        }
+    }
+}
+
+/// In the new mount namespace: makes `path` read-only, whatever it is.
+pub(super) fn protect(path: &Path) -> R {
+    let Ok(meta) = path.symlink_metadata() else {
+        // Missing and no placeholder could be made: the command cannot create it either
+        // (see `create_placeholders`), or it is a protected path Troupe creates at start.
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() {
+        return cover_link(path);
+    }
+    bind(path, path)?;
+    remount_read_only(path)
+}
+
+/// Mounts a read-only file over the symlink `link` itself.
+fn cover_link(link: &Path) -> R {
+    let content = match std::fs::canonicalize(link) {
+        Ok(target) if link.file_name().is_some_and(|n| n == ".git") => {
+            format!("gitdir: {}\n", target.display())
+        }
+        _ => String::new(),
+    };
+    let err = |what: &str| fail(what, link, std::io::Error::last_os_error());
+    // A detached tmpfs holding the one file.
+    let fs = owned(sys_fsopen(), || err("cannot create a tmpfs for"))?;
+    // SAFETY: fsconfig on our fs context; a create command takes no key or value.
+    if unsafe { libc::syscall(libc::SYS_fsconfig, fs.as_raw_fd(), 6, 0usize, 0usize, 0) } != 0 {
+        return Err(err("cannot create a tmpfs for"));
+    }
+    // SAFETY: fsmount of the context just created (FSMOUNT_CLOEXEC).
+    let mnt = owned(
+        unsafe { libc::syscall(libc::SYS_fsmount, fs.as_raw_fd(), 1, 0) } as RawFd,
+        || err("cannot mount a tmpfs for"),
+    )?;
+    let name = c"cover";
+    // SAFETY: openat relative to our detached mount's root.
+    let file = owned(
+        unsafe {
+            libc::openat(
+                mnt.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o444,
+            )
+        },
+        || err("cannot create the cover file for"),
+    )?;
+    File::from(file)
+        .write_all(content.as_bytes())
+        .map_err(|e| fail("cannot write the cover file for", link, e))?;
+    // SAFETY: open_tree(OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC) of the file in our mount.
+    let tree = owned(
+        unsafe {
+            libc::syscall(
+                libc::SYS_open_tree,
+                mnt.as_raw_fd(),
+                name.as_ptr(),
+                1 | libc::O_CLOEXEC,
+            )
+        } as RawFd,
+        || err("cannot clone the cover file for"),
+    )?;
+    let target = CString::new(link.as_os_str().as_bytes())
+        .map_err(|_| format!("{} contains a NUL byte", link.display()))?;
+    // SAFETY: move_mount(MOVE_MOUNT_F_EMPTY_PATH) without MOVE_MOUNT_T_SYMLINKS: the target
+    // path's last component (the link) is not followed, so the file is mounted on the link.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            tree.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            4,
+        )
+    };
+    if rc != 0 {
+        return Err(err("cannot cover the symlink"));
+    }
+    // The path now resolves to the mounted file (mounts are crossed before links).
+    remount_read_only(link)
+}
+
+fn sys_fsopen() -> RawFd {
+    // SAFETY: fsopen("tmpfs", FSOPEN_CLOEXEC).
+    unsafe { libc::syscall(libc::SYS_fsopen, c"tmpfs".as_ptr(), 1) as RawFd }
+}
+
+fn owned(fd: RawFd, on_error: impl FnOnce() -> String) -> Result<OwnedFd, String> {
+    if fd < 0 {
+        return Err(on_error());
+    }
+    // SAFETY: a fresh descriptor nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
