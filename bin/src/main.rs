@@ -7,6 +7,7 @@ mod doctor;
 mod exec;
 mod sandbox;
 mod threads;
+mod trust;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -41,6 +42,8 @@ enum Command {
     /// Apply the last turn's file changes to the work tree with `git apply`.
     #[command(visible_alias = "a")]
     Apply(apply::ApplyArgs),
+    /// Trust a project directory and pin its `.troupe` files (config, rules) by content.
+    Trust(trust::TrustArgs),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -55,7 +58,7 @@ fn main() -> ExitCode {
     init_tracing();
     let cli = Cli::parse();
     // Before the async runtime starts threads: this changes our environment.
-    let _apply_patch_link = match arg0::install_path_link() {
+    let _apply_patch_link = match home().map_err(|e| e.to_string()).and_then(|h| arg0::install_path_link(&h)) {
         Ok(dir) => Some(dir),
         Err(err) => {
             eprintln!("warning: commands will not find `apply_patch`: {err}");
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
             }
         }),
         Some(Command::Apply(args)) => apply::run(args),
+        Some(Command::Trust(args)) => home().and_then(|h| trust::run(&h, args)).map(ok),
         Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"

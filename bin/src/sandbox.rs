@@ -92,6 +92,7 @@ async fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
         writable_roots: args.writable_roots,
         network_access: args.network,
         deny_read: args.deny_read,
+        protected_paths: troupe_config::home::troupe_home().into_iter().collect(),
         ..SandboxSettings::default()
     };
     let mut profile = resolve_profile(mode, &settings, &cwd)?;

@@ -87,9 +87,28 @@ pub fn project_root(cwd: &Path, markers: &[String]) -> PathBuf {
         return cwd.to_path_buf();
     }
     cwd.ancestors()
-        .find(|dir| markers.iter().any(|m| dir.join(m).exists()))
+        .find(|dir| {
+            markers.iter().any(|m| {
+                let marker = dir.join(m);
+                marker.exists() && !is_sandbox_placeholder(&marker)
+            })
+        })
         .unwrap_or(cwd)
         .to_path_buf()
+}
+
+/// Mode of the empty directory the Linux sandbox puts where a protected name (`.git`,
+/// `.troupe`) is missing, to mount on while a sandbox runs (see the helper's `protected.rs`).
+pub const SANDBOX_PLACEHOLDER_MODE: u32 = 0o500;
+
+/// Whether `path` is such a placeholder (an empty directory of that mode): not a marker.
+pub fn is_sandbox_placeholder(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.symlink_metadata().is_ok_and(|meta| {
+        meta.is_dir()
+            && meta.permissions().mode() & 0o7777 == SANDBOX_PLACEHOLDER_MODE
+            && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
+    })
 }
 
 /// Directories from `root` down to `cwd`, inclusive, root first.

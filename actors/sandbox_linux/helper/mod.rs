@@ -180,7 +180,7 @@ impl Plan {
     /// mount view of the policy.
     fn enter_linux_view(&self) -> Result<(), Failure> {
         // On the host, before the namespaces: missing `.git`/`.troupe` get placeholders to
-        // mount on; the namespace parent removes them once the sandbox has ended.
+        // mount on, removed by a cleaner process once the sandbox has ended.
         let placeholders = if self.writes_anywhere() {
             Vec::new()
         } else {
@@ -192,13 +192,8 @@ impl Plan {
                 .collect();
             protected::create_placeholders(&subpaths)
         };
-        match enter_namespaces(self.network_on) {
-            Ok(()) => drop(placeholders), // the child: the parent holds the same locks
-            Err(failure) => {
-                protected::release(placeholders);
-                return Err(failure);
-            }
-        }
+        protected::spawn_cleaner(placeholders)?;
+        enter_namespaces(self.network_on)?;
         // Opened inside the new mount namespace: a bind source must belong to it.
         let devices = mounts::HostDevices::open();
         let roots = if self.writes_anywhere() {

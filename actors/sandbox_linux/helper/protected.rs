@@ -3,8 +3,8 @@
 //! - a name that does not exist yet: a bind needs something to mount on, so the helper first
 //!   creates an empty placeholder directory on the host (mode 0500, as Codex materialises
 //!   missing protected paths) and binds it read-only; a sandboxed command then cannot create,
-//!   remove or rename it (a mount point). Each user of a placeholder holds a shared `flock`
-//!   on it; whoever ends last removes it, so nothing stays on the host.
+//!   remove or rename it (a mount point). Each sandbox using a placeholder holds a shared
+//!   `flock` on it; the cleaner of whichever ends last removes it, so nothing stays behind.
 //! - a symlink: a bind follows the link (the target is protected as its own subpath) and
 //!   would leave the link itself replaceable. The link is covered by a read-only file
 //!   mounted on the link itself (new mount API, which does not follow it): for `.git` a
@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 type R = Result<(), String>;
 
 /// Mode of a placeholder: unusual enough that a user's own empty directory is never taken
-/// for one (only placeholders are removed at the end).
-const PLACEHOLDER_MODE: u32 = 0o500;
+/// for one (only placeholders are removed at the end; project-root detection skips them).
+const PLACEHOLDER_MODE: u32 = troupe_config::layers::SANDBOX_PLACEHOLDER_MODE;
 
 /// A placeholder this process uses: its path and a locked descriptor of it.
 pub(super) struct Placeholder {
@@ -106,13 +106,67 @@ fn open_dir(path: &Path) -> Option<File> {
     (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
 }
 
-/// Called by the namespace parent once the sandboxed process ended: unmounts each
-/// placeholder here and removes it when no other run holds it and it is still empty.
-pub(super) fn release(placeholders: Vec<Placeholder>) {
+/// Starts the process that removes the placeholders once this sandbox is gone: forked
+/// before the namespaces exist (so it sees the host's mounts), in its own session (a kill
+/// of the command's process group spares it), holding every other descriptor closed. It
+/// waits for end-of-file on a pipe whose write end only the helper and its namespace
+/// children hold (close-on-exec: commands never get it), so it wakes however they end —
+/// the runtime SIGKILLs a zygote it drops. Then it removes each placeholder no other
+/// sandbox still holds (a shared lock each) that is still empty.
+pub(super) fn spawn_cleaner(placeholders: Vec<Placeholder>) -> Result<(), String> {
+    if placeholders.is_empty() {
+        return Ok(());
+    }
+    let (read_end, write_end) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| format!("pipe for the placeholder cleaner: {e}"))?;
+    // SAFETY: the helper is single-threaded here (before any namespace or thread).
+    match unsafe { nix::unistd::fork() }.map_err(|e| format!("fork: {e}"))? {
+        nix::unistd::ForkResult::Child => {
+            drop(write_end);
+            let _ = nix::unistd::setsid();
+            let mut keep: Vec<RawFd> = placeholders.iter().map(|p| p.dir.as_raw_fd()).collect();
+            keep.push(read_end.as_raw_fd());
+            close_all_but(&mut keep);
+            let mut byte = [0u8; 1];
+            // End-of-file: every holder of the write end is gone.
+            loop {
+                match nix::unistd::read(read_end.as_raw_fd(), &mut byte) {
+                    Ok(0) => break,
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+                    Err(_) => break,
+                }
+            }
+            remove_unused(placeholders);
+            // SAFETY: leaving the forked cleaner without running the helper's exit path.
+            unsafe { libc::_exit(0) }
+        }
+        nix::unistd::ForkResult::Parent { .. } => {
+            drop(read_end);
+            // Kept open for the rest of this process (and its namespace children).
+            std::mem::forget(write_end);
+            Ok(())
+        }
+    }
+}
+
+fn close_all_but(keep: &mut [RawFd]) {
+    keep.sort_unstable();
+    let mut next: u32 = 0;
+    for fd in keep.iter().map(|fd| *fd as u32) {
+        if fd > next {
+            // SAFETY: closing descriptors of this (forked, single-threaded) process.
+            unsafe { libc::syscall(libc::SYS_close_range, next, fd - 1, 0u32) };
+        }
+        next = fd + 1;
+    }
+    // SAFETY: as above.
+    unsafe { libc::syscall(libc::SYS_close_range, next, u32::MAX, 0u32) };
+}
+
+fn remove_unused(placeholders: Vec<Placeholder>) {
     for Placeholder { path, dir } in placeholders {
-        let _ = nix::mount::umount2(&path, nix::mount::MntFlags::MNT_DETACH);
         if !lock(&dir, libc::LOCK_EX | libc::LOCK_NB) {
-            continue; // another sandbox still uses it; the last one removes it
+            continue; // another sandbox still uses it; its cleaner removes it
         }
         let same = match (path.symlink_metadata(), dir.metadata()) {
             (Ok(now), Ok(held)) => {
@@ -121,7 +175,8 @@ pub(super) fn release(placeholders: Vec<Placeholder>) {
             _ => false,
         };
         if same {
-            // Fails (and keeps it) when the user put something inside meanwhile.
+            // From the host's mount namespace even while the sandbox's is still being torn
+            // down; fails (and keeps it) when the user put something inside meanwhile.
             let _ = std::fs::remove_dir(&path);
         }
     }

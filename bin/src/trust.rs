@@ -1,0 +1,90 @@
+//! `troupe trust [DIR]`: shows the project files Troupe would obey in DIR (every
+//! `.troupe/config.toml` and `.troupe/rules/*.rules` from the project root down to DIR) with
+//! their SHA-256, then trusts DIR and pins those exact contents in `$TROUPE_HOME/trust.toml`.
+//! A file changed later (by anyone, a sandboxed command included) is ignored until the user
+//! runs this again.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use troupe_config::layers::project_root;
+use troupe_config::project::{project_files, ProjectFileKind};
+use troupe_config::trust::{TrustStore, TRUST_FILE};
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The directory to trust (default: the current directory).
+    dir: Option<PathBuf>,
+    /// Only show the files and whether they are pinned; record nothing.
+    #[arg(long)]
+    show: bool,
+}
+
+pub fn run(home: &Path, args: TrustArgs) -> Result<()> {
+    let dir = match args.dir {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let dir = std::fs::canonicalize(&dir).with_context(|| format!("{}", dir.display()))?;
+    let markers = root_markers(home)?;
+    let root = project_root(&dir, &markers);
+    let files = project_files(&root, &dir)?;
+    let mut store = TrustStore::load(home)?;
+    println!("Project root: {}", root.display());
+    if files.is_empty() {
+        println!("No project files (.troupe/config.toml, .troupe/rules/*.rules) from the root down to {}.", dir.display());
+    }
+    for file in &files {
+        let state = match store.files.get(&file.path) {
+            Some(sha) if *sha == file.sha256 => "pinned ",
+            Some(_) => "CHANGED",
+            None => "NEW    ",
+        };
+        let kind = match file.kind {
+            ProjectFileKind::Config => "config",
+            ProjectFileKind::Rules => "rules ",
+        };
+        println!(
+            "  {state} {kind} sha256:{}  {}",
+            file.sha256,
+            file.path.display()
+        );
+    }
+    if args.show {
+        let trusted = if store.trusts_dir(&dir) { "trusted" } else { "not trusted" };
+        println!("{} is {trusted}; nothing recorded (--show).", dir.display());
+        return Ok(());
+    }
+    store.dirs.insert(dir.clone());
+    for file in files {
+        store.files.insert(file.path, file.sha256);
+    }
+    store.save(home)?;
+    println!(
+        "Trusted {} and pinned the files above in {}.",
+        dir.display(),
+        home.join(TRUST_FILE).display()
+    );
+    Ok(())
+}
+
+/// `project_root_markers` from the user's own config (system, then user), default `.git`.
+fn root_markers(home: &Path) -> Result<Vec<String>> {
+    let mut markers = None;
+    for path in [
+        troupe_config::resolve::system_dir().join("config.toml"),
+        home.join("config.toml"),
+    ] {
+        let mut ignored = Vec::new();
+        if let Some(layer) = troupe_config::layers::read_layer(&path, &mut ignored)? {
+            if let Some(list) = layer.table.get("project_root_markers").and_then(|v| v.as_array()) {
+                markers = Some(
+                    list.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect(),
+                );
+            }
+        }
+    }
+    Ok(markers.unwrap_or_else(|| vec![".git".to_string()]))
+}
