@@ -99,9 +99,12 @@ pub fn project_root(cwd: &Path, markers: &[String]) -> PathBuf {
 
 /// Mode of the empty directory the Linux sandbox puts where a protected name (`.git`,
 /// `.troupe`) is missing, to mount on while a sandbox runs (see the helper's `protected.rs`).
-pub const SANDBOX_PLACEHOLDER_MODE: u32 = 0o500;
+/// Owner-writable, so the user can still `git init` there meanwhile (the sandbox sees it
+/// read-only either way).
+pub const SANDBOX_PLACEHOLDER_MODE: u32 = 0o700;
 
-/// Whether `path` is such a placeholder (an empty directory of that mode): not a marker.
+/// Whether `path` may be such a placeholder (an empty directory of that mode): not a marker
+/// (an empty `.git` is no repository either).
 pub fn is_sandbox_placeholder(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.symlink_metadata().is_ok_and(|meta| {

@@ -1,7 +1,7 @@
 //! Read-only subpaths of writable roots (`.git`, `.troupe`, `$TROUPE_HOME`) in the mount
 //! view, including the two shapes a plain read-only bind misses:
 //! - a name that does not exist yet: a bind needs something to mount on, so the helper first
-//!   creates an empty placeholder directory on the host (mode 0500, as Codex materialises
+//!   creates an empty placeholder directory on the host (mode 0700, as Codex materialises
 //!   missing protected paths) and binds it read-only; a sandboxed command then cannot create,
 //!   remove or rename it (a mount point). Each sandbox using a placeholder holds a shared
 //!   `flock` on it; the cleaner of whichever ends last removes it, so nothing stays behind.
@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 type R = Result<(), String>;
 
-/// Mode of a placeholder: unusual enough that a user's own empty directory is never taken
-/// for one (only placeholders are removed at the end; project-root detection skips them).
+/// Mode of a placeholder. Only an empty directory of this mode is ever removed, so at worst
+/// a user's own empty `.git`/`.troupe` goes (project-root detection skips them too).
 const PLACEHOLDER_MODE: u32 = troupe_config::layers::SANDBOX_PLACEHOLDER_MODE;
 
 /// A placeholder this process uses: its path and a locked descriptor of it.
