@@ -119,7 +119,10 @@ fn planted_project_files_are_inert_until_trusted_and_never_set_the_provider() {
     for file in ["config.toml", "rules/x.rules"] {
         let path = sub.join(".troupe").join(file);
         assert!(
-            err.contains(&format!("{}: ignored (new, not trusted yet)", path.display())),
+            err.contains(&format!(
+                "{}: ignored (new, not trusted yet)",
+                path.display()
+            )),
             "{err}"
         );
     }
@@ -128,23 +131,25 @@ fn planted_project_files_are_inert_until_trusted_and_never_set_the_provider() {
         "{err}"
     );
 
-    let trust = h
-        .command()
-        .current_dir(&sub)
-        .arg("trust")
-        .output()
-        .unwrap();
+    let trust = h.command().current_dir(&sub).arg("trust").output().unwrap();
     assert!(trust.status.success(), "{}", stderr(&trust));
     let listing = String::from_utf8_lossy(&trust.stdout).into_owned();
     assert!(listing.contains("NEW     config sha256:"), "{listing}");
     let out = exec_in(&h, &sub, &["-a", "never"]);
-    assert!(sub.join("ran-3").exists(), "pinned files apply: {}", stderr(&out));
+    assert!(
+        sub.join("ran-3").exists(),
+        "pinned files apply: {}",
+        stderr(&out)
+    );
     assert!(
         stderr(&out).contains("`model_providers` is ignored in project config"),
         "{}",
         stderr(&out)
     );
-    assert!(evil.requests().is_empty(), "the key went to the planted provider");
+    assert!(
+        evil.requests().is_empty(),
+        "the key went to the planted provider"
+    );
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -194,7 +199,10 @@ fn git_cannot_be_planted_in_a_subdirectory_or_through_a_symlinked_git() {
         MockResponse::text("planted"),
     ]);
     exec_in(&h, &sub, &["--full-auto"]);
-    assert!(gone_soon(&sub.join(".git")), "no .git planted in the workspace");
+    assert!(
+        gone_soon(&sub.join(".git")),
+        "no .git planted in the workspace"
+    );
     exec_in(&h, &linked, &["--full-auto"]);
     let link = linked.join(".git");
     assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
@@ -253,7 +261,8 @@ fn both_sandbox_paths_refuse_protected_names_and_leave_nothing_behind() {
     let ws = std::fs::canonicalize(h.workdir.path()).unwrap();
     for zygote in [false, true] {
         let mut cmd = h.command();
-        cmd.current_dir(&ws).args(["sandbox", "linux", "--full-auto"]);
+        cmd.current_dir(&ws)
+            .args(["sandbox", "linux", "--full-auto"]);
         if zygote {
             cmd.arg("--zygote");
         }
@@ -267,7 +276,10 @@ fn both_sandbox_paths_refuse_protected_names_and_leave_nothing_behind() {
             .output()
             .unwrap();
         let listing = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(listing.contains(".troupe") && listing.contains(".git"), "{listing}");
+        assert!(
+            listing.contains(".troupe") && listing.contains(".git"),
+            "{listing}"
+        );
         assert!(ws.join("ok").exists(), "the workspace stays writable");
         assert!(gone_soon(&ws.join(".troupe")) && gone_soon(&ws.join(".git")));
         std::fs::remove_file(ws.join("ok")).unwrap();

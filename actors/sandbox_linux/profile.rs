@@ -149,7 +149,11 @@ fn push_unique(out: &mut Vec<PathBuf>, path: PathBuf) {
 /// writable root: a `.git` or `.troupe` component at any depth below `root`, or one of
 /// `read_only_subpaths`. For in-process writers (patches), which no mount confines.
 pub fn is_protected_write(root: &WritableRoot, file: &Path) -> bool {
-    if root.read_only_subpaths.iter().any(|ro| file.starts_with(ro)) {
+    if root
+        .read_only_subpaths
+        .iter()
+        .any(|ro| file.starts_with(ro))
+    {
         return true;
     }
     file.strip_prefix(&root.root).is_ok_and(|rest| {

@@ -148,7 +148,10 @@ fn protected_names_at_every_level_from_root_to_cwd_existing_or_not() {
     let subs = protected_subpaths(&root, &cwd, &[]);
     for level in [root.clone(), root.join("a"), cwd.clone()] {
         for name in PROTECTED_NAMES {
-            assert!(subs.contains(&level.join(name)), "{level:?}/{name} in {subs:?}");
+            assert!(
+                subs.contains(&level.join(name)),
+                "{level:?}/{name} in {subs:?}"
+            );
         }
     }
     assert_eq!(subs.len(), 6);
@@ -163,12 +166,18 @@ fn symlinked_git_protects_link_and_target_and_gitdir_files_their_target() {
     std::fs::create_dir_all(&real).unwrap();
     std::os::unix::fs::symlink(&real, ws.join(".git")).unwrap();
     let subs = protected_subpaths(&ws, &ws, &[]);
-    assert!(subs.contains(&ws.join(".git")) && subs.contains(&real), "{subs:?}");
+    assert!(
+        subs.contains(&ws.join(".git")) && subs.contains(&real),
+        "{subs:?}"
+    );
 
     std::fs::remove_file(ws.join(".git")).unwrap();
     std::fs::write(ws.join(".git"), "gitdir: ../real.git\n").unwrap();
     let subs = protected_subpaths(&ws, &ws, &[]);
-    assert!(subs.contains(&ws.join(".git")) && subs.contains(&real), "{subs:?}");
+    assert!(
+        subs.contains(&ws.join(".git")) && subs.contains(&real),
+        "{subs:?}"
+    );
 }
 
 #[test]
@@ -180,7 +189,11 @@ fn protected_paths_inside_or_holding_a_root_are_kept_read_only() {
     );
     assert!(subs.contains(&PathBuf::from("/tmp/home")));
     assert!(!subs.contains(&PathBuf::from("/elsewhere")));
-    let subs = protected_subpaths(Path::new("/h/ws"), Path::new("/h/ws"), &[PathBuf::from("/h")]);
+    let subs = protected_subpaths(
+        Path::new("/h/ws"),
+        Path::new("/h/ws"),
+        &[PathBuf::from("/h")],
+    );
     assert!(subs.contains(&PathBuf::from("/h")));
 }
 
@@ -190,8 +203,14 @@ fn protected_writes_at_any_depth() {
         root: PathBuf::from("/w"),
         read_only_subpaths: vec![PathBuf::from("/w/.git"), PathBuf::from("/home-inside")],
     };
-    assert!(is_protected_write(&root, Path::new("/w/.troupe/config.toml")));
-    assert!(is_protected_write(&root, Path::new("/w/sub/deep/.troupe/rules/x.rules")));
+    assert!(is_protected_write(
+        &root,
+        Path::new("/w/.troupe/config.toml")
+    ));
+    assert!(is_protected_write(
+        &root,
+        Path::new("/w/sub/deep/.troupe/rules/x.rules")
+    ));
     assert!(is_protected_write(&root, Path::new("/w/sub/.git/config")));
     assert!(!is_protected_write(&root, Path::new("/w/src/git.rs")));
     assert!(!is_protected_write(&root, Path::new("/w/.gitignore")));

@@ -200,7 +200,10 @@ pub fn sweep_stale(base: &Path) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let is_link_dir = entry.file_name().to_string_lossy().starts_with("troupe-arg0-")
+        let is_link_dir = entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with("troupe-arg0-")
             && entry.file_type().is_ok_and(|t| t.is_dir());
         if !is_link_dir {
             continue;

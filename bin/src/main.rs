@@ -58,7 +58,10 @@ fn main() -> ExitCode {
     init_tracing();
     let cli = Cli::parse();
     // Before the async runtime starts threads: this changes our environment.
-    let _apply_patch_link = match home().map_err(|e| e.to_string()).and_then(|h| arg0::install_path_link(&h)) {
+    let _apply_patch_link = match home()
+        .map_err(|e| e.to_string())
+        .and_then(|h| arg0::install_path_link(&h))
+    {
         Ok(dir) => Some(dir),
         Err(err) => {
             eprintln!("warning: commands will not find `apply_patch`: {err}");

@@ -51,7 +51,11 @@ pub fn run(home: &Path, args: TrustArgs) -> Result<()> {
         );
     }
     if args.show {
-        let trusted = if store.trusts_dir(&dir) { "trusted" } else { "not trusted" };
+        let trusted = if store.trusts_dir(&dir) {
+            "trusted"
+        } else {
+            "not trusted"
+        };
         println!("{} is {trusted}; nothing recorded (--show).", dir.display());
         return Ok(());
     }
@@ -77,7 +81,11 @@ fn root_markers(home: &Path) -> Result<Vec<String>> {
     ] {
         let mut ignored = Vec::new();
         if let Some(layer) = troupe_config::layers::read_layer(&path, &mut ignored)? {
-            if let Some(list) = layer.table.get("project_root_markers").and_then(|v| v.as_array()) {
+            if let Some(list) = layer
+                .table
+                .get("project_root_markers")
+                .and_then(|v| v.as_array())
+            {
                 markers = Some(
                     list.iter()
                         .filter_map(|v| v.as_str().map(str::to_string))

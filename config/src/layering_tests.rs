@@ -2,8 +2,8 @@
 
 use crate::error::ConfigError;
 use crate::project::project_files;
-use crate::trust::TrustStore;
 use crate::resolve::{load_config_in, CliOverrides, LoadedConfig};
+use crate::trust::TrustStore;
 use pretty_assertions::assert_eq;
 use std::path::Path;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
@@ -113,31 +113,51 @@ fn project_files_are_obeyed_only_as_pinned() {
     write(&config, "sandbox_mode = \"danger-full-access\"\n");
     std::fs::create_dir_all(project.join(".troupe/rules")).unwrap();
     let rules = project.join(".troupe/rules/allow.rules");
-    write(&rules, "prefix_rule(pattern=[\"touch\"], decision=\"allow\")\n");
+    write(
+        &rules,
+        "prefix_rule(pattern=[\"touch\"], decision=\"allow\")\n",
+    );
 
     // Planted (never pinned): skipped, with a warning naming the file and the command.
     let loaded = load(&d, in_api(&d)).unwrap();
     assert_eq!(loaded.settings.sandbox_mode, SandboxMode::default());
     assert!(loaded.settings.sandbox.pinned_rules.is_empty());
     let text = loaded.warnings.join("\n");
-    assert!(text.contains(&format!("{}: ignored (new", config.display())), "{text}");
-    assert!(text.contains(&format!("{}: ignored (new", rules.display())), "{text}");
+    assert!(
+        text.contains(&format!("{}: ignored (new", config.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{}: ignored (new", rules.display())),
+        "{text}"
+    );
     assert!(text.contains("troupe trust "), "{text}");
 
     pin_all(&d);
     let loaded = load(&d, in_api(&d)).unwrap();
     assert_eq!(loaded.settings.sandbox_mode, SandboxMode::DangerFullAccess);
     assert_eq!(
-        loaded.settings.sandbox.pinned_rules.keys().collect::<Vec<_>>(),
+        loaded
+            .settings
+            .sandbox
+            .pinned_rules
+            .keys()
+            .collect::<Vec<_>>(),
         vec![&rules]
     );
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
 
     // Changed after pinning: skipped again until trusted again.
-    write(&config, "sandbox_mode = \"danger-full-access\"\napproval_policy = \"never\"\n");
+    write(
+        &config,
+        "sandbox_mode = \"danger-full-access\"\napproval_policy = \"never\"\n",
+    );
     let loaded = load(&d, in_api(&d)).unwrap();
     assert_eq!(loaded.settings.sandbox_mode, SandboxMode::default());
-    assert!(loaded.warnings.join("\n").contains("changed since you trusted it"));
+    assert!(loaded
+        .warnings
+        .join("\n")
+        .contains("changed since you trusted it"));
 }
 
 #[test]
@@ -161,10 +181,18 @@ fn providers_and_environment_never_come_from_project_files() {
     let s = &loaded.settings;
     assert_eq!(s.model, "m", "the rest of the pinned file applies");
     assert_eq!(s.provider.id, "openai");
-    assert!(!s.provider.base_url.contains("evil"), "{}", s.provider.base_url);
+    assert!(
+        !s.provider.base_url.contains("evil"),
+        "{}",
+        s.provider.base_url
+    );
     assert!(!s.context.shell_env.ignore_default_excludes);
     let text = loaded.warnings.join("\n");
-    for key in ["model_provider", "model_providers", "shell_environment_policy"] {
+    for key in [
+        "model_provider",
+        "model_providers",
+        "shell_environment_policy",
+    ] {
         assert!(
             text.contains(&format!("`{key}` is ignored in project config")),
             "{key}: {text}"

@@ -42,7 +42,11 @@ pub fn project_files(root: &Path, cwd: &Path) -> Result<Vec<ProjectFile>, Config
     let mut found = Vec::new();
     for dir in dirs_root_to_cwd(root, cwd) {
         let troupe = dir.join(".troupe");
-        push_file(&mut found, troupe.join("config.toml"), ProjectFileKind::Config)?;
+        push_file(
+            &mut found,
+            troupe.join("config.toml"),
+            ProjectFileKind::Config,
+        )?;
         let rules_dir = troupe.join("rules");
         let mut rules: Vec<PathBuf> = match std::fs::read_dir(&rules_dir) {
             Ok(entries) => entries

@@ -8,10 +8,10 @@
 use crate::error::ConfigError;
 use crate::file::{ConfigToml, ProviderToml, SandboxWorkspaceWriteToml};
 use crate::layers::{merge, project_root, read_layer};
-use crate::project::load_project;
-use crate::trust::TrustStore;
 use crate::overrides::{apply_override, parse_override};
+use crate::project::load_project;
 use crate::requirements::Requirements;
+use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 use troupe_messages::policy::{AskForApproval, SandboxBackendKind, SandboxMode, SandboxSettings};

@@ -53,7 +53,10 @@ pub(super) fn create_placeholders(subpaths: &[PathBuf]) -> Vec<Placeholder> {
 fn join_or_create(path: &Path) -> Option<Placeholder> {
     // A few rounds: another run may remove the placeholder between our mkdir and our lock.
     for _ in 0..8 {
-        match std::fs::DirBuilder::new().mode(PLACEHOLDER_MODE).create(path) {
+        match std::fs::DirBuilder::new()
+            .mode(PLACEHOLDER_MODE)
+            .create(path)
+        {
             Ok(()) => {
                 let _ = std::fs::set_permissions(
                     path,
