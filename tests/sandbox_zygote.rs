@@ -135,6 +135,42 @@ async fn a_git_dir_replaced_on_the_host_stays_read_only() {
 }
 
 #[tokio::test]
+async fn a_missing_or_symlinked_git_changed_on_the_host_stays_read_only() {
+    let Some(fx) = Fixture::new() else { return };
+    // Missing: the zygote mounts a placeholder; the host removing it makes the view stale.
+    let profile = fx.profile(&[]);
+    let first = fx
+        .run(&fx.request("mkdir .git/x || echo refused", &profile))
+        .await;
+    assert!(first.stdout.contains("refused"), "{first:?}");
+    let _ = std::fs::remove_dir(fx.ws.join(".git"));
+    let again = fx.run(&fx.request("mkdir -p .git/hooks", &profile)).await;
+    assert_ne!(
+        again.exit_code,
+        Some(0),
+        "the .git name was writable: {again:?}"
+    );
+    // Symlinked: the link is covered; the host replacing it makes the view stale.
+    let real = fx.ws.parent().unwrap().join("real.git");
+    std::fs::create_dir_all(&real).unwrap();
+    for _ in 0..20 {
+        if std::fs::remove_dir(fx.ws.join(".git")).is_ok() || !fx.ws.join(".git").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::os::unix::fs::symlink(&real, fx.ws.join(".git")).unwrap();
+    let profile = fx.profile(&[]);
+    let link = fx.run(&fx.request("rm .git || echo busy", &profile)).await;
+    assert!(link.stdout.contains("busy"), "{link:?}");
+    std::fs::remove_file(fx.ws.join(".git")).unwrap();
+    std::fs::create_dir(fx.ws.join(".git")).unwrap();
+    let replaced = fx.run(&fx.request("echo x > .git/config", &profile)).await;
+    assert_ne!(replaced.exit_code, Some(0), "{replaced:?}");
+    assert!(!fx.ws.join(".git/config").exists());
+}
+
+#[tokio::test]
 async fn background_processes_end_with_their_command() {
     let Some(fx) = Fixture::new() else { return };
     let profile = fx.profile(&[]);
