@@ -18,6 +18,7 @@ use crate::rollout_recorder::loader::LoadedRollout;
 use crate::rollout_recorder::writer::RolloutWriter;
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
+use crate::turn::compact::apply_parts;
 use crate::turn::tokens::TokenTracker;
 use input_queue::InputQueue;
 use persist::{persisted, Persistence};
@@ -32,7 +33,7 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission};
-use troupe_messages::rollout::{CompactedRecord, RolloutRecord};
+use troupe_messages::rollout::{CompactedRecord, HistoryPart, RolloutRecord};
 use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
 
@@ -224,8 +225,26 @@ impl SessionState {
         match submission.op {
             Op::UserInput { items } => match &self.turn {
                 Some(turn) => {
+                    let actor = turn.actor.clone();
+                    // Typed while a turn runs: refused now if it can never fit, as it would
+                    // be at the start of a turn.
+                    let message = crate::turn::prompt::user_message(&items);
+                    if let Err(message) = self.check_fits(&[message]) {
+                        let error = TurnError::Model(
+                            troupe_messages::errors::ModelError::ContextWindowExceeded { message },
+                        );
+                        self.emit(
+                            &submission.id,
+                            EventMsg::Error {
+                                error,
+                                fatal: false,
+                            },
+                        )
+                        .await;
+                        return;
+                    }
                     let seq = self.queue.push(items.clone());
-                    let _ = turn.actor.send_message(TurnMsg::InjectInput { seq, items });
+                    let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
                 }
                 None => {
                     let mut inputs = self.queue.take_all();
@@ -282,6 +301,31 @@ impl SessionState {
                 let message = "unknown operation".to_string();
                 self.emit(&submission.id, EventMsg::Warning { message })
                     .await;
+            }
+        }
+    }
+}
+
+/// How a compaction is recorded: by reference to the history it replaces, which replay
+/// rebuilds exactly; in full only if the turn's history and ours ever disagreed.
+fn compacted_record(
+    turn_id: TurnId,
+    before: &[ResponseItem],
+    after: &[ResponseItem],
+    parts: Vec<HistoryPart>,
+) -> CompactedRecord {
+    match apply_parts(before, &parts) {
+        Ok(rebuilt) if rebuilt == after => CompactedRecord {
+            turn_id,
+            replacement_history: None,
+            parts: Some(parts),
+        },
+        _ => {
+            tracing::error!(%turn_id, "compaction parts do not rebuild the turn's history");
+            CompactedRecord {
+                turn_id,
+                replacement_history: Some(after.to_vec()),
+                parts: None,
             }
         }
     }
@@ -354,15 +398,15 @@ impl Actor for SessionActor {
                 let submission = state.turn_submission();
                 state.emit(&submission, msg).await;
             }
-            SessionMsg::HistoryReplaced { turn_id, history } => {
+            SessionMsg::HistoryReplaced {
+                turn_id,
+                history,
+                parts,
+            } => {
+                let record = compacted_record(turn_id, &state.history, &history, parts);
                 state.tokens = TokenTracker::for_history(&history);
-                state.history = history.clone();
-                state
-                    .record(vec![RolloutRecord::Compacted(CompactedRecord {
-                        turn_id,
-                        replacement_history: history,
-                    })])
-                    .await;
+                state.history = history;
+                state.record(vec![RolloutRecord::Compacted(record)]).await;
             }
             SessionMsg::TurnCheckpoint { turn_id } => {
                 if let Some(turn) = state.turn.as_ref().filter(|t| t.id == turn_id) {

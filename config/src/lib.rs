@@ -8,6 +8,7 @@ pub mod error;
 pub mod file;
 pub mod home;
 pub mod layers;
+pub mod limits;
 pub mod overrides;
 pub mod requirements;
 pub mod resolve;
@@ -15,6 +16,9 @@ pub mod resolve;
 #[cfg(test)]
 #[path = "layering_tests.rs"]
 mod layering_tests;
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod limits_tests;
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;
