@@ -216,3 +216,38 @@ fn endless_keep_alives_end_after_the_duration_bound() {
     assert_eq!(h.mock.request_count(), 2);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
+
+#[test]
+fn resume_after_a_compaction_rebuilds_the_exact_history() {
+    let h = Harness::new(vec![
+        big_output("c1", 12_000),
+        MockResponse::text("SUMMARY-1"),
+        MockResponse::text("done"),
+        MockResponse::text("after resume"),
+    ]);
+    let limit = ["-c", "model_auto_compact_token_limit=2000"];
+    let first = h.exec(&[&limit[..], &["do it"]].concat());
+    assert!(first.status.success(), "{}", stderr(&first));
+    let second = h.exec(&[&limit[..], &["resume", "--last", "again"]].concat());
+    assert!(second.status.success(), "{}", stderr(&second));
+    let requests = h.mock.requests();
+    assert_eq!(requests.len(), 4);
+    let before = requests[2].input();
+    let after = requests[3].input();
+    // The model sees after the resume exactly what it saw before, plus its answer and the
+    // new message: the compaction replays to the same history.
+    assert!(
+        before[before.len() - 2]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("SUMMARY-1"),
+        "{before:?}"
+    );
+    assert_eq!(&after[..before.len()], before);
+    assert_eq!(after.len(), before.len() + 2, "{after:?}");
+    assert_eq!(after[before.len()]["content"][0]["text"], "done");
+    assert_eq!(after[before.len() + 1]["content"][0]["text"], "again");
+    let rollout = std::fs::read_to_string(&h.rollouts()[0]).unwrap();
+    assert_eq!(rollout.matches("\"type\":\"compacted\"").count(), 1);
+    assert!(!rollout.contains("replacement_history"));
+}

@@ -9,10 +9,11 @@ use toml::de::{DeTable, DeValue};
 use toml::Table;
 use troupe_messages::settings::SessionSettings;
 
-/// Smallest context window accepted: the instructions and environment alone need about this.
-pub const MIN_CONTEXT_WINDOW: u64 = 2_000;
-/// Smallest compaction limit accepted.
-pub const MIN_AUTO_COMPACT_TOKEN_LIMIT: u64 = 1_000;
+/// Smallest context window accepted: instructions, tool specs and environment alone take
+/// about 1,100 tokens.
+pub const MIN_CONTEXT_WINDOW: u64 = 4_000;
+/// Smallest compaction limit accepted (the fixed context must fit under it, with room).
+pub const MIN_AUTO_COMPACT_TOKEN_LIMIT: u64 = 2_000;
 /// Smallest response stream bound, in bytes.
 pub const MIN_STREAM_MAX_BYTES: u64 = 1_024;
 /// Smallest response stream duration bound, in milliseconds.
@@ -57,8 +58,8 @@ pub fn check(settings: &SessionSettings) -> Result<(), Violation> {
             return Err(violation(
                 &["model_context_window"],
                 format!(
-                    "{window} tokens is too small: instructions and environment alone need \
-                     about {MIN_CONTEXT_WINDOW}; remove the key to use the model's window"
+                    "{window} tokens is too small: instructions, tools and environment need \
+                     at least {MIN_CONTEXT_WINDOW}; remove the key to use the model's window"
                 ),
             ));
         }

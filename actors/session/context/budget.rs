@@ -99,11 +99,14 @@ pub struct Room {
 impl Room {
     fn describe(&self) -> String {
         match self.window {
-            Some(window) if window != self.limit => format!(
+            Some(window) if window == self.limit => {
+                format!("the context window of {window} tokens")
+            }
+            Some(window) => format!(
                 "the auto-compaction limit of {} tokens (context window {window} tokens)",
                 self.limit
             ),
-            _ => format!("the context window of {} tokens", self.limit),
+            None => format!("the auto-compaction limit of {} tokens", self.limit),
         }
     }
 }

@@ -44,7 +44,7 @@ fn oversized_fixed_context_names_the_biggest_part_first() {
 fn a_message_too_large_is_refused_with_its_size_and_the_window() {
     let room = Room {
         limit: 1000,
-        window: None,
+        window: Some(1000),
     };
     let small = [ResponseItem::user_text("hi")];
     assert_eq!(check_input(500, &small, room), Ok(()));
