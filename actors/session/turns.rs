@@ -135,13 +135,7 @@ impl SessionState {
             limit,
             window: context_window(&self.settings),
         };
-        let tools = self.registry.specs_for(&self.settings);
-        let tools_bytes = serde_json::to_vec(&tools).map_or(0, |b| b.len() as u64);
-        let parts = budget::fixed_parts(
-            &self.settings.base_instructions,
-            tools_bytes,
-            &self.initial_context,
-        );
+        let parts = budget::fixed_parts(&self.settings.base_instructions, &self.initial_context);
         budget::check_fixed(&parts, room)?;
         let fixed: u64 = parts.iter().map(|p| p.tokens).sum();
         budget::check_input(fixed, input, room)

@@ -1,9 +1,11 @@
-//! Whether a thread's fixed context — base instructions, tool specs and the initial context
-//! (permissions, AGENTS.md, skills, environment) — and a new user message can fit at all.
+//! Whether a thread's fixed context — base instructions and the initial context (permissions,
+//! AGENTS.md, skills, environment) — and a new user message can fit at all.
 //!
 //! Compaction keeps the initial context and the current request, so when these alone reach
 //! the compaction limit no compaction can help: the turn is refused before any request,
-//! naming the biggest parts and their sizes. Token counts are estimates (~4 bytes a token).
+//! naming the biggest parts and their sizes. Token counts are estimates (~4 bytes a token),
+//! made the way the compaction trigger makes them; the built-in tool specs are left out, as
+//! the trigger leaves them out until the provider reports a count.
 
 use crate::turn::tokens::estimate_item;
 use troupe_messages::items::{ContentItem, ResponseItem};
@@ -19,24 +21,13 @@ pub struct ContextPart {
     pub tokens: u64,
 }
 
-/// The fixed parts: instructions, tool specs (their JSON size), and each initial item.
-pub fn fixed_parts(
-    instructions: &str,
-    tools_json_bytes: u64,
-    initial: &[ResponseItem],
-) -> Vec<ContextPart> {
-    let mut parts = vec![
-        ContextPart {
-            name: "base instructions".into(),
-            bytes: instructions.len() as u64,
-            tokens: instructions.len() as u64 / 4,
-        },
-        ContextPart {
-            name: "tool definitions".into(),
-            bytes: tools_json_bytes,
-            tokens: tools_json_bytes / 4,
-        },
-    ];
+/// The fixed parts: the base instructions and each initial item.
+pub fn fixed_parts(instructions: &str, initial: &[ResponseItem]) -> Vec<ContextPart> {
+    let mut parts = vec![ContextPart {
+        name: "base instructions".into(),
+        bytes: instructions.len() as u64,
+        tokens: instructions.len() as u64 / 4,
+    }];
     for item in initial {
         parts.push(ContextPart {
             name: part_name(item),

@@ -14,7 +14,7 @@ fn initial(agents_bytes: usize) -> Vec<ResponseItem> {
 
 #[test]
 fn fixed_context_that_fits_passes() {
-    let parts = fixed_parts("be good", 400, &initial(100));
+    let parts = fixed_parts("be good", &initial(100));
     let room = Room {
         limit: 1000,
         window: Some(2000),
@@ -24,7 +24,7 @@ fn fixed_context_that_fits_passes() {
 
 #[test]
 fn oversized_fixed_context_names_the_biggest_part_first() {
-    let parts = fixed_parts(&"i".repeat(2000), 400, &initial(40_000));
+    let parts = fixed_parts(&"i".repeat(2000), &initial(40_000));
     let room = Room {
         limit: 9000,
         window: Some(10_000),
