@@ -307,21 +307,25 @@ impl SessionState {
 }
 
 /// How a compaction is recorded: by reference to the history it replaces, which replay
-/// rebuilds exactly; in full only if the turn's history and ours ever disagreed.
+/// rebuilds exactly; in full for a format-1 rollout, or if the turn's history and ours ever
+/// disagreed.
 fn compacted_record(
     turn_id: TurnId,
     before: &[ResponseItem],
     after: &[ResponseItem],
     parts: Vec<HistoryPart>,
+    by_reference: bool,
 ) -> CompactedRecord {
     match apply_parts(before, &parts) {
-        Ok(rebuilt) if rebuilt == after => CompactedRecord {
+        Ok(rebuilt) if rebuilt == after && by_reference => CompactedRecord {
             turn_id,
             replacement_history: None,
             parts: Some(parts),
         },
-        _ => {
-            tracing::error!(%turn_id, "compaction parts do not rebuild the turn's history");
+        rebuilt => {
+            if !rebuilt.is_ok_and(|rebuilt| rebuilt == after) {
+                tracing::error!(%turn_id, "compaction parts do not rebuild the turn's history");
+            }
             CompactedRecord {
                 turn_id,
                 replacement_history: Some(after.to_vec()),
@@ -403,7 +407,10 @@ impl Actor for SessionActor {
                 history,
                 parts,
             } => {
-                let record = compacted_record(turn_id, &state.history, &history, parts);
+                // A format-1 rollout keeps format-1 lines, so older versions still read it.
+                let by_reference = state.persist.format_version() >= 2;
+                let record =
+                    compacted_record(turn_id, &state.history, &history, parts, by_reference);
                 state.tokens = TokenTracker::for_history(&history);
                 state.history = history;
                 state.record(vec![RolloutRecord::Compacted(record)]).await;
