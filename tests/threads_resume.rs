@@ -156,10 +156,13 @@ fn a_rollout_from_a_newer_troupe_is_not_resumed_and_not_changed() {
     let first = harness.exec(&["--json", "hello"]);
     assert!(first.status.success());
     let path = harness.rollouts().remove(0);
-    let text =
-        std::fs::read_to_string(&path)
-            .unwrap()
-            .replacen("\"version\":1", "\"version\":999", 1);
+    let current = format!(
+        "\"version\":{}",
+        troupe_messages::rollout::ROLLOUT_FORMAT_VERSION
+    );
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen(&current, "\"version\":999", 1);
     std::fs::write(&path, &text).unwrap();
     let resumed = harness.exec(&["resume", &thread_id(&first), "more"]);
     assert!(!resumed.status.success());

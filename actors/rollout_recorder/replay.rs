@@ -1,9 +1,10 @@
 //! Rebuilding a thread's state from its rollout lines: the history exactly as the model saw
 //! it (compactions applied), the turn count, token totals, title and status.
 
+use crate::turn::compact::apply_parts;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
-use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+use troupe_messages::rollout::{CompactedRecord, RolloutLine, RolloutRecord};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::threads::ThreadStatus;
 use troupe_messages::usage::TokenUsage;
@@ -89,6 +90,9 @@ pub struct Replayed {
     /// The history exactly as the model saw it, compactions applied.
     pub history: Vec<ResponseItem>,
     pub tracker: Tracker,
+    /// Compactions that could not be applied (the history is then not exact): a resume
+    /// refuses such a thread, listing and forking still work.
+    pub errors: Vec<String>,
 }
 
 /// Replays `lines` (everything after the session meta) in order.
@@ -96,13 +100,21 @@ pub fn replay(lines: &[RolloutLine]) -> Replayed {
     let mut out = Replayed {
         history: Vec::new(),
         tracker: Tracker::default(),
+        errors: Vec::new(),
     };
-    for line in lines {
+    for (index, line) in lines.iter().enumerate() {
         out.tracker.apply(&line.record);
         match &line.record {
             RolloutRecord::ResponseItem(item) => out.history.push(item.clone()),
             RolloutRecord::Compacted(compacted) => {
-                out.history = compacted.replacement_history.clone();
+                match replaced_history(&out.history, compacted) {
+                    Ok(history) => out.history = history,
+                    // Line numbers count the session meta line, as the loader's warnings do.
+                    Err(why) => out.errors.push(format!(
+                        "line {}: compaction cannot be replayed: {why}",
+                        index + 2
+                    )),
+                }
             }
             RolloutRecord::SessionMeta(_)
             | RolloutRecord::TurnContext(_)
@@ -110,6 +122,18 @@ pub fn replay(lines: &[RolloutLine]) -> Replayed {
         }
     }
     out
+}
+
+/// The history after `compacted`, applied to `before`.
+fn replaced_history(
+    before: &[ResponseItem],
+    compacted: &CompactedRecord,
+) -> Result<Vec<ResponseItem>, String> {
+    match (&compacted.parts, &compacted.replacement_history) {
+        (Some(parts), _) => apply_parts(before, parts).map_err(|err| err.to_string()),
+        (None, Some(history)) => Ok(history.clone()),
+        (None, None) => Err("it holds neither `parts` nor `replacement_history`".into()),
+    }
 }
 
 /// Tool calls in `history` that have no output: (call id, custom tool?).

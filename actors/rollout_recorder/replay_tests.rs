@@ -57,7 +57,8 @@ fn history_is_the_items_in_order_with_compactions_applied() {
         }),
         line(RolloutRecord::Compacted(CompactedRecord {
             turn_id: TurnId(1),
-            replacement_history: vec![ResponseItem::user_text("summary")],
+            replacement_history: Some(vec![ResponseItem::user_text("summary")]),
+            parts: None,
         })),
         item(ResponseItem::user_text("second")),
         event(EventMsg::TurnComplete {
@@ -135,4 +136,53 @@ fn long_titles_are_shortened() {
     let title = title_of(&"word ".repeat(100));
     assert_eq!(title.chars().count(), TITLE_CHARS);
     assert!(title.ends_with('…'));
+}
+
+#[test]
+fn a_compaction_by_reference_rebuilds_the_history_it_names() {
+    use troupe_messages::rollout::HistoryPart;
+    let compacted = |parts| {
+        line(RolloutRecord::Compacted(CompactedRecord {
+            turn_id: TurnId(1),
+            replacement_history: None,
+            parts: Some(parts),
+        }))
+    };
+    let lines = vec![
+        item(ResponseItem::user_text("<environment_context>")),
+        item(ResponseItem::user_text("old question")),
+        item(call("c1")),
+        item(output("c1")),
+        item(ResponseItem::user_text("current question")),
+        compacted(vec![
+            HistoryPart::Kept { start: 0, count: 2 },
+            HistoryPart::New {
+                item: ResponseItem::user_text("summary"),
+            },
+            HistoryPart::Kept { start: 4, count: 1 },
+        ]),
+        item(ResponseItem::user_text("after")),
+    ];
+    let replayed = replay(&lines);
+    assert!(replayed.errors.is_empty(), "{:?}", replayed.errors);
+    assert_eq!(
+        replayed.history,
+        vec![
+            ResponseItem::user_text("<environment_context>"),
+            ResponseItem::user_text("old question"),
+            ResponseItem::user_text("summary"),
+            ResponseItem::user_text("current question"),
+            ResponseItem::user_text("after"),
+        ]
+    );
+    // A reference past the end is reported, never silently dropped.
+    let mut broken = lines[..5].to_vec();
+    broken.push(compacted(vec![HistoryPart::Kept { start: 3, count: 9 }]));
+    let replayed = replay(&broken);
+    assert_eq!(replayed.errors.len(), 1, "{:?}", replayed.errors);
+    assert!(
+        replayed.errors[0].starts_with("line 7: "),
+        "{:?}",
+        replayed.errors
+    );
 }

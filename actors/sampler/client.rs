@@ -2,7 +2,7 @@
 
 use super::retry::{backoff, parse_retry_after, retryable_status};
 use super::sse::{classify_code, decode_event, StreamEvent};
-use eventsource_stream::Eventsource;
+use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -194,21 +194,73 @@ async fn http_failure(response: reqwest::Response) -> AttemptError {
     AttemptError::Fatal(ModelError::BadRequest { status, message })
 }
 
+/// Why reading a response body stopped short.
+#[derive(Debug)]
+enum BodyError {
+    Transport(reqwest::Error),
+    /// More than `stream_max_bytes` arrived.
+    TooLarge(u64),
+}
+
+impl std::fmt::Display for BodyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BodyError::Transport(err) => write!(f, "{}", error_chain(err)),
+            BodyError::TooLarge(max) => write!(
+                f,
+                "the response exceeded {max} bytes (stream_max_bytes); a model that never \
+                 finishes is cut off"
+            ),
+        }
+    }
+}
+
+/// Reads the SSE body until `response.completed`. Bounded three ways: an idle gap
+/// (`stream_idle_timeout_ms`), total bytes on the wire (`stream_max_bytes`, counted before
+/// SSE parsing, so one endless line is cut too) and total time (`stream_max_duration_ms`, so
+/// keep-alives or deltas sent forever end). Each is a stream error, retried as such.
 async fn read_stream(
     response: reqwest::Response,
     provider: &ProviderSettings,
     on_update: &mut impl FnMut(SamplerUpdate),
 ) -> Result<(Vec<ResponseItem>, TokenUsage), AttemptError> {
     let idle = Duration::from_millis(provider.stream_idle_timeout_ms);
-    let mut events = response.bytes_stream().eventsource();
+    let max_duration = Duration::from_millis(provider.stream_max_duration_ms);
+    let deadline = tokio::time::Instant::now() + max_duration;
+    let max_bytes = provider.stream_max_bytes;
+    let mut received = 0u64;
+    let body = response.bytes_stream().map(move |chunk| {
+        let chunk = chunk.map_err(BodyError::Transport)?;
+        received = received.saturating_add(chunk.len() as u64);
+        if received > max_bytes {
+            return Err(BodyError::TooLarge(max_bytes));
+        }
+        Ok(chunk)
+    });
+    let mut events = body.eventsource();
     let mut items = Vec::new();
     let stream_error = |reason: String| AttemptError::Retryable {
         budget: Budget::Stream,
         reason,
         retry_after: None,
     };
+    let too_long = || {
+        format!(
+            "the response took longer than {} ms (stream_max_duration_ms); a model that never \
+             finishes is cut off",
+            max_duration.as_millis()
+        )
+    };
     loop {
-        let event = match tokio::time::timeout(idle, events.next()).await {
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
+            return Err(stream_error(too_long()));
+        }
+        let wait = idle.min(deadline - now);
+        let event = match tokio::time::timeout(wait, events.next()).await {
+            Err(_) if tokio::time::Instant::now() >= deadline => {
+                return Err(stream_error(too_long()))
+            }
             Err(_) => {
                 return Err(stream_error(format!(
                     "idle timeout: no data from the model for {} ms",
@@ -219,6 +271,9 @@ async fn read_stream(
                 return Err(stream_error(
                     "stream closed before response.completed".into(),
                 ))
+            }
+            Ok(Some(Err(EventStreamError::Transport(err)))) => {
+                return Err(stream_error(format!("stream error: {err}")))
             }
             Ok(Some(Err(err))) => return Err(stream_error(format!("stream error: {err}"))),
             Ok(Some(Ok(event))) => event,

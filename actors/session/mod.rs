@@ -18,6 +18,7 @@ use crate::rollout_recorder::loader::LoadedRollout;
 use crate::rollout_recorder::writer::RolloutWriter;
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
+use crate::turn::compact::apply_parts;
 use crate::turn::tokens::TokenTracker;
 use input_queue::InputQueue;
 use persist::{persisted, Persistence};
@@ -32,7 +33,7 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
 use troupe_messages::ops::{Op, Submission};
-use troupe_messages::rollout::{CompactedRecord, RolloutRecord};
+use troupe_messages::rollout::{CompactedRecord, HistoryPart, RolloutRecord};
 use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
 
@@ -237,8 +238,26 @@ impl SessionState {
         match submission.op {
             Op::UserInput { items } => match &self.turn {
                 Some(turn) => {
+                    let actor = turn.actor.clone();
+                    // Typed while a turn runs: refused now if it can never fit, as it would
+                    // be at the start of a turn.
+                    let message = crate::turn::prompt::user_message(&items);
+                    if let Err(message) = self.check_fits(&[message]) {
+                        let error = TurnError::Model(
+                            troupe_messages::errors::ModelError::ContextWindowExceeded { message },
+                        );
+                        self.emit(
+                            &submission.id,
+                            EventMsg::Error {
+                                error,
+                                fatal: false,
+                            },
+                        )
+                        .await;
+                        return;
+                    }
                     let seq = self.queue.push(items.clone());
-                    let _ = turn.actor.send_message(TurnMsg::InjectInput { seq, items });
+                    let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
                 }
                 None => {
                     let mut inputs = self.queue.take_all();
@@ -295,6 +314,35 @@ impl SessionState {
                 let message = "unknown operation".to_string();
                 self.emit(&submission.id, EventMsg::Warning { message })
                     .await;
+            }
+        }
+    }
+}
+
+/// How a compaction is recorded: by reference to the history it replaces, which replay
+/// rebuilds exactly; in full for a format-1 rollout, or if the turn's history and ours ever
+/// disagreed.
+fn compacted_record(
+    turn_id: TurnId,
+    before: &[ResponseItem],
+    after: &[ResponseItem],
+    parts: Vec<HistoryPart>,
+    by_reference: bool,
+) -> CompactedRecord {
+    match apply_parts(before, &parts) {
+        Ok(rebuilt) if rebuilt == after && by_reference => CompactedRecord {
+            turn_id,
+            replacement_history: None,
+            parts: Some(parts),
+        },
+        rebuilt => {
+            if !rebuilt.is_ok_and(|rebuilt| rebuilt == after) {
+                tracing::error!(%turn_id, "compaction parts do not rebuild the turn's history");
+            }
+            CompactedRecord {
+                turn_id,
+                replacement_history: Some(after.to_vec()),
+                parts: None,
             }
         }
     }
@@ -367,15 +415,18 @@ impl Actor for SessionActor {
                 let submission = state.turn_submission();
                 state.emit(&submission, msg).await;
             }
-            SessionMsg::HistoryReplaced { turn_id, history } => {
+            SessionMsg::HistoryReplaced {
+                turn_id,
+                history,
+                parts,
+            } => {
+                // A format-1 rollout keeps format-1 lines, so older versions still read it.
+                let by_reference = state.persist.format_version() >= 2;
+                let record =
+                    compacted_record(turn_id, &state.history, &history, parts, by_reference);
                 state.tokens = TokenTracker::for_history(&history);
-                state.history = history.clone();
-                state
-                    .record(vec![RolloutRecord::Compacted(CompactedRecord {
-                        turn_id,
-                        replacement_history: history,
-                    })])
-                    .await;
+                state.history = history;
+                state.record(vec![RolloutRecord::Compacted(record)]).await;
             }
             SessionMsg::TurnCheckpoint { turn_id } => {
                 if let Some(turn) = state.turn.as_ref().filter(|t| t.id == turn_id) {

@@ -76,6 +76,11 @@ pub struct Persistence {
 }
 
 impl Persistence {
+    /// The format version of the rollout being appended to.
+    pub fn format_version(&self) -> u32 {
+        self.meta.version
+    }
+
     pub fn new(
         recorder: ActorRef<RolloutMsg>,
         policy: FsyncPolicy,

@@ -54,6 +54,15 @@ pub(super) async fn start(
     // thread keeps the initial context it was started with (it is in its history).
     let initial = context::initial_context(&settings);
     let replayed = replay(&lines);
+    if let Some(first) = replayed.errors.first() {
+        // A history that cannot be rebuilt exactly is not continued (the model would see
+        // something else than it saw); listing and forking still read the file.
+        return Err(format!(
+            "{}: the history cannot be rebuilt: {first}",
+            args.rollout_path.display()
+        )
+        .into());
+    }
     let last_timestamp = lines
         .last()
         .map(|line| line.timestamp.clone())

@@ -2,11 +2,12 @@
 //! and the user's input recorded first), and what happens when it ends (the durable ending,
 //! then the outer loop: queued input starts the next turn).
 
+use super::context::budget;
 use super::{context, RunningTurn, SessionMsg, SessionState};
-use crate::turn::tokens::auto_compact_limit;
+use crate::turn::tokens::{auto_compact_limit, context_window, effective_limit};
 use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
 use ractor::{Actor, ActorRef};
-use troupe_messages::errors::TurnError;
+use troupe_messages::errors::{ModelError, TurnError};
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::TurnId;
 use troupe_messages::items::ResponseItem;
@@ -25,10 +26,38 @@ impl SessionState {
     ) {
         self.turns_started += 1;
         let turn_id = TurnId(self.turns_started);
-        let mut records = vec![RolloutRecord::TurnContext(TurnContextRecord {
+        let turn_context = RolloutRecord::TurnContext(TurnContextRecord {
             turn_id,
             settings: Box::new((*self.settings).clone()),
-        })];
+        });
+        // Skills the user named as `$name` come with their body, before the request.
+        let mut input_items = Vec::new();
+        if !inputs.is_empty() {
+            let text = prompt::input_text(&inputs);
+            let bodies: Vec<_> = context::skills::mentioned(&self.skills, &text)
+                .into_iter()
+                .map(context::skills::skill_body_message)
+                .collect();
+            for body in bodies {
+                match body {
+                    Ok((body, warning)) => {
+                        input_items.push(ResponseItem::user_text(body));
+                        if let Some(message) = warning {
+                            self.emit(&submission, EventMsg::Warning { message }).await;
+                        }
+                    }
+                    Err(message) => self.emit(&submission, EventMsg::Warning { message }).await,
+                }
+            }
+            input_items.push(prompt::user_message(&inputs));
+        }
+        // Before anything joins the history: what can never fit is refused, nothing sent.
+        if let Err(message) = self.check_fits(&input_items) {
+            self.refuse_turn(submission, turn_id, turn_context, message)
+                .await;
+            return;
+        }
+        let mut records = vec![turn_context];
         for update in context::context_updates(&self.told_settings, &self.settings) {
             self.push_history(update.clone());
             records.push(RolloutRecord::ResponseItem(update));
@@ -39,26 +68,10 @@ impl SessionState {
         } else {
             // Checked before the new input joins: that input must survive compaction intact.
             let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
-            // Skills the user named as `$name` come with their body, before the request.
-            let text = prompt::input_text(&inputs);
-            let bodies: Vec<Result<String, String>> =
-                context::skills::mentioned(&self.skills, &text)
-                    .into_iter()
-                    .map(context::skills::skill_body_message)
-                    .collect();
-            for body in bodies {
-                match body {
-                    Ok(body) => {
-                        let item = ResponseItem::user_text(body);
-                        self.push_history(item.clone());
-                        records.push(RolloutRecord::ResponseItem(item));
-                    }
-                    Err(message) => self.emit(&submission, EventMsg::Warning { message }).await,
-                }
+            for item in input_items {
+                self.push_history(item.clone());
+                records.push(RolloutRecord::ResponseItem(item));
             }
-            let user = prompt::user_message(&inputs);
-            self.push_history(user.clone());
-            records.push(RolloutRecord::ResponseItem(user));
             TurnMode::Regular { compact_first }
         };
         let started = EventMsg::TurnStarted { turn_id };
@@ -111,6 +124,55 @@ impl SessionState {
                 .await;
             }
         }
+    }
+
+    /// Whether the fixed context, plus `input`, leaves room under the compaction limit.
+    pub(super) fn check_fits(&self, input: &[ResponseItem]) -> Result<(), String> {
+        let Some(limit) = effective_limit(&self.settings) else {
+            return Ok(());
+        };
+        let room = budget::Room {
+            limit,
+            window: context_window(&self.settings),
+        };
+        let parts = budget::fixed_parts(&self.settings.base_instructions, &self.initial_context);
+        budget::check_fixed(&parts, room)?;
+        let fixed: u64 = parts.iter().map(|p| p.tokens).sum();
+        budget::check_input(fixed, input, room)
+    }
+
+    /// Ends a turn before it started anything: recorded as started and failed, with the
+    /// reason; its input is not kept (it could never be sent).
+    async fn refuse_turn(
+        &mut self,
+        submission: String,
+        turn_id: TurnId,
+        turn_context: RolloutRecord,
+        message: String,
+    ) {
+        let started = EventMsg::TurnStarted { turn_id };
+        self.persist
+            .record(vec![turn_context, RolloutRecord::Event(started.clone())]);
+        self.subscribers
+            .send(Event {
+                id: submission.clone(),
+                msg: started,
+            })
+            .await;
+        let error = TurnError::Model(ModelError::ContextWindowExceeded { message });
+        self.emit(&submission, EventMsg::Error { error, fatal: true })
+            .await;
+        self.emit(
+            &submission,
+            EventMsg::TurnAborted {
+                turn_id,
+                reason: AbortReason::Failed,
+            },
+        )
+        .await;
+        // Nothing can be queued: the refused turn took all the input there was.
+        self.flush().await;
+        self.persist.update_index(false);
     }
 
     /// After a turn: run what was typed meanwhile and not yet taken (outer loop). Plan mode

@@ -4,6 +4,7 @@
 
 use super::tokens::estimate_item;
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
+use troupe_messages::rollout::HistoryPart;
 
 /// Asks the model for a hand-off summary of the conversation so far.
 pub const SUMMARY_PROMPT: &str = "Context checkpoint: the conversation is about to be \
@@ -65,9 +66,40 @@ pub fn compacted_history(
     summary: &str,
     latest: LatestRequest,
 ) -> Vec<ResponseItem> {
-    let user_inputs: Vec<&ResponseItem> = history[initial.len().min(history.len())..]
-        .iter()
-        .filter(|item| is_user_input(item))
+    let parts = compaction_parts(initial, history, summary, latest);
+    // The parts only point into `history`: applying them cannot fail.
+    apply_parts(history, &parts).unwrap_or_default()
+}
+
+/// The history after compaction, as parts of `history` (how the rollout records it): the
+/// initial context, recent user messages within [`KEPT_USER_MESSAGES_TOKENS`], the summary,
+/// and the latest user message when a request is being worked on.
+pub fn compaction_parts(
+    initial: &[ResponseItem],
+    history: &[ResponseItem],
+    summary: &str,
+    latest: LatestRequest,
+) -> Vec<HistoryPart> {
+    let mut parts = Vec::new();
+    let skip = if history.starts_with(initial) {
+        if !initial.is_empty() {
+            parts.push(HistoryPart::Kept {
+                start: 0,
+                count: initial.len(),
+            });
+        }
+        initial.len()
+    } else {
+        // Not expected (the initial context is never rewritten); kept verbatim all the same.
+        parts.extend(
+            initial
+                .iter()
+                .map(|item| HistoryPart::New { item: item.clone() }),
+        );
+        0
+    };
+    let user_inputs: Vec<usize> = (skip..history.len())
+        .filter(|&i| is_user_input(&history[i]))
         .collect();
     let (last, earlier) = match (latest, user_inputs.split_last()) {
         (LatestRequest::AfterSummary, Some((last, earlier))) => (Some(*last), earlier),
@@ -76,20 +108,54 @@ pub fn compacted_history(
     };
     let mut kept = Vec::new();
     let mut budget = KEPT_USER_MESSAGES_TOKENS;
-    for item in earlier.iter().rev() {
-        let cost = estimate_item(item);
+    for &index in earlier.iter().rev() {
+        let cost = estimate_item(&history[index]);
         if cost > budget {
             break;
         }
         budget -= cost;
-        kept.push((*item).clone());
+        kept.push(index);
     }
     kept.reverse();
-    let mut out = initial.to_vec();
-    out.extend(kept);
-    out.push(ResponseItem::user_text(format!(
-        "{SUMMARY_PREFIX}{summary}"
-    )));
-    out.extend(last.cloned());
-    out
+    parts.extend(
+        kept.into_iter()
+            .map(|start| HistoryPart::Kept { start, count: 1 }),
+    );
+    parts.push(HistoryPart::New {
+        item: ResponseItem::user_text(format!("{SUMMARY_PREFIX}{summary}")),
+    });
+    parts.extend(last.map(|start| HistoryPart::Kept { start, count: 1 }));
+    parts
+}
+
+/// A part that points outside the history it is applied to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a compaction keeps items {start}..{end} of a history of {len} items")]
+pub struct PartOutOfRange {
+    pub start: usize,
+    pub end: usize,
+    pub len: usize,
+}
+
+/// Builds the history `parts` describe from the history they replace.
+pub fn apply_parts(
+    before: &[ResponseItem],
+    parts: &[HistoryPart],
+) -> Result<Vec<ResponseItem>, PartOutOfRange> {
+    let mut out = Vec::new();
+    for part in parts {
+        match part {
+            HistoryPart::Kept { start, count } => {
+                let end = start.saturating_add(*count);
+                let kept = before.get(*start..end).ok_or(PartOutOfRange {
+                    start: *start,
+                    end,
+                    len: before.len(),
+                })?;
+                out.extend_from_slice(kept);
+            }
+            HistoryPart::New { item } => out.push(item.clone()),
+        }
+    }
+    Ok(out)
 }

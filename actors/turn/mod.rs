@@ -7,6 +7,7 @@
 //! sampler and orchestrator stop with it, and they end their streams and processes.
 
 pub mod compact;
+mod limits;
 pub mod prompt;
 mod sampling;
 pub mod tokens;
@@ -92,6 +93,12 @@ pub struct TurnState {
     ending: Option<Option<AbortReason>>,
     /// Shared with the orchestrator's calls; the turn ends the PTY sessions it holds.
     services: Arc<TurnServices>,
+    /// Model requests sent by this turn (sampling and compaction), for the ceiling.
+    requests_sent: u32,
+    /// Automatic compactions run by this turn, for the cap.
+    compactions: u32,
+    /// A compaction ran since the last sampling request: the next step samples.
+    compacted_since_sample: bool,
 }
 
 impl TurnState {
@@ -188,6 +195,11 @@ impl TurnState {
             self.args.registry.specs_for(&self.args.settings),
         );
         self.step_settings = Arc::new(step_settings);
+        let overhead = tokens::request_overhead(&self.step_settings.base_instructions, &tools);
+        if !self.fits_window(overhead) {
+            return;
+        }
+        self.compacted_since_sample = false;
         let request = prompt::build_request(
             self.args.thread_id,
             &self.step_settings,
@@ -195,9 +207,7 @@ impl TurnState {
             tools,
         );
         self.in_flight = Some(request.clone());
-        let _ = self
-            .sampler
-            .send_message(SamplerMsg::Sample(Box::new(request)));
+        self.send_request(request);
     }
 }
 
@@ -261,6 +271,9 @@ impl Actor for TurnActor {
             ended: false,
             ending: None,
             services,
+            requests_sent: 0,
+            compactions: 0,
+            compacted_since_sample: false,
         })
     }
 
@@ -291,7 +304,9 @@ impl Actor for TurnActor {
                     state.args.mode = TurnMode::Regular {
                         compact_first: false,
                     };
-                    state.start_compaction(true);
+                    if state.may_compact_automatically() {
+                        state.start_compaction(true);
+                    }
                 }
                 TurnMode::Regular {
                     compact_first: false,
@@ -320,12 +335,16 @@ impl Actor for TurnActor {
                 });
             }
             TurnMsg::Checkpointed => {
-                // Follow-up is needed: compact mid-turn when the next request would not fit.
-                if state
+                // Follow-up is needed: compact mid-turn when the next request would not fit,
+                // at most once per sampling step (a compaction that left the history over the
+                // limit is followed by a sample, not by another compaction).
+                let over = state
                     .tokens
-                    .over(tokens::auto_compact_limit(&state.args.settings))
-                {
-                    state.start_compaction(true);
+                    .over(tokens::auto_compact_limit(&state.args.settings));
+                if over && !state.compacted_since_sample {
+                    if state.may_compact_automatically() {
+                        state.start_compaction(true);
+                    }
                 } else {
                     state.sample_next();
                 }

@@ -7,7 +7,7 @@ use crate::turn::tokens::TokenTracker;
 use troupe_messages::errors::ModelError;
 use troupe_messages::events::EventMsg;
 use troupe_messages::items::ResponseItem;
-use troupe_messages::mailboxes::{SamplerMsg, SessionMsg, ToolOrchestratorMsg};
+use troupe_messages::mailboxes::{SessionMsg, ToolOrchestratorMsg};
 use troupe_messages::sampling::SamplerUpdate;
 use troupe_messages::tools::ToolPayload;
 use troupe_messages::usage::TokenUsage;
@@ -52,8 +52,10 @@ impl TurnState {
     }
 
     /// Asks the model for a summary of the history (no tools offered).
+    /// Callers of an automatic compaction (`then_sample`) check the per-turn cap first.
     pub(super) fn start_compaction(&mut self, then_sample: bool) {
         self.phase = Phase::Compacting { then_sample };
+        self.compacted_since_sample = true;
         let mut request = prompt::build_request(
             self.args.thread_id,
             &self.args.settings,
@@ -61,9 +63,7 @@ impl TurnState {
             Vec::new(),
         );
         request.parallel_tool_calls = false;
-        let _ = self
-            .sampler
-            .send_message(SamplerMsg::Sample(Box::new(request)));
+        self.send_request(request);
     }
 
     fn finish_compaction(&mut self, items: &[ResponseItem], then_sample: bool) {
@@ -84,17 +84,27 @@ impl TurnState {
         } else {
             compact::LatestRequest::BeforeSummary
         };
-        let history = compact::compacted_history(
+        let parts = compact::compaction_parts(
             &self.args.initial_context,
             &self.args.history,
             &summary,
             latest,
         );
+        let history = match compact::apply_parts(&self.args.history, &parts) {
+            Ok(history) => history,
+            Err(err) => {
+                self.fail(ModelError::Internal {
+                    message: format!("compaction failed, history kept as it was: {err}"),
+                });
+                return;
+            }
+        };
         self.tokens = TokenTracker::for_history(&history);
         self.args.history = history.clone();
         self.tell_session(SessionMsg::HistoryReplaced {
             turn_id: self.args.turn_id,
             history,
+            parts,
         });
         self.event(EventMsg::ContextCompacted {
             turn_id: self.args.turn_id,

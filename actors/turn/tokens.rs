@@ -3,6 +3,7 @@
 
 use troupe_messages::items::ResponseItem;
 use troupe_messages::settings::SessionSettings;
+use troupe_messages::tools::ToolSpec;
 use troupe_messages::usage::TokenUsage;
 
 /// Share of the context window at which compaction starts when config sets no limit.
@@ -16,21 +17,10 @@ pub fn estimate_item(item: &ResponseItem) -> u64 {
         .max(1)
 }
 
-/// Context window of known model families (tokens).
+/// Context window of known model families (tokens); the table lives with config, which
+/// checks a configured limit against it.
 pub fn builtin_context_window(model: &str) -> Option<u64> {
-    let table: &[(&str, u64)] = &[
-        ("gpt-5", 272_000),
-        ("codex-", 272_000),
-        ("gpt-4.1", 1_047_576),
-        ("gpt-4o", 128_000),
-        ("o3", 200_000),
-        ("o4-mini", 200_000),
-        ("gpt-oss", 96_000),
-    ];
-    table
-        .iter()
-        .find(|(prefix, _)| model.starts_with(prefix))
-        .map(|(_, window)| *window)
+    troupe_config::limits::builtin_context_window(model)
 }
 
 /// The window in force: config first, then the table.
@@ -46,6 +36,21 @@ pub fn auto_compact_limit(settings: &SessionSettings) -> Option<u64> {
     settings.context.auto_compact_token_limit.or_else(|| {
         context_window(settings).map(|w| w * AUTO_COMPACT_SHARE.0 / AUTO_COMPACT_SHARE.1)
     })
+}
+
+/// The most the history may hold before it must be compacted: the compaction limit, never
+/// above the window (runtime settings do not all come through config validation).
+pub fn effective_limit(settings: &SessionSettings) -> Option<u64> {
+    match (auto_compact_limit(settings), context_window(settings)) {
+        (Some(limit), Some(window)) => Some(limit.min(window)),
+        (limit, window) => limit.or(window),
+    }
+}
+
+/// Tokens every request carries besides the history: the instructions and the tool specs.
+pub fn request_overhead(instructions: &str, tools: &[ToolSpec]) -> u64 {
+    let tools = serde_json::to_vec(tools).map(|b| b.len()).unwrap_or(0);
+    ((instructions.len() + tools) / 4) as u64
 }
 
 /// Running count of the tokens the next request will carry.
@@ -87,6 +92,11 @@ impl TokenTracker {
             Some(reported) => reported + self.since_report,
             None => self.local_total,
         }
+    }
+
+    /// Whether the count comes from the provider (which includes instructions and tools).
+    pub fn is_reported(&self) -> bool {
+        self.reported.is_some()
     }
 
     /// Whether `limit` is reached.

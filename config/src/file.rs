@@ -51,6 +51,10 @@ pub struct ConfigToml {
     pub apply_patch_tool_type: Option<ApplyPatchToolType>,
     /// `shell` or `exec_command` (PTY sessions with `write_stdin`).
     pub shell_tool_type: Option<ShellToolType>,
+    /// Automatic compactions one turn may run before it fails (default 3).
+    pub max_compactions_per_turn: Option<u32>,
+    /// Model requests one turn may send before it fails (default 500).
+    pub max_requests_per_turn: Option<u32>,
 }
 
 /// `[profiles.<name>]`: the keys a profile may set.
@@ -134,4 +138,8 @@ pub struct ProviderToml {
     pub stream_max_retries: Option<u32>,
     pub stream_idle_timeout_ms: Option<u64>,
     pub request_timeout_ms: Option<u64>,
+    /// A response stream longer than this many bytes fails (default 64 MiB).
+    pub stream_max_bytes: Option<u64>,
+    /// A response stream lasting longer than this fails (default 30 min).
+    pub stream_max_duration_ms: Option<u64>,
 }

@@ -51,14 +51,14 @@ fn precedence_system_user_profile_project_cli() {
         &d.home.path().join("config.toml"),
         &format!(
             "model = \"user\"\nshell_timeout_ms = 2\nprofile = \"fast\"\n\
-             [profiles.fast]\nmodel = \"profile\"\nmodel_context_window = 1000\n\
+             [profiles.fast]\nmodel = \"profile\"\nmodel_context_window = 9000\n\
              [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
             d.project.path().display()
         ),
     );
     write(
         &d.project.path().join(".troupe/config.toml"),
-        "model = \"root-project\"\nmodel_auto_compact_token_limit = 5\n",
+        "model = \"root-project\"\nmodel_auto_compact_token_limit = 5000\n",
     );
     write(
         &d.project.path().join("apps/api/.troupe/config.toml"),
@@ -71,12 +71,12 @@ fn precedence_system_user_profile_project_cli() {
     assert_eq!(s.model, "api-project", "nearest project layer wins");
     assert_eq!(
         s.context.auto_compact_token_limit,
-        Some(5),
+        Some(5000),
         "outer project layer still applies"
     );
     assert_eq!(
         s.context.model_context_window,
-        Some(1000),
+        Some(9000),
         "profile applies"
     );
     assert_eq!(s.default_shell_timeout_ms, 2, "user beats system");

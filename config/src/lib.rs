@@ -8,6 +8,7 @@ pub mod error;
 pub mod file;
 pub mod home;
 pub mod layers;
+pub mod limits;
 pub mod overrides;
 pub mod project;
 pub mod requirements;
@@ -17,6 +18,9 @@ pub mod trust;
 #[cfg(test)]
 #[path = "layering_tests.rs"]
 mod layering_tests;
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod limits_tests;
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;

@@ -8,6 +8,7 @@
 use crate::error::ConfigError;
 use crate::file::{ConfigToml, ProviderToml, SandboxWorkspaceWriteToml};
 use crate::layers::{merge, project_root, read_layer};
+use crate::limits;
 use crate::overrides::{apply_override, parse_override};
 use crate::project::load_project;
 use crate::requirements::Requirements;
@@ -17,6 +18,8 @@ use toml::{Table, Value};
 use troupe_messages::policy::{AskForApproval, SandboxBackendKind, SandboxMode, SandboxSettings};
 use troupe_messages::settings::{
     ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, ToolSettings, WireApi,
+    DEFAULT_MAX_COMPACTIONS_PER_TURN, DEFAULT_MAX_REQUESTS_PER_TURN, DEFAULT_STREAM_MAX_BYTES,
+    DEFAULT_STREAM_MAX_DURATION_MS,
 };
 
 /// The model used when config names none.
@@ -83,6 +86,7 @@ pub fn load_config_in(
             layers.push(layer.path);
         }
     }
+    let base_layers = layers.len();
 
     let mut cli_table = Table::new();
     for raw in &cli.raw {
@@ -95,6 +99,7 @@ pub fn load_config_in(
         .clone()
         .or_else(|| string_at(&cli_table, "profile"))
         .or_else(|| string_at(&merged, "profile"));
+    let profile_name = profile.clone();
     if let Some(name) = profile {
         let profile_table = merged
             .get("profiles")
@@ -153,6 +158,16 @@ pub fn load_config_in(
         })?;
     let requirements = Requirements::load(&system.join("requirements.toml"))?;
     let mut settings = resolve(config, home, cli, cwd, &requirements)?;
+    limits::check(&settings).map_err(|violation| {
+        let sources = limits::Sources {
+            cli: &cli_table,
+            cli_raw: &cli.raw,
+            base_files: &layers[..base_layers],
+            project_files: &layers[base_layers..],
+            profile: profile_name.as_deref(),
+        };
+        limits::locate(violation, &sources)
+    })?;
     settings.sandbox.pinned_rules = pinned_rules;
     settings.sandbox.protected_paths = vec![home.to_path_buf()];
     Ok(LoadedConfig {
@@ -278,6 +293,12 @@ fn resolve(
                 include_only: env.include_only,
             },
             collaboration_mode: config.collaboration_mode.unwrap_or_default(),
+            max_compactions_per_turn: config
+                .max_compactions_per_turn
+                .unwrap_or(DEFAULT_MAX_COMPACTIONS_PER_TURN),
+            max_requests_per_turn: config
+                .max_requests_per_turn
+                .unwrap_or(DEFAULT_MAX_REQUESTS_PER_TURN),
         },
         tools: ToolSettings {
             apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
@@ -336,6 +357,10 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         stream_max_retries: base.stream_max_retries.unwrap_or(5).min(100),
         stream_idle_timeout_ms: base.stream_idle_timeout_ms.unwrap_or(300_000),
         request_timeout_ms: base.request_timeout_ms.unwrap_or(60_000),
+        stream_max_bytes: base.stream_max_bytes.unwrap_or(DEFAULT_STREAM_MAX_BYTES),
+        stream_max_duration_ms: base
+            .stream_max_duration_ms
+            .unwrap_or(DEFAULT_STREAM_MAX_DURATION_MS),
     })
 }
 
@@ -354,6 +379,10 @@ fn merge_provider(builtin: ProviderToml, user: ProviderToml) -> ProviderToml {
             .stream_idle_timeout_ms
             .or(builtin.stream_idle_timeout_ms),
         request_timeout_ms: user.request_timeout_ms.or(builtin.request_timeout_ms),
+        stream_max_bytes: user.stream_max_bytes.or(builtin.stream_max_bytes),
+        stream_max_duration_ms: user
+            .stream_max_duration_ms
+            .or(builtin.stream_max_duration_ms),
     }
 }
 

@@ -25,6 +25,9 @@ pub enum ModelError {
     /// The provider said the response failed.
     #[error("the model response failed: {message}")]
     ResponseFailed { message: String },
+    /// A per-turn limit was reached (requests, compactions); the turn stops.
+    #[error("the turn was stopped: {message}")]
+    LimitReached { message: String },
     /// Something internal broke (a crashed sampler, a lost actor).
     #[error("internal error: {message}")]
     Internal { message: String },

@@ -8,7 +8,7 @@ use crate::events::{AbortReason, Event, EventMsg};
 use crate::ids::{ThreadId, TurnId};
 use crate::items::ResponseItem;
 use crate::ops::{ReviewDecision, Submission, UserInput};
-use crate::rollout::RolloutLine;
+use crate::rollout::{HistoryPart, RolloutLine};
 use crate::sampling::{ModelRequest, SamplerUpdate};
 use crate::settings::SessionSettings;
 use crate::tools::{ExecRequest, ExecResult, ToolCall, ToolOutput, ToolSpec};
@@ -62,10 +62,12 @@ pub enum SessionMsg {
     /// From the turn: its tool results are recorded; make them durable (per the fsync
     /// policy) and answer with `TurnMsg::Checkpointed` before it samples again.
     TurnCheckpoint { turn_id: TurnId },
-    /// From the turn: compaction replaced the whole history with `history`.
+    /// From the turn: compaction replaced the whole history with `history`, which is
+    /// `parts` applied to the history before (how the rollout records it).
     HistoryReplaced {
         turn_id: TurnId,
         history: Vec<ResponseItem>,
+        parts: Vec<HistoryPart>,
     },
     /// From the turn: injected inputs up to and including `seq` are now in the history.
     InputConsumed { turn_id: TurnId, up_to_seq: u64 },

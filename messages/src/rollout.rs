@@ -16,7 +16,10 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Format version written into new rollouts. Readers accept this and every older version.
-pub const ROLLOUT_FORMAT_VERSION: u32 = 1;
+///
+/// 2: a `compacted` line names what it keeps of the history it replaces (`parts`) instead of
+/// repeating that history (`replacement_history`, still read).
+pub const ROLLOUT_FORMAT_VERSION: u32 = 2;
 
 /// One line of a rollout file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,11 +46,30 @@ pub enum RolloutRecord {
     Compacted(CompactedRecord),
 }
 
-/// The history that replaced everything before it.
+/// A compaction: the history that replaces everything before it.
+///
+/// Written as `parts` (what is kept of the history being replaced, by position, plus the new
+/// items), so a compaction costs the rollout its summary, not another copy of the history.
+/// Format 1 wrote the whole new history as `replacement_history`; both are read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompactedRecord {
     pub turn_id: TurnId,
-    pub replacement_history: Vec<ResponseItem>,
+    /// The new history in full (format 1, and a fallback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacement_history: Option<Vec<ResponseItem>>,
+    /// The new history, built from the one it replaces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<HistoryPart>>,
+}
+
+/// One piece of a history rebuilt by a compaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HistoryPart {
+    /// Items `start .. start + count` of the history being replaced.
+    Kept { start: usize, count: usize },
+    /// An item that is new (the summary).
+    New { item: ResponseItem },
 }
 
 /// Identity of a thread, written once at the top of its rollout.

@@ -41,6 +41,37 @@ pub struct ProviderSettings {
     pub stream_idle_timeout_ms: u64,
     /// Connect + response-headers timeout of one request.
     pub request_timeout_ms: u64,
+    /// A response stream longer than this (bytes on the wire) fails as a stream error.
+    #[serde(default = "default_stream_max_bytes")]
+    pub stream_max_bytes: u64,
+    /// A response stream lasting longer than this fails as a stream error.
+    #[serde(default = "default_stream_max_duration_ms")]
+    pub stream_max_duration_ms: u64,
+}
+
+/// Default bound of one response stream, in bytes (64 MiB).
+pub const DEFAULT_STREAM_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Default bound of one response stream, in milliseconds (30 min).
+pub const DEFAULT_STREAM_MAX_DURATION_MS: u64 = 30 * 60 * 1000;
+/// Default cap of automatic compactions in one turn.
+pub const DEFAULT_MAX_COMPACTIONS_PER_TURN: u32 = 3;
+/// Default cap of model requests (sampling and compaction) in one turn.
+pub const DEFAULT_MAX_REQUESTS_PER_TURN: u32 = 500;
+
+fn default_stream_max_bytes() -> u64 {
+    DEFAULT_STREAM_MAX_BYTES
+}
+
+fn default_stream_max_duration_ms() -> u64 {
+    DEFAULT_STREAM_MAX_DURATION_MS
+}
+
+fn default_max_compactions_per_turn() -> u32 {
+    DEFAULT_MAX_COMPACTIONS_PER_TURN
+}
+
+fn default_max_requests_per_turn() -> u32 {
+    DEFAULT_MAX_REQUESTS_PER_TURN
 }
 
 /// Everything a session needs to run turns.
@@ -135,6 +166,12 @@ pub struct ContextSettings {
     /// `default` or `plan`.
     #[serde(default)]
     pub collaboration_mode: CollaborationMode,
+    /// Automatic compactions one turn may run before it fails.
+    #[serde(default = "default_max_compactions_per_turn")]
+    pub max_compactions_per_turn: u32,
+    /// Model requests one turn may send (each retried per the provider's policy).
+    #[serde(default = "default_max_requests_per_turn")]
+    pub max_requests_per_turn: u32,
 }
 
 /// Which environment variables commands inherit (`shell_environment_policy`).

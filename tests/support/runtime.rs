@@ -28,6 +28,8 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
             stream_max_retries: 0,
             stream_idle_timeout_ms: 5_000,
             request_timeout_ms: 5_000,
+            stream_max_bytes: troupe_messages::settings::DEFAULT_STREAM_MAX_BYTES,
+            stream_max_duration_ms: troupe_messages::settings::DEFAULT_STREAM_MAX_DURATION_MS,
         },
         cwd: cwd.to_path_buf(),
         approval_policy: AskForApproval::Never,
@@ -50,6 +52,8 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
                 ..ShellEnvPolicy::default()
             },
             collaboration_mode: Default::default(),
+            max_compactions_per_turn: troupe_messages::settings::DEFAULT_MAX_COMPACTIONS_PER_TURN,
+            max_requests_per_turn: troupe_messages::settings::DEFAULT_MAX_REQUESTS_PER_TURN,
         },
         tools: Default::default(),
     }

@@ -4,6 +4,7 @@
 //! is truncated (with a warning), later ones are not read, blank files cost nothing, and the
 //! `--- project-doc ---` marker appears once, where user instructions give way to project ones.
 
+use super::bounded_read::{read_bounded, ReadError};
 use std::path::{Path, PathBuf};
 use troupe_config::layers::{dirs_root_to_cwd, project_root};
 
@@ -11,6 +12,8 @@ use troupe_config::layers::{dirs_root_to_cwd, project_root};
 pub const OVERRIDE_FILENAME: &str = "AGENTS.override.md";
 /// The standard name.
 pub const DEFAULT_FILENAME: &str = "AGENTS.md";
+/// Budget of the user's own instructions (`$TROUPE_HOME/AGENTS.md`), apart from the projects'.
+pub const USER_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
 /// Put between user (or internal) instructions and the first project doc.
 pub const PROJECT_DOC_MARKER: &str = "\n\n--- project-doc ---\n\n";
 
@@ -22,7 +25,8 @@ pub struct DiscoveryOptions<'a> {
     pub fallback_filenames: &'a [String],
     /// Shared budget of all project docs; 0 disables them.
     pub max_bytes: usize,
-    /// `$TROUPE_HOME/AGENTS.md`: user instructions, outside the budget.
+    /// `$TROUPE_HOME/AGENTS.md`: user instructions, with their own budget
+    /// ([`USER_INSTRUCTIONS_MAX_BYTES`]).
     pub user_file: Option<&'a Path>,
 }
 
@@ -48,7 +52,12 @@ pub fn discover(options: &DiscoveryOptions<'_>) -> Instructions {
     let mut found = Instructions::default();
     let mut entries = Vec::new();
     if let Some(path) = options.user_file {
-        if let Some(text) = read_text(path, usize::MAX, &mut found.warnings) {
+        if let Some(text) = read_text(
+            path,
+            USER_INSTRUCTIONS_MAX_BYTES,
+            "user instructions exceed their budget",
+            &mut found.warnings,
+        ) {
             if !text.trim().is_empty() {
                 entries.push(Entry {
                     text,
@@ -64,7 +73,8 @@ pub fn discover(options: &DiscoveryOptions<'_>) -> Instructions {
             if remaining == 0 {
                 break;
             }
-            let Some(text) = read_text(&path, remaining, &mut found.warnings) else {
+            let budget = "project doc exceeds the remaining budget";
+            let Some(text) = read_text(&path, remaining, budget, &mut found.warnings) else {
                 continue;
             };
             if text.trim().is_empty() {
@@ -102,39 +112,36 @@ pub fn project_doc_paths(options: &DiscoveryOptions<'_>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Reads at most `limit` bytes; a cut file gets a warning, non-UTF-8 is replaced and warned.
-fn read_text(path: &Path, limit: usize, warnings: &mut Vec<String>) -> Option<String> {
-    let data = match std::fs::read(path) {
-        Ok(data) => data,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
+/// Reads at most `limit` bytes (never more into memory); a cut file gets a warning, non-UTF-8
+/// is replaced and warned.
+fn read_text(
+    path: &Path,
+    limit: usize,
+    budget: &str,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let read = match read_bounded(path, limit) {
+        Ok(read) => read,
+        Err(ReadError::NotFound) => return None,
         Err(err) => {
             warnings.push(format!("{}: cannot read: {err}", path.display()));
             return None;
         }
     };
-    let mut text = match String::from_utf8(data) {
-        Ok(text) => text,
-        Err(err) => {
-            warnings.push(format!(
-                "{}: not valid UTF-8; invalid bytes replaced",
-                path.display()
-            ));
-            String::from_utf8_lossy(err.as_bytes()).into_owned()
-        }
-    };
-    if text.len() > limit {
+    if read.lossy {
         warnings.push(format!(
-            "{}: project doc exceeds the remaining budget ({limit} of {} bytes kept); truncating",
-            path.display(),
-            text.len()
+            "{}: not valid UTF-8; invalid bytes replaced",
+            path.display()
         ));
-        let mut cut = limit;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
     }
-    Some(text)
+    if read.truncated {
+        warnings.push(format!(
+            "{}: {budget} ({limit} of {} bytes kept); truncating",
+            path.display(),
+            read.file_bytes
+        ));
+    }
+    Some(read.text)
 }
 
 fn join(entries: &[Entry]) -> Option<String> {

@@ -4,6 +4,8 @@
 //! Later changes of model, cwd, approvals or sandbox are appended as new items.
 
 pub mod agents_md;
+pub mod bounded_read;
+pub mod budget;
 pub mod skills;
 
 use agents_md::{discover, DiscoveryOptions};
@@ -189,6 +191,9 @@ pub fn permissions_text(settings: &SessionSettings) -> String {
 #[cfg(test)]
 #[path = "agents_md_tests.rs"]
 mod agents_md_tests;
+#[cfg(test)]
+#[path = "budget_tests.rs"]
+mod budget_tests;
 #[cfg(test)]
 #[path = "skills_tests.rs"]
 mod skills_tests;

@@ -3,10 +3,15 @@
 //! skill's name, description and path within a budget; the body is read only when used — the
 //! model opens the file, or the user names the skill as `$name` and its body is attached.
 
+use super::bounded_read::read_bounded;
 use std::path::{Path, PathBuf};
 
 /// Bytes the skills list may take in the initial context.
 pub const LIST_BUDGET_BYTES: usize = 8 * 1024;
+/// Bytes read from the head of a SKILL.md for its front matter.
+pub const FRONT_MATTER_MAX_BYTES: usize = 16 * 1024;
+/// Bytes of a skill's body attached when the user names it.
+pub const BODY_MAX_BYTES: usize = 32 * 1024;
 
 /// One discovered skill (body not loaded).
 #[derive(Debug, Clone, PartialEq)]
@@ -56,9 +61,11 @@ pub fn discover_skills(roots: &[PathBuf]) -> SkillSet {
     set
 }
 
-/// Reads only the front matter of a SKILL.md.
+/// Reads only the front matter of a SKILL.md (from its first [`FRONT_MATTER_MAX_BYTES`]).
 pub fn read_front_matter(path: &Path) -> Result<Skill, String> {
-    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read: {err}"))?;
+    let text = read_bounded(path, FRONT_MATTER_MAX_BYTES)
+        .map_err(|err| format!("cannot read: {err}"))?
+        .text;
     let mut lines = text.lines();
     if lines.next().map(str::trim) != Some("---") {
         return Err("no front matter (the file must start with a `---` line)".into());
@@ -149,14 +156,32 @@ pub fn mentioned<'a>(skills: &'a [Skill], text: &str) -> Vec<&'a Skill> {
     found
 }
 
-/// The message that attaches a named skill's body.
-pub fn skill_body_message(skill: &Skill) -> Result<String, String> {
-    let body = std::fs::read_to_string(&skill.path)
+/// The message that attaches a named skill's body (at most [`BODY_MAX_BYTES`] of it), and a
+/// warning when the body was cut.
+pub fn skill_body_message(skill: &Skill) -> Result<(String, Option<String>), String> {
+    let read = read_bounded(&skill.path, BODY_MAX_BYTES)
         .map_err(|err| format!("{}: cannot read: {err}", skill.path.display()))?;
-    Ok(format!(
-        "<skill name=\"{}\" path=\"{}\">\n{}\n</skill>",
+    let warning = read.truncated.then(|| {
+        format!(
+            "{}: skill `{}` is {} bytes; only its first {BODY_MAX_BYTES} bytes were attached",
+            skill.path.display(),
+            skill.name,
+            read.file_bytes
+        )
+    });
+    let cut_note = if read.truncated {
+        format!(
+            "\n[skill truncated: {BODY_MAX_BYTES} of {} bytes shown; read the file for the rest]",
+            read.file_bytes
+        )
+    } else {
+        String::new()
+    };
+    let message = format!(
+        "<skill name=\"{}\" path=\"{}\">\n{}{cut_note}\n</skill>",
         skill.name,
         skill.path.display(),
-        body.trim_end()
-    ))
+        read.text.trim_end()
+    );
+    Ok((message, warning))
 }

@@ -87,7 +87,25 @@ fn named_skills_are_found_and_their_body_attached() {
         "please use $deploy, then $deploy again and $unknown",
     );
     assert_eq!(found.len(), 1);
-    let body = skill_body_message(found[0]).unwrap();
+    let (body, warning) = skill_body_message(found[0]).unwrap();
+    assert_eq!(warning, None);
     assert!(body.contains("Run ./ship.sh") && body.starts_with("<skill name=\"deploy\""));
     assert!(read_front_matter(&dir.path().join("nope/SKILL.md")).is_err());
+}
+
+#[test]
+fn a_huge_skill_is_attached_only_up_to_its_budget() {
+    use super::skills::BODY_MAX_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("---\nname: big\ndescription: d\n---\n");
+    text.push_str(&"y".repeat(3 * BODY_MAX_BYTES));
+    skill(dir.path(), "big", &text);
+    let set = discover_skills(&[dir.path().to_path_buf()]);
+    assert_eq!(set.skills.len(), 1, "{:?}", set.warnings);
+    let (body, warning) = skill_body_message(&set.skills[0]).unwrap();
+    assert!(body.len() < BODY_MAX_BYTES + 1024, "{}", body.len());
+    assert!(body.contains("[skill truncated: 32768 of"), "{body:.100}");
+    assert!(warning
+        .unwrap()
+        .contains("only its first 32768 bytes were attached"));
 }

@@ -27,6 +27,8 @@ mod server;
 mod wire;
 
 pub use auto::{AutoConfig, ToolFlavor};
-pub use response::{encode_event, error_body, split_text, Chunking, MockResponse, StreamEnd};
+pub use response::{
+    encode_event, error_body, split_text, Chunking, Endless, MockResponse, StreamEnd,
+};
 pub use server::{Behaviour, MockModel, MockOptions};
 pub use wire::RecordedRequest;

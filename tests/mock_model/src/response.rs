@@ -53,6 +53,17 @@ pub enum MockResponse {
     },
     /// Bytes sent as-is with `content-type: text/event-stream`.
     Raw { body: String },
+    /// A stream that never completes (until the client goes away).
+    Endless(Endless),
+}
+
+/// What a never-ending stream sends, after `response.created` and an opened message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endless {
+    /// Text deltas of `delta_bytes` each, as fast as the client reads them.
+    TextDeltas { delta_bytes: usize },
+    /// A `keepalive` event every `every_ms`, and nothing else: never idle, never done.
+    KeepAlive { every_ms: u64 },
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -85,6 +96,16 @@ impl MockResponse {
     /// Bytes sent verbatim as an event stream.
     pub fn raw(body: impl Into<String>) -> Self {
         MockResponse::Raw { body: body.into() }
+    }
+
+    /// A message whose text deltas never stop.
+    pub fn endless_deltas(delta_bytes: usize) -> Self {
+        MockResponse::Endless(Endless::TextDeltas { delta_bytes })
+    }
+
+    /// Keep-alive events forever, every `every_ms`.
+    pub fn endless_keepalive(every_ms: u64) -> Self {
+        MockResponse::Endless(Endless::KeepAlive { every_ms })
     }
 
     /// A short assistant answer: created, message added, a few text deltas,

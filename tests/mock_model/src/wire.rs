@@ -20,8 +20,11 @@ use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
 use crate::auto::{self, AutoConfig};
+use crate::events;
 use crate::log::LogLine;
-use crate::response::{encode_event, error_body, Chunking, MockResponse, StreamEnd};
+use crate::response::{
+    encode_event, error_body, next_id, Chunking, Endless, MockResponse, StreamEnd,
+};
 
 /// How long a `StallAfter` stream stays silent before giving up.
 const STALL: Duration = Duration::from_secs(3600);
@@ -157,6 +160,7 @@ pub(crate) fn render(resp: MockResponse, line: Option<LogLine>) -> Response {
             body,
         } => http_response(status, &headers, body),
         MockResponse::Raw { body } => sse_response(Body::from(body)),
+        MockResponse::Endless(kind) => sse_response(Body::from_stream(endless_stream(kind))),
         MockResponse::Sse {
             events,
             chunking,
@@ -220,6 +224,38 @@ pub(crate) fn sse_stream(
         .boxed(),
     };
     body.chain(tail).boxed()
+}
+
+/// The body of a stream that never completes: `response.created`, an opened message, then
+/// deltas or keep-alives until the client disconnects (the server then drops the stream).
+pub(crate) fn endless_stream(kind: Endless) -> BoxStream<'static, Chunk> {
+    let n = next_id();
+    let (resp_id, msg_id) = (format!("resp_endless_{n}"), format!("msg_endless_{n}"));
+    let head = [
+        events::created(&resp_id),
+        events::message_item_added(&msg_id),
+    ]
+    .iter()
+    .map(|event| Ok(Bytes::from(encode_event(event))))
+    .collect::<Vec<Chunk>>();
+    let frame = match kind {
+        Endless::TextDeltas { delta_bytes } => encode_event(&events::output_text_delta(
+            &msg_id,
+            &"z".repeat(delta_bytes.max(1)),
+        )),
+        Endless::KeepAlive { .. } => encode_event(&serde_json::json!({"type": "keepalive"})),
+    };
+    let frame = Bytes::from(frame);
+    let tail = stream::repeat(frame).then(move |frame| async move {
+        match kind {
+            Endless::TextDeltas { .. } => tokio::task::yield_now().await,
+            Endless::KeepAlive { every_ms } => {
+                tokio::time::sleep(Duration::from_millis(every_ms)).await
+            }
+        }
+        Ok::<_, io::Error>(frame)
+    });
+    stream::iter(head).chain(tail).boxed()
 }
 
 /// Cuts `bytes` into pieces of `n` bytes (the last may be shorter).
