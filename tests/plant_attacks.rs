@@ -87,7 +87,9 @@ fn troupe_dir_cannot_be_planted_by_a_command_or_a_patch() {
 
 #[test]
 fn planted_project_files_are_inert_until_trusted_and_never_set_the_provider() {
+    // Were the planted provider used, it would also run a command.
     let evil = MockModel::start_blocking(MockOptions::new(Behaviour::Script(vec![
+        MockResponse::shell("e1", &["touch", "ran-evil"]),
         MockResponse::text("evil"),
     ])))
     .unwrap();
@@ -115,6 +117,7 @@ fn planted_project_files_are_inert_until_trusted_and_never_set_the_provider() {
 
     let out = exec_in(&h, &sub, &["-a", "never"]);
     assert!(!sub.join("ran-2").exists(), "{}", stderr(&out));
+    assert!(!sub.join("ran-evil").exists(), "{}", stderr(&out));
     let err = stderr(&out);
     for file in ["config.toml", "rules/x.rules"] {
         let path = sub.join(".troupe").join(file);
@@ -271,7 +274,7 @@ fn both_sandbox_paths_refuse_protected_names_and_leave_nothing_behind() {
                 "--",
                 "sh",
                 "-c",
-                "mkdir .troupe/x; mkdir .git/x; touch ok; ls -a",
+                "mkdir -p .troupe/x; mkdir -p .git/x; touch ok; ls -a",
             ])
             .output()
             .unwrap();
@@ -281,6 +284,7 @@ fn both_sandbox_paths_refuse_protected_names_and_leave_nothing_behind() {
             "{listing}"
         );
         assert!(ws.join("ok").exists(), "the workspace stays writable");
+        assert!(!ws.join(".troupe/x").exists() && !ws.join(".git/x").exists());
         assert!(gone_soon(&ws.join(".troupe")) && gone_soon(&ws.join(".git")));
         std::fs::remove_file(ws.join("ok")).unwrap();
     }
