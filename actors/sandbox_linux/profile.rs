@@ -64,7 +64,11 @@ pub fn resolve_profile(
     for root in roots {
         let root = absolute(&root)?;
         let root = std::fs::canonicalize(&root).map_err(|_| ProfileError::MissingRoot(root))?;
-        if writable.iter().any(|w| w.root == root) {
+        // A root inside a protected path (a workspace under `$TROUPE_HOME`) is not writable:
+        // its read-only bind could not cover a writable mount nested below it.
+        if writable.iter().any(|w| w.root == root)
+            || protected_paths.iter().any(|p| root.starts_with(p))
+        {
             continue;
         }
         let read_only_subpaths = protected_subpaths(&root, &cwd, &protected_paths);

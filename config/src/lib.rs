@@ -20,3 +20,6 @@ mod layering_tests;
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "trust_tests.rs"]
+mod trust_tests;
