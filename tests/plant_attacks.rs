@@ -289,3 +289,56 @@ fn both_sandbox_paths_refuse_protected_names_and_leave_nothing_behind() {
         std::fs::remove_file(ws.join("ok")).unwrap();
     }
 }
+
+#[test]
+fn link_dirs_of_ended_runs_are_swept_and_a_planted_link_dir_is_refused() {
+    use std::os::fd::AsRawFd;
+    let h = Harness::new(vec![]);
+    let base = h.home.path().join("tmp/arg0");
+    std::fs::create_dir_all(&base).unwrap();
+    let (dead, live) = (base.join("troupe-arg0-dead"), base.join("troupe-arg0-live"));
+    for dir in [&dead, &live] {
+        std::fs::create_dir(dir).unwrap();
+        std::fs::write(dir.join(".lock"), "").unwrap();
+    }
+    let held = std::fs::File::open(live.join(".lock")).unwrap();
+    // SAFETY: flock on a descriptor we own.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    // `troupe sandbox` execs the helper, so its own link dir outlives it…
+    let out = h
+        .command()
+        .args(["sandbox", "linux", "--", "true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!dead.exists(), "a killed run's link dir is swept");
+    assert!(live.exists(), "a live run's link dir stays");
+    let left: Vec<_> = std::fs::read_dir(&base).unwrap().flatten().collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+    // …and the next start sweeps it.
+    let out = h.command().args(["trust", "--show"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let left: Vec<_> = std::fs::read_dir(&base).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    drop(held);
+
+    // A link dir level replaced by a symlink (e.g. into /tmp) is refused, not used.
+    std::fs::remove_dir_all(h.home.path().join("tmp")).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), h.home.path().join("tmp")).unwrap();
+    let out = h
+        .command()
+        .args([
+            "sandbox",
+            "linux",
+            "--",
+            "sh",
+            "-c",
+            "command -v apply_patch || echo none",
+        ])
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("is a symlink"), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("none"));
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
