@@ -342,3 +342,28 @@ fn link_dirs_of_ended_runs_are_swept_and_a_planted_link_dir_is_refused() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("none"));
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn a_dangling_git_link_cannot_be_completed_with_a_planted_repository() {
+    let h = Harness::new(vec![]);
+    let base = std::fs::canonicalize(h.workdir.path()).unwrap();
+    let ws = base.join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::os::unix::fs::symlink("../later.git", ws.join(".git")).unwrap();
+    let out = h
+        .command()
+        .current_dir(&ws)
+        .args(["sandbox", "linux", "--full-auto", "--writable-root"])
+        .arg(&base)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "git init -q --bare ../later.git; mkdir -p ../later.git/hooks",
+        ])
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("setup failed"), "{}", stderr(&out));
+    assert!(!base.join("later.git/hooks").exists());
+    assert!(gone_soon(&base.join("later.git")), "no placeholder left");
+}

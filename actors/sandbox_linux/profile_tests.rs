@@ -172,6 +172,14 @@ fn symlinked_git_protects_link_and_target_and_gitdir_files_their_target() {
     );
 
     std::fs::remove_file(ws.join(".git")).unwrap();
+    std::os::unix::fs::symlink("../not-yet.git", ws.join(".git")).unwrap();
+    let subs = protected_subpaths(&ws, &ws, &[]);
+    assert!(
+        subs.contains(&base.join("not-yet.git")),
+        "dangling: {subs:?}"
+    );
+
+    std::fs::remove_file(ws.join(".git")).unwrap();
     std::fs::write(ws.join(".git"), "gitdir: ../real.git\n").unwrap();
     let subs = protected_subpaths(&ws, &ws, &[]);
     assert!(
