@@ -367,3 +367,31 @@ fn a_dangling_git_link_cannot_be_completed_with_a_planted_repository() {
     assert!(!base.join("later.git/hooks").exists());
     assert!(gone_soon(&base.join("later.git")), "no placeholder left");
 }
+
+#[test]
+fn a_placeholder_shared_by_two_sandboxes_outlives_the_first() {
+    let h = Harness::new(vec![]);
+    let ws = std::fs::canonicalize(h.workdir.path()).unwrap();
+    let sandbox = |script: &str| {
+        h.command()
+            .current_dir(&ws)
+            .args(["sandbox", "linux", "--full-auto", "--", "sh", "-c", script])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = sandbox("sleep 1");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Joins the first one's `.troupe` placeholder; plants after the first has ended.
+    let second = sandbox("sleep 2.5; mkdir -p .troupe/x && echo planted");
+    assert!(first.wait_with_output().unwrap().status.success());
+    let out = second.wait_with_output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("planted"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.join(".troupe/x").exists());
+    assert!(gone_soon(&ws.join(".troupe")), "the last one removes it");
+}

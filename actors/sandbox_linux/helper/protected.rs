@@ -31,14 +31,16 @@ pub(super) struct Placeholder {
     dir: File,
 }
 
-/// Creates (or joins) a placeholder for every missing subpath whose parent exists (`.git`,
+/// Creates or joins a placeholder for every missing subpath whose parent exists (`.git`,
 /// `.troupe`, the target of a dangling `.git` link). Runs on the host before the namespaces
 /// exist; a name the user cannot create here cannot be created by the sandboxed command
 /// either, so such failures are skipped.
 pub(super) fn create_placeholders(subpaths: &[PathBuf]) -> Vec<Placeholder> {
     subpaths
         .iter()
-        .filter(|path| path.symlink_metadata().is_err())
+        // Missing, or another sandbox's placeholder: joined (locked), or its cleaner would
+        // remove it under this sandbox's mount.
+        .filter(|path| path.symlink_metadata().map_or(true, |m| is_placeholder(&m)))
         .filter_map(|path| join_or_create(path))
         .collect()
 }
