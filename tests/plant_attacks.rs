@@ -87,7 +87,9 @@ fn troupe_dir_cannot_be_planted_by_a_command_or_a_patch() {
 
 #[test]
 fn planted_project_files_are_inert_until_trusted_and_never_set_the_provider() {
+    // Were the planted provider used, it would also run a command.
     let evil = MockModel::start_blocking(MockOptions::new(Behaviour::Script(vec![
+        MockResponse::shell("e1", &["touch", "ran-evil"]),
         MockResponse::text("evil"),
     ])))
     .unwrap();
@@ -115,6 +117,7 @@ fn planted_project_files_are_inert_until_trusted_and_never_set_the_provider() {
 
     let out = exec_in(&h, &sub, &["-a", "never"]);
     assert!(!sub.join("ran-2").exists(), "{}", stderr(&out));
+    assert!(!sub.join("ran-evil").exists(), "{}", stderr(&out));
     let err = stderr(&out);
     for file in ["config.toml", "rules/x.rules"] {
         let path = sub.join(".troupe").join(file);
@@ -271,7 +274,7 @@ fn both_sandbox_paths_refuse_protected_names_and_leave_nothing_behind() {
                 "--",
                 "sh",
                 "-c",
-                "mkdir .troupe/x; mkdir .git/x; touch ok; ls -a",
+                "mkdir -p .troupe/x; mkdir -p .git/x; touch ok; ls -a",
             ])
             .output()
             .unwrap();
@@ -281,7 +284,114 @@ fn both_sandbox_paths_refuse_protected_names_and_leave_nothing_behind() {
             "{listing}"
         );
         assert!(ws.join("ok").exists(), "the workspace stays writable");
+        assert!(!ws.join(".troupe/x").exists() && !ws.join(".git/x").exists());
         assert!(gone_soon(&ws.join(".troupe")) && gone_soon(&ws.join(".git")));
         std::fs::remove_file(ws.join("ok")).unwrap();
     }
+}
+
+#[test]
+fn link_dirs_of_ended_runs_are_swept_and_a_planted_link_dir_is_refused() {
+    use std::os::fd::AsRawFd;
+    let h = Harness::new(vec![]);
+    let base = h.home.path().join("tmp/arg0");
+    std::fs::create_dir_all(&base).unwrap();
+    let (dead, live) = (base.join("troupe-arg0-dead"), base.join("troupe-arg0-live"));
+    for dir in [&dead, &live] {
+        std::fs::create_dir(dir).unwrap();
+        std::fs::write(dir.join(".lock"), "").unwrap();
+    }
+    let held = std::fs::File::open(live.join(".lock")).unwrap();
+    // SAFETY: flock on a descriptor we own.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    // `troupe sandbox` execs the helper, so its own link dir outlives it…
+    let out = h
+        .command()
+        .args(["sandbox", "linux", "--", "true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!dead.exists(), "a killed run's link dir is swept");
+    assert!(live.exists(), "a live run's link dir stays");
+    let left: Vec<_> = std::fs::read_dir(&base).unwrap().flatten().collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+    // …and the next start sweeps it.
+    let out = h.command().args(["trust", "--show"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let left: Vec<_> = std::fs::read_dir(&base).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    drop(held);
+
+    // A link dir level replaced by a symlink (e.g. into /tmp) is refused, not used.
+    std::fs::remove_dir_all(h.home.path().join("tmp")).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), h.home.path().join("tmp")).unwrap();
+    let out = h
+        .command()
+        .args([
+            "sandbox",
+            "linux",
+            "--",
+            "sh",
+            "-c",
+            "command -v apply_patch || echo none",
+        ])
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("is a symlink"), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("none"));
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_dangling_git_link_cannot_be_completed_with_a_planted_repository() {
+    let h = Harness::new(vec![]);
+    let base = std::fs::canonicalize(h.workdir.path()).unwrap();
+    let ws = base.join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::os::unix::fs::symlink("../later.git", ws.join(".git")).unwrap();
+    let out = h
+        .command()
+        .current_dir(&ws)
+        .args(["sandbox", "linux", "--full-auto", "--writable-root"])
+        .arg(&base)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "git init -q --bare ../later.git; mkdir -p ../later.git/hooks",
+        ])
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("setup failed"), "{}", stderr(&out));
+    assert!(!base.join("later.git/hooks").exists());
+    assert!(gone_soon(&base.join("later.git")), "no placeholder left");
+}
+
+#[test]
+fn a_placeholder_shared_by_two_sandboxes_outlives_the_first() {
+    let h = Harness::new(vec![]);
+    let ws = std::fs::canonicalize(h.workdir.path()).unwrap();
+    let sandbox = |script: &str| {
+        h.command()
+            .current_dir(&ws)
+            .args(["sandbox", "linux", "--full-auto", "--", "sh", "-c", script])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = sandbox("sleep 1");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Joins the first one's `.troupe` placeholder; plants after the first has ended.
+    let second = sandbox("sleep 2.5; mkdir -p .troupe/x && echo planted");
+    assert!(first.wait_with_output().unwrap().status.success());
+    let out = second.wait_with_output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("planted"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.join(".troupe/x").exists());
+    assert!(gone_soon(&ws.join(".troupe")), "the last one removes it");
 }

@@ -64,7 +64,11 @@ pub fn resolve_profile(
     for root in roots {
         let root = absolute(&root)?;
         let root = std::fs::canonicalize(&root).map_err(|_| ProfileError::MissingRoot(root))?;
-        if writable.iter().any(|w| w.root == root) {
+        // A root inside a protected path (a workspace under `$TROUPE_HOME`) is not writable:
+        // its read-only bind could not cover a writable mount nested below it.
+        if writable.iter().any(|w| w.root == root)
+            || protected_paths.iter().any(|p| root.starts_with(p))
+        {
             continue;
         }
         let read_only_subpaths = protected_subpaths(&root, &cwd, &protected_paths);
@@ -128,7 +132,16 @@ pub fn protected_subpaths(root: &Path, cwd: &Path, protected_paths: &[PathBuf]) 
 fn link_or_gitdir_target(path: &Path) -> Option<PathBuf> {
     let meta = path.symlink_metadata().ok()?;
     let target = if meta.file_type().is_symlink() {
-        std::fs::canonicalize(path).ok()?
+        // A dangling link's target is protected too (the helper puts a placeholder there),
+        // or a command could create it and the link would lead the user's git into it.
+        std::fs::canonicalize(path).ok().or_else(|| {
+            let target = path.parent()?.join(std::fs::read_link(path).ok()?);
+            Some(
+                std::fs::canonicalize(target.parent()?)
+                    .ok()?
+                    .join(target.file_name()?),
+            )
+        })?
     } else if meta.is_file() && path.file_name()? == ".git" {
         let text = std::fs::read_to_string(path).ok()?;
         let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();

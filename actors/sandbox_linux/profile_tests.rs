@@ -172,6 +172,14 @@ fn symlinked_git_protects_link_and_target_and_gitdir_files_their_target() {
     );
 
     std::fs::remove_file(ws.join(".git")).unwrap();
+    std::os::unix::fs::symlink("../not-yet.git", ws.join(".git")).unwrap();
+    let subs = protected_subpaths(&ws, &ws, &[]);
+    assert!(
+        subs.contains(&base.join("not-yet.git")),
+        "dangling: {subs:?}"
+    );
+
+    std::fs::remove_file(ws.join(".git")).unwrap();
     std::fs::write(ws.join(".git"), "gitdir: ../real.git\n").unwrap();
     let subs = protected_subpaths(&ws, &ws, &[]);
     assert!(
@@ -214,4 +222,19 @@ fn protected_writes_at_any_depth() {
     assert!(is_protected_write(&root, Path::new("/w/sub/.git/config")));
     assert!(!is_protected_write(&root, Path::new("/w/src/git.rs")));
     assert!(!is_protected_write(&root, Path::new("/w/.gitignore")));
+}
+
+#[test]
+fn a_root_inside_a_protected_path_is_not_writable() {
+    let home = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(home.path()).unwrap();
+    let ws = home.join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let mut s = settings();
+    s.protected_paths = vec![home.clone()];
+    let profile = resolve_profile(SandboxMode::WorkspaceWrite, &s, &ws).unwrap();
+    let PermissionProfile::Managed { file_system, .. } = profile else {
+        panic!("managed expected");
+    };
+    assert!(file_system.writable_roots.is_empty(), "{file_system:?}");
 }

@@ -24,3 +24,6 @@ mod limits_tests;
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "trust_tests.rs"]
+mod trust_tests;

@@ -184,11 +184,12 @@ impl Plan {
         let placeholders = if self.writes_anywhere() {
             Vec::new()
         } else {
-            let subpaths: Vec<PathBuf> = self
-                .file_system
-                .writable_roots
+            let roots = &self.file_system.writable_roots;
+            // Only where a command could create the name: inside a writable root.
+            let subpaths: Vec<PathBuf> = roots
                 .iter()
                 .flat_map(|w| w.read_only_subpaths.iter().cloned())
+                .filter(|p| roots.iter().any(|w| p.starts_with(&w.root)))
                 .collect();
             protected::create_placeholders(&subpaths)
         };

@@ -11,7 +11,6 @@
 //!   `gitdir: <target>` file, so git inside the sandbox still finds the repository.
 
 use super::mounts::{bind, fail, remount_read_only};
-use crate::sandbox_linux::profile::PROTECTED_NAMES;
 use std::ffi::CString;
 use std::fs::File;
 use std::io::Write;
@@ -32,22 +31,18 @@ pub(super) struct Placeholder {
     dir: File,
 }
 
-/// Creates (or joins) a placeholder for every missing `.git`/`.troupe` subpath whose parent
-/// exists. Runs on the host before the namespaces exist; a name the user cannot create here
-/// cannot be created by the sandboxed command either, so such failures are skipped.
+/// Creates or joins a placeholder for every missing subpath whose parent exists (`.git`,
+/// `.troupe`, the target of a dangling `.git` link). Runs on the host before the namespaces
+/// exist; a name the user cannot create here cannot be created by the sandboxed command
+/// either, so such failures are skipped.
 pub(super) fn create_placeholders(subpaths: &[PathBuf]) -> Vec<Placeholder> {
-    let mut held = Vec::new();
-    for path in subpaths {
-        let is_name = path
-            .file_name()
-            .is_some_and(|n| PROTECTED_NAMES.iter().any(|p| n == *p));
-        if is_name {
-            if let Some(placeholder) = join_or_create(path) {
-                held.push(placeholder);
-            }
-        }
-    }
-    held
+    subpaths
+        .iter()
+        // Missing, or another sandbox's placeholder: joined (locked), or its cleaner would
+        // remove it under this sandbox's mount.
+        .filter(|path| path.symlink_metadata().map_or(true, |m| is_placeholder(&m)))
+        .filter_map(|path| join_or_create(path))
+        .collect()
 }
 
 fn join_or_create(path: &Path) -> Option<Placeholder> {
