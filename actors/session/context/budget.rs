@@ -110,7 +110,7 @@ pub fn check_fixed(parts: &[ContextPart], room: Room) -> Result<(), String> {
         return Ok(());
     }
     let mut biggest: Vec<&ContextPart> = parts.iter().collect();
-    biggest.sort_by(|a, b| b.tokens.cmp(&a.tokens));
+    biggest.sort_by_key(|part| std::cmp::Reverse(part.tokens));
     let named: Vec<String> = biggest
         .iter()
         .take(NAMED_PARTS)
