@@ -195,5 +195,8 @@ mod agents_md_tests;
 #[path = "budget_tests.rs"]
 mod budget_tests;
 #[cfg(test)]
+#[path = "bounded_read_tests.rs"]
+mod bounded_read_tests;
+#[cfg(test)]
 #[path = "skills_tests.rs"]
 mod skills_tests;
