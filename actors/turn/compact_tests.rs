@@ -2,9 +2,9 @@ use super::compact::{
     apply_parts, compacted_history, compaction_parts, is_user_input, summary_request_input,
     LatestRequest, SUMMARY_PREFIX, SUMMARY_PROMPT,
 };
-use troupe_messages::rollout::HistoryPart;
 use pretty_assertions::assert_eq;
 use troupe_messages::items::ResponseItem;
+use troupe_messages::rollout::HistoryPart;
 
 fn initial() -> Vec<ResponseItem> {
     vec![
