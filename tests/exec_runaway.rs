@@ -251,3 +251,29 @@ fn resume_after_a_compaction_rebuilds_the_exact_history() {
     assert_eq!(rollout.matches("\"type\":\"compacted\"").count(), 1);
     assert!(!rollout.contains("replacement_history"));
 }
+
+#[test]
+fn a_30_mb_skill_named_in_a_message_is_attached_only_up_to_its_budget() {
+    let h = Harness::new(vec![MockResponse::text("done")]);
+    let dir = h.home.path().join("skills/big");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::from("---\nname: big\ndescription: a big one\n---\n");
+    text.push_str(&"k".repeat(30 * 1024 * 1024));
+    std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    let out = h.exec(&["use $big please"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("only its first 32768 bytes were attached"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(h.mock.request_count(), 1);
+    let body = h.mock.requests()[0].body.to_string();
+    assert!(
+        body.contains("[skill truncated: 32768 of 31457"),
+        "{:.300}",
+        body
+    );
+    assert!(body.len() < 100_000, "{}", body.len());
+    assert!(rollout_bytes(&h) < 200_000, "{}", rollout_bytes(&h));
+}

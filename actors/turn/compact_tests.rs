@@ -1,9 +1,10 @@
 use super::compact::{
-    compacted_history, is_user_input, summary_request_input, LatestRequest, SUMMARY_PREFIX,
-    SUMMARY_PROMPT,
+    apply_parts, compacted_history, compaction_parts, is_user_input, summary_request_input,
+    LatestRequest, SUMMARY_PREFIX, SUMMARY_PROMPT,
 };
 use pretty_assertions::assert_eq;
 use troupe_messages::items::ResponseItem;
+use troupe_messages::rollout::HistoryPart;
 
 fn initial() -> Vec<ResponseItem> {
     vec![
@@ -107,5 +108,37 @@ fn between_turns_the_summary_comes_last() {
             ResponseItem::user_text("answered already"),
             ResponseItem::user_text(format!("{SUMMARY_PREFIX}sum"))
         ]
+    );
+}
+
+#[test]
+fn parts_keep_by_position_and_carry_only_the_summary() {
+    let mut history = initial();
+    history.extend([
+        ResponseItem::user_text("first task"),
+        call("a"),
+        ResponseItem::user_text("second task"),
+    ]);
+    let parts = compaction_parts(&initial(), &history, "sum", LatestRequest::AfterSummary);
+    assert_eq!(
+        parts,
+        vec![
+            HistoryPart::Kept { start: 0, count: 2 },
+            HistoryPart::Kept { start: 2, count: 1 },
+            HistoryPart::New {
+                item: ResponseItem::user_text(format!("{SUMMARY_PREFIX}sum")),
+            },
+            HistoryPart::Kept { start: 4, count: 1 },
+        ]
+    );
+    assert_eq!(
+        apply_parts(&history, &parts).unwrap(),
+        compacted_history(&initial(), &history, "sum", LatestRequest::AfterSummary)
+    );
+    // Applied to a shorter history (a damaged rollout), it fails instead of guessing.
+    let err = apply_parts(&history[..3], &parts).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a compaction keeps items 4..5 of a history of 3 items"
     );
 }

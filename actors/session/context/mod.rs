@@ -192,6 +192,9 @@ pub fn permissions_text(settings: &SessionSettings) -> String {
 #[path = "agents_md_tests.rs"]
 mod agents_md_tests;
 #[cfg(test)]
+#[path = "bounded_read_tests.rs"]
+mod bounded_read_tests;
+#[cfg(test)]
 #[path = "budget_tests.rs"]
 mod budget_tests;
 #[cfg(test)]
