@@ -61,12 +61,13 @@ pub struct SessionArgs {
 }
 
 /// The command rules of a thread: `$TROUPE_HOME/rules`, then a trusted project's folders.
-pub fn load_rules(
+/// Evaluated off the runtime's workers, bounded (see `troupe_rules::load`).
+pub async fn load_rules(
     settings: &SessionSettings,
 ) -> Result<Arc<troupe_rules::Rules>, troupe_rules::RulesError> {
     let mut dirs = vec![settings.troupe_home.join("rules")];
     dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
-    troupe_rules::Rules::load_dirs(&dirs).map(Arc::new)
+    troupe_rules::Rules::load_dirs(&dirs).await.map(Arc::new)
 }
 
 /// How a session begins.
