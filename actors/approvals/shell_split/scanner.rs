@@ -116,7 +116,7 @@ impl Scanner {
                 return;
             }
             match c {
-                ' ' | '\t' | '\r' => self.end_word(),
+                ' ' | '\t' => self.end_word(),
                 '\n' => {
                     self.end_word();
                     self.end_command(Separator::Soft);
