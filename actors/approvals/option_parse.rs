@@ -174,8 +174,7 @@ pub fn parse_safe(syntax: &Syntax, args: &[String]) -> Option<Parsed> {
             parsed.option_after_operand |= !parsed.operands.is_empty();
             continue;
         }
-        let mut chars = cluster.char_indices();
-        while let Some((at, letter)) = chars.next() {
+        for (at, letter) in cluster.char_indices() {
             let opt = syntax
                 .short
                 .iter()

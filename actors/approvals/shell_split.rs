@@ -14,8 +14,9 @@ mod scanner;
 
 use scanner::Scanner;
 
-/// How deep nested scripts (`bash -c "bash -c '…'"`, `$( $( … ) )`) are followed.
-const MAX_DEPTH: usize = 8;
+/// How deep nested shells (`bash -c "bash -c '…'"`) are followed. Each level at least
+/// doubles the quoting, so a script cannot reach this depth.
+const MAX_DEPTH: usize = 64;
 
 /// The result of looking at one command.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,48 +88,73 @@ fn parse_script(script: &str, depth: usize) -> (Vec<Vec<String>>, bool) {
     scanner.finish()
 }
 
-/// Adds to `wrapped` what `argv` runs through a shell or a command wrapper.
+/// Adds to `wrapped` what `argv` runs through a shell or a chain of command wrappers. The
+/// chain is followed in a loop, not by recursion, so `nice nice … rm` is linear and has no
+/// depth limit to hide behind.
 fn add_wrapped(argv: &[String], depth: usize, out: &mut CommandAnalysis) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let Some((program, args)) = argv.split_first() else {
-        return;
-    };
-    if is_shell(program) {
-        // Any shell form (`bash -ec X`, `sh -c X arg0`, `bash --norc -c X`): each operand
-        // might be the script; look at all of them.
-        for arg in args
-            .iter()
-            .filter(|a| !a.starts_with('-') && !a.starts_with('+'))
-        {
-            let (commands, _) = parse_script(arg, depth + 1);
-            for command in commands {
-                add_wrapped(&command, depth + 1, out);
-                out.wrapped.push(command);
-            }
+    let mut current = argv;
+    loop {
+        let Some((program, args)) = current.split_first() else {
+            return;
+        };
+        if is_shell(program) {
+            add_shell_operands(args, depth, out);
+            return;
         }
-        return;
-    }
-    let name = program.rsplit('/').next().unwrap_or(program);
-    if !WRAPPERS.contains(&name) {
-        return;
-    }
-    // The wrapped command starts at the first word that is not an option or assignment, or
-    // one later when an option took that word as its argument (`nice -n 5 rm`).
-    let Some(first) = args
-        .iter()
-        .position(|a| !a.starts_with('-') && !is_assignment(a))
-    else {
-        return;
-    };
-    for start in [first, first + 1] {
-        if let Some(inner) = args.get(start..).filter(|rest| !rest.is_empty()) {
-            add_wrapped(inner, depth + 1, out);
-            out.wrapped.push(inner.to_vec());
+        let name = program.rsplit('/').next().unwrap_or(program);
+        if !WRAPPERS.contains(&name) {
+            return;
+        }
+        // The wrapped command starts at the first word that is not an option or assignment,
+        // or one later when an option took that word as its argument (`nice -n 5 rm`).
+        let Some(first) = args
+            .iter()
+            .position(|a| !a.starts_with('-') && !is_assignment(a))
+        else {
+            return;
+        };
+        let candidates: Vec<&[String]> = [first, first + 1]
+            .into_iter()
+            .filter_map(|start| args.get(start..).filter(|rest| !rest.is_empty()))
+            .collect();
+        for candidate in &candidates {
+            // Rules match prefixes: a long tail adds nothing but copying (quadratic in a
+            // chain of thousands of wrappers).
+            let prefix = &candidate[..candidate.len().min(MAX_WRAPPED_WORDS)];
+            out.wrapped.push(prefix.to_vec());
+        }
+        // Follow whichever candidate runs something further (a wrapper or a shell).
+        let next = candidates.iter().find(|c| {
+            let program = c[0].rsplit('/').next().unwrap_or(&c[0]);
+            WRAPPERS.contains(&program) || is_shell(&c[0])
+        });
+        match next {
+            Some(next) => current = next,
+            None => return,
         }
     }
 }
+
+/// Any shell form (`bash -ec X`, `sh -c X arg0`, `bash --norc -c X`): each operand might be
+/// the script; all are looked at.
+fn add_shell_operands(args: &[String], depth: usize, out: &mut CommandAnalysis) {
+    if depth >= MAX_DEPTH {
+        return;
+    }
+    for arg in args
+        .iter()
+        .filter(|a| !a.starts_with('-') && !a.starts_with('+'))
+    {
+        let (commands, _) = parse_script(arg, depth + 1);
+        for command in commands {
+            add_wrapped(&command, depth + 1, out);
+            out.wrapped.push(command);
+        }
+    }
+}
+
+/// Words kept of a wrapped command: more than any rule pattern is long.
+const MAX_WRAPPED_WORDS: usize = 256;
 
 /// Programs that run their arguments as a command.
 const WRAPPERS: &[&str] = &[

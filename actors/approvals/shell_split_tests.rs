@@ -125,3 +125,17 @@ fn commands_are_found_around_any_syntax() {
     // Not plain at depth either: nested shells are followed.
     assert!(found("bash -c \"bash -c 'rm x'\"").contains(&rm));
 }
+
+#[test]
+fn long_wrapper_chains_and_deep_shell_nesting_are_followed() {
+    let rm = argv(&["rm", "x"]);
+    // Linear, not exponential, in the chain's length.
+    let chain = format!("{}rm x", "nice -n 5 timeout 1 ".repeat(200));
+    assert!(found(&chain).contains(&rm));
+    // Ten shells deep (`bash -c 'bash -c '\''…'\'''`), 88 KB: quoting triples per level.
+    let mut script = "rm x".to_string();
+    for _ in 0..10 {
+        script = format!("bash -c '{}'", script.replace('\'', "'\\''"));
+    }
+    assert!(found(&script).contains(&rm), "{script}");
+}

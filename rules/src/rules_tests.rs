@@ -172,8 +172,42 @@ fn hostile_rules_files_fail_with_the_file_named() {
     let deep = dir.path().join("deep.rules");
     std::fs::write(
         &deep,
-        format!("x = {}{}\n", "[".repeat(400_000), "]".repeat(400_000)),
+        format!("x = {}{}\n", "[".repeat(100_000), "]".repeat(100_000)),
     )
     .unwrap();
     let _ = load_file(&deep);
+}
+
+#[test]
+fn a_builtin_that_never_returns_hits_the_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spin.rules");
+    // One statement: the step budget cannot see inside the builtin, the clock can.
+    std::fs::write(&path, "x = max(range(1000000000000))\n").unwrap();
+    let err = load_file(&path).unwrap_err().to_string();
+    assert!(err.contains("spin.rules"), "{err}");
+    assert!(err.contains("did not finish"), "{err}");
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.rules");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    std::fs::create_dir(dir.path().join("dir.rules")).unwrap();
+    std::fs::write(
+        dir.path().join("big.rules"),
+        "#".repeat(crate::load::MAX_RULES_FILE_BYTES as usize + 1),
+    )
+    .unwrap();
+    for (name, why) in [
+        ("fifo.rules", "not a regular file"),
+        ("dir.rules", "not a regular file"),
+        ("big.rules", "larger than"),
+    ] {
+        let err = load_file(&dir.path().join(name)).unwrap_err().to_string();
+        assert!(err.contains(name) && err.contains(why), "{err}");
+    }
 }

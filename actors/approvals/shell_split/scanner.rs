@@ -436,12 +436,12 @@ impl Scanner {
                 None => break,
             }
         }
-        if self.nesting < MAX_NESTING {
-            let mut scanner = Scanner::new(&inner, self.nesting + 1);
-            scanner.run();
-            let (commands, _) = scanner.finish();
-            self.commands.extend(commands);
-        }
+        // Always scanned: each level of backticks doubles the escaping, so depth is bounded
+        // by the text's size, and the sub-scanner's own `$(` nesting is capped.
+        let mut scanner = Scanner::new(&inner, self.nesting + 1);
+        scanner.run();
+        let (commands, _) = scanner.finish();
+        self.commands.extend(commands);
     }
 
     /// `$'…'`: bash's ANSI-C quoting, decoded so `$'\x72m'` is seen as `rm`.
