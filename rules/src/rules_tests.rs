@@ -58,7 +58,12 @@ fn a_command_is_allowed_only_when_every_part_is_covered() {
         Some(RuleDecision::Forbidden)
     );
     assert_eq!(
-        verdict(&rules, &[git.clone()], &[rm.clone()], false),
+        verdict(
+            &rules,
+            std::slice::from_ref(&git),
+            std::slice::from_ref(&rm),
+            false
+        ),
         Some(RuleDecision::Forbidden)
     );
     // By base name too: `/bin/rm -rf` is `rm -rf`.
@@ -68,7 +73,7 @@ fn a_command_is_allowed_only_when_every_part_is_covered() {
     );
     // Allow needs every part: an unmatched, unsafe part voids it.
     assert_eq!(
-        verdict(&rules, &[git.clone()], &[], true),
+        verdict(&rules, std::slice::from_ref(&git), &[], true),
         Some(RuleDecision::Allow)
     );
     assert_eq!(verdict(&rules, &[git.clone(), touch], &[], true), None);
@@ -79,7 +84,10 @@ fn a_command_is_allowed_only_when_every_part_is_covered() {
     );
     assert_eq!(verdict(&rules, &[ls], &[], true), None);
     // Not plain (redirections, substitutions…): never allow.
-    assert_eq!(verdict(&rules, &[git.clone()], &[], false), None);
+    assert_eq!(
+        verdict(&rules, std::slice::from_ref(&git), &[], false),
+        None
+    );
     // Allow rules match the program word exactly: `./git` is not `git`.
     assert_eq!(
         verdict(&rules, &[argv(&["./git", "status"])], &[], true),
