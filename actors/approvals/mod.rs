@@ -2,8 +2,11 @@
 //! commands and the splitting of compound shell commands. The orchestrator drives it.
 
 pub mod cache;
+pub mod option_parse;
 pub mod requirement;
 pub mod safe_commands;
+mod safe_git;
+mod safe_tables;
 pub mod shell_split;
 
 use crate::locking::lock;

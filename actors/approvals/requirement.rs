@@ -50,7 +50,8 @@ pub fn default_requirement(
 pub struct CommandFacts<'a> {
     pub policy: AskForApproval,
     pub fs_kind: FileSystemSandboxKind,
-    /// Strictest decision of the command rules over every part of the command, if any matched.
+    /// The rules' verdict (`Rules::evaluate_command`): forbidden/prompt if any command found
+    /// anywhere matches; allow only when every part of a plain command is covered.
     pub rule: Option<(RuleDecision, Option<String>)>,
     /// The model asked to run outside the sandbox, with this justification.
     pub escalation: Option<Option<&'a str>>,

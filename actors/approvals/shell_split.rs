@@ -1,124 +1,191 @@
-//! Splitting `bash -lc "a && b | c"` into its simple commands, so rules and the known-safe
-//! list judge each part. Anything we cannot analyse exactly (substitutions, redirections,
-//! subshells, here-docs) makes the split fail: the caller then treats the script as one
-//! opaque command, which is never known-safe.
+//! What a command runs, as far as we can tell without running it. `bash -lc "a && b | c"` is
+//! split into its simple commands so rules and the known-safe list judge each part.
+//!
+//! Two answers, for two uses:
+//! - `commands` + `wrapped`: every simple command we can find anywhere in the script (around
+//!   redirections, inside substitutions, subshells, here-docs, nested `bash -c`, behind
+//!   `env`/`xargs`/`nice`…). Over-approximate on purpose: only `forbidden`/`prompt` rules look
+//!   at these, and finding too much only makes them stricter.
+//! - `plain`: the script is nothing but words and the `&&`, `||`, `;`, `|` operators, so
+//!   `commands` is exactly what runs. Only then may an `allow` rule or the known-safe list
+//!   vouch for it.
 
-/// The script of `bash|sh|zsh -c|-lc SCRIPT`, if `argv` is such a wrapper.
+mod scanner;
+
+use scanner::Scanner;
+
+/// How deep nested shells (`bash -c "bash -c '…'"`) are followed. Each level at least
+/// doubles the quoting, so a script cannot reach this depth.
+const MAX_DEPTH: usize = 64;
+
+/// The result of looking at one command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandAnalysis {
+    /// The simple commands of the command (one for a plain argv), in order.
+    pub commands: Vec<Vec<String>>,
+    /// What wrappers and nested shells would run; only for `forbidden`/`prompt` rules.
+    pub wrapped: Vec<Vec<String>>,
+    /// `commands` is exactly what runs: no syntax beyond words and list/pipe operators.
+    pub plain: bool,
+}
+
+impl CommandAnalysis {
+    /// Every argv a restrictive rule should be matched against.
+    pub fn all_candidates(&self) -> impl Iterator<Item = &Vec<String>> {
+        self.commands.iter().chain(self.wrapped.iter())
+    }
+}
+
+/// The script of `bash|sh|zsh|dash -c|-lc SCRIPT`, if `argv` is exactly such a wrapper.
 pub fn shell_script(argv: &[String]) -> Option<&str> {
     let [shell, flag, script] = argv else {
         return None;
     };
-    let name = shell.rsplit('/').next().unwrap_or(shell);
-    let shell_ok = matches!(name, "bash" | "sh" | "zsh" | "dash");
     let flag_ok = matches!(flag.as_str(), "-c" | "-lc" | "-cl");
-    (shell_ok && flag_ok).then_some(script.as_str())
+    (is_shell(shell) && flag_ok).then_some(script.as_str())
 }
 
-/// The simple commands of `argv`: one part for a plain argv, each part of a shell wrapper's
-/// script joined by `&&`, `||`, `;`, `|` or newlines. `None` when the script uses syntax that
-/// is not a plain list of words.
-pub fn command_parts(argv: &[String]) -> Option<Vec<Vec<String>>> {
+fn is_shell(program: &str) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    matches!(
+        name,
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox"
+    )
+}
+
+/// Analyses an argv as the runtime will execute it.
+pub fn analyze(argv: &[String]) -> CommandAnalysis {
+    let mut analysis = CommandAnalysis::default();
+    analyze_into(argv, 0, &mut analysis);
+    analysis
+}
+
+fn analyze_into(argv: &[String], depth: usize, out: &mut CommandAnalysis) {
     match shell_script(argv) {
-        Some(script) => split_script(script),
-        None => Some(vec![argv.to_vec()]),
+        Some(script) => {
+            let (commands, plain) = parse_script(script, depth);
+            out.plain = plain && !commands.is_empty();
+            for command in &commands {
+                add_wrapped(command, depth, out);
+            }
+            out.commands = commands;
+        }
+        None => {
+            out.plain = !argv.is_empty();
+            add_wrapped(argv, depth, out);
+            out.commands = vec![argv.to_vec()];
+        }
     }
 }
 
-/// Splits a script made only of words, quotes and the list/pipe operators.
-pub fn split_script(script: &str) -> Option<Vec<Vec<String>>> {
-    let mut parts: Vec<Vec<String>> = Vec::new();
-    let mut current: Vec<String> = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = script.chars().peekable();
-    let end_part = |current: &mut Vec<String>, parts: &mut Vec<Vec<String>>| -> bool {
-        if current.is_empty() {
-            return false;
+/// Parses a script: its simple commands and whether it was plain.
+fn parse_script(script: &str, depth: usize) -> (Vec<Vec<String>>, bool) {
+    if depth > MAX_DEPTH {
+        return (Vec::new(), false);
+    }
+    let mut scanner = Scanner::new(script, depth);
+    scanner.run();
+    scanner.finish()
+}
+
+/// Adds to `wrapped` what `argv` runs through a shell or a chain of command wrappers. The
+/// chain is followed in a loop, not by recursion, so `nice nice … rm` is linear and has no
+/// depth limit to hide behind.
+fn add_wrapped(argv: &[String], depth: usize, out: &mut CommandAnalysis) {
+    let mut current = argv;
+    loop {
+        let Some((program, args)) = current.split_first() else {
+            return;
+        };
+        if is_shell(program) {
+            add_shell_operands(args, depth, out);
+            return;
         }
-        parts.push(std::mem::take(current));
-        true
+        let name = program.rsplit('/').next().unwrap_or(program);
+        if !WRAPPERS.contains(&name) {
+            return;
+        }
+        // The wrapped command starts at the first word that is not an option or assignment,
+        // or one later when an option took that word as its argument (`nice -n 5 rm`).
+        let Some(first) = args
+            .iter()
+            .position(|a| !a.starts_with('-') && !is_assignment(a))
+        else {
+            return;
+        };
+        let candidates: Vec<&[String]> = [first, first + 1]
+            .into_iter()
+            .filter_map(|start| args.get(start..).filter(|rest| !rest.is_empty()))
+            .collect();
+        for candidate in &candidates {
+            // Rules match prefixes: a long tail adds nothing but copying (quadratic in a
+            // chain of thousands of wrappers).
+            let prefix = &candidate[..candidate.len().min(MAX_WRAPPED_WORDS)];
+            out.wrapped.push(prefix.to_vec());
+        }
+        // Follow whichever candidate runs something further (a wrapper or a shell).
+        let next = candidates.iter().find(|c| {
+            let program = c[0].rsplit('/').next().unwrap_or(&c[0]);
+            WRAPPERS.contains(&program) || is_shell(&c[0])
+        });
+        match next {
+            Some(next) => current = next,
+            None => return,
+        }
+    }
+}
+
+/// Any shell form (`bash -ec X`, `sh -c X arg0`, `bash --norc -c X`): each operand might be
+/// the script; all are looked at.
+fn add_shell_operands(args: &[String], depth: usize, out: &mut CommandAnalysis) {
+    if depth >= MAX_DEPTH {
+        return;
+    }
+    for arg in args
+        .iter()
+        .filter(|a| !a.starts_with('-') && !a.starts_with('+'))
+    {
+        let (commands, _) = parse_script(arg, depth + 1);
+        for command in commands {
+            add_wrapped(&command, depth + 1, out);
+            out.wrapped.push(command);
+        }
+    }
+}
+
+/// Words kept of a wrapped command: more than any rule pattern is long.
+const MAX_WRAPPED_WORDS: usize = 256;
+
+/// Programs that run their arguments as a command.
+const WRAPPERS: &[&str] = &[
+    "env", "command", "exec", "builtin", "nohup", "time", "nice", "ionice", "sudo", "doas",
+    "xargs", "timeout", "stdbuf", "setsid", "chrt", "taskset", "unbuffer", "watch", "eval",
+    "flock", "strace", "ltrace", "chroot", "runuser", "su", "unshare", "nsenter",
+];
+
+/// `NAME=value` (also `NAME+=value`) as the shell reads it before a command.
+pub fn is_assignment(word: &str) -> bool {
+    let Some(eq) = word.find('=') else {
+        return false;
     };
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        other => word.push(other),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next()? {
-                        '"' => break,
-                        '\\' => match chars.next()? {
-                            esc @ ('"' | '\\' | '$' | '`') => word.push(esc),
-                            '\n' => {}
-                            other => {
-                                word.push('\\');
-                                word.push(other);
-                            }
-                        },
-                        '$' | '`' => return None,
-                        other => word.push(other),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next()? {
-                    '\n' => {}
-                    other => word.push(other),
-                }
-            }
-            ' ' | '\t' => {
-                if in_word {
-                    current.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '&' | '|' | ';' | '\n' => {
-                if in_word {
-                    current.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-                let doubled = matches!(c, '&' | '|') && chars.peek() == Some(&c);
-                if doubled {
-                    chars.next();
-                } else if c == '&' {
-                    // A lone `&` backgrounds a job: not something we vouch for.
-                    return None;
-                }
-                let ended = end_part(&mut current, &mut parts);
-                if !ended && c != '\n' {
-                    // `&& x`, `a ;; b`, `| x`: a syntax error or something exotic.
-                    return None;
-                }
-            }
-            '$' | '`' | '(' | ')' | '<' | '>' | '{' | '}' | '*' | '?' | '[' | '~' | '#'
-                if !in_word || matches!(c, '$' | '`' | '(' | ')' | '<' | '>') =>
-            {
-                return None;
-            }
-            other => {
-                in_word = true;
-                word.push(other);
-            }
-        }
-    }
-    if in_word {
-        current.push(word);
-    }
-    end_part(&mut current, &mut parts);
-    // A trailing `&&` or `|` leaves nothing after it: reject as incomplete.
-    let trimmed = script.trim_end();
-    if trimmed.ends_with("&&") || trimmed.ends_with("||") || trimmed.ends_with('|') {
-        return None;
-    }
-    (!parts.is_empty()).then_some(parts)
+    let name = word[..eq].strip_suffix('+').unwrap_or(&word[..eq]);
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The simple commands of `argv` when it is plain (see the module docs), else `None`.
+pub fn command_parts(argv: &[String]) -> Option<Vec<Vec<String>>> {
+    let analysis = analyze(argv);
+    analysis.plain.then_some(analysis.commands)
+}
+
+/// The simple commands of a plain script, else `None`.
+pub fn split_script(script: &str) -> Option<Vec<Vec<String>>> {
+    let (commands, plain) = parse_script(script, 0);
+    (plain && !commands.is_empty()).then_some(commands)
 }
 
 #[cfg(test)]

@@ -63,12 +63,37 @@ pub struct SessionArgs {
 
 /// The command rules of a thread: `$TROUPE_HOME/rules`, any folders the API caller named,
 /// then the project rules files the user pinned — each only while its content still has the
-/// pinned hash (a file changed since the config was read is not obeyed).
-pub fn load_rules(
+/// pinned hash (a file changed since the config was read is not obeyed). Evaluated off the
+/// runtime's workers, bounded (see `troupe_rules::load`).
+pub async fn load_rules(
     settings: &SessionSettings,
 ) -> Result<Arc<troupe_rules::Rules>, troupe_rules::RulesError> {
     let mut dirs = vec![settings.troupe_home.join("rules")];
     dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
+    let mut rules = troupe_rules::Rules::load_dirs(&dirs).await?;
+    let pinned = settings.sandbox.pinned_rules.clone();
+    let pinned_rules = tokio::task::spawn_blocking(move || {
+        let mut loaded = Vec::new();
+        for (path, hash) in &pinned {
+            let matches_pin = |text: &str| troupe_config::trust::sha256_hex(text.as_bytes()) == *hash;
+            if let Some(file) = troupe_rules::load_file_if(path, matches_pin)? {
+                loaded.extend(file.rules);
+            }
+        }
+        Ok::<_, troupe_rules::RulesError>(loaded)
+    })
+    .await
+    .map_err(|err| troupe_rules::RulesError::Unusable {
+        path: settings.troupe_home.join("rules"),
+        reason: format!("the pinned rules loader stopped: {err}"),
+    })??;
+    rules.rules.extend(pinned_rules);
+    Ok(Arc::new(rules))
+    settings: &SessionSettings,
+) -> Result<Arc<troupe_rules::Rules>, troupe_rules::RulesError> {
+    let mut dirs = vec![settings.troupe_home.join("rules")];
+    dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
+<<<<<<< HEAD
     let mut rules = troupe_rules::Rules::load_dirs(&dirs)?;
     for (path, pinned) in &settings.sandbox.pinned_rules {
         let Ok(text) = std::fs::read_to_string(path) else {
@@ -81,6 +106,9 @@ pub fn load_rules(
         rules.rules.extend(file.rules);
     }
     Ok(Arc::new(rules))
+=======
+    troupe_rules::Rules::load_dirs(&dirs).await.map(Arc::new)
+>>>>>>> rules
 }
 
 /// How a session begins.

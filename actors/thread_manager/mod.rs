@@ -49,6 +49,7 @@ impl ThreadManagerState {
         // A broken rules file stops the thread from starting: nothing may run without its
         // rules (new and resumed threads alike).
         let rules = crate::session::load_rules(&settings)
+            .await
             .map_err(|err| format!("cannot start the thread: {err}"))?;
         let args = SessionArgs {
             rules,

@@ -10,8 +10,8 @@ use crate::approvals::cache::command_key;
 use crate::approvals::requirement::{
     command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
 };
-use crate::approvals::safe_commands::is_known_safe;
-use crate::approvals::shell_split::command_parts;
+use crate::approvals::safe_commands::{is_known_safe, is_safe_simple};
+use crate::approvals::shell_split::analyze;
 use crate::locking::lock;
 use crate::sandbox_linux::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
 use std::path::PathBuf;
@@ -58,11 +58,19 @@ pub async fn decide(
             return Err(ToolOutcome::error(message));
         }
     }
-    let parts = command_parts(command).unwrap_or_else(|| vec![command.to_vec()]);
+    // Forbidden/prompt rules see every command found anywhere in the script; an allow rule
+    // counts only when the script is fully understood and every part is covered.
+    let analysis = analyze(command);
+    let rule = ctx.approvals.rules.evaluate_command(
+        &analysis.commands,
+        &analysis.wrapped,
+        analysis.plain,
+        is_safe_simple,
+    );
     let facts = CommandFacts {
         policy,
         fs_kind: profile.file_system_kind(),
-        rule: ctx.approvals.rules.evaluate_parts(&parts),
+        rule,
         escalation: escalation.then_some(justification),
         known_safe: is_known_safe(command),
     };

@@ -6,9 +6,10 @@
 //! are checked when the file loads, so a wrong rule fails loudly (with file:line) instead of
 //! silently matching nothing.
 
+mod load;
 mod parse;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use thiserror::Error;
 
 pub use parse::parse_rules;
@@ -73,57 +74,73 @@ impl Rules {
             .map(|rule| (rule.decision, rule.justification.clone()))
     }
 
-    /// The strictest decision over every part of a compound command. A part no rule matches
-    /// does not count, so `allow` on one part never vouches for another: the caller treats
-    /// unmatched parts by its default path (`all_parts_matched` tells whether any were).
-    pub fn evaluate_parts(&self, parts: &[Vec<String>]) -> Option<Verdict> {
-        parts
-            .iter()
-            .filter_map(|part| self.evaluate(part))
+    /// The strictest restrictive decision (`prompt` or `forbidden`) for `argv`. The program
+    /// is also tried by its base name, so `/bin/rm` cannot slip past a rule on `rm`.
+    fn restrictive(&self, argv: &[String]) -> Option<Verdict> {
+        let by_name = argv.split_first().and_then(|(program, args)| {
+            let name = program.rsplit('/').next()?;
+            (name != program).then(|| {
+                let mut renamed = vec![name.to_string()];
+                renamed.extend_from_slice(args);
+                renamed
+            })
+        });
+        [Some(argv), by_name.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter_map(|candidate| self.evaluate(candidate))
+            .filter(|(decision, _)| *decision >= RuleDecision::Prompt)
             .max_by_key(|(decision, _)| *decision)
     }
 
-    /// True when every part is matched by some rule.
-    pub fn all_parts_matched(&self, parts: &[Vec<String>]) -> bool {
-        !parts.is_empty() && parts.iter().all(|part| self.evaluate(part).is_some())
+    /// The rules' verdict on a whole command, given what it runs (see
+    /// `troupe_actors::approvals::shell_split`).
+    ///
+    /// - `forbidden`, then `prompt`, wins when it matches any of `commands` or `wrapped`
+    ///   (whatever the command may run, found even in scripts that are not fully parsed).
+    /// - `allow` only when the command is `plain` (exactly `commands` runs) and every command
+    ///   is matched by an allow rule or is `known_safe`, with at least one allow match: an
+    ///   allow rule for one part never vouches for another.
+    /// - Otherwise `None`: the caller's default path decides.
+    pub fn evaluate_command(
+        &self,
+        commands: &[Vec<String>],
+        wrapped: &[Vec<String>],
+        plain: bool,
+        known_safe: impl Fn(&[String]) -> bool,
+    ) -> Option<Verdict> {
+        let restrictive = commands
+            .iter()
+            .chain(wrapped)
+            .filter_map(|argv| self.restrictive(argv))
+            .max_by_key(|(decision, _)| *decision);
+        if restrictive.is_some() {
+            return restrictive;
+        }
+        if !plain || commands.is_empty() {
+            return None;
+        }
+        let mut allowed: Option<Verdict> = None;
+        for argv in commands {
+            match self.evaluate(argv) {
+                Some(verdict) => {
+                    allowed.get_or_insert(verdict);
+                }
+                None if known_safe(argv) => {}
+                None => return None,
+            }
+        }
+        allowed
     }
 
     /// Loads every `*.rules` file of each directory in order; a missing directory is fine.
-    pub fn load_dirs(dirs: &[PathBuf]) -> Result<Self, RulesError> {
-        let mut all = Rules::default();
-        for dir in dirs {
-            let entries = match std::fs::read_dir(dir) {
-                Ok(entries) => entries,
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => {
-                    return Err(RulesError::Read {
-                        path: dir.clone(),
-                        source,
-                    })
-                }
-            };
-            let mut files: Vec<PathBuf> = entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|ext| ext == "rules"))
-                .collect();
-            files.sort();
-            for file in files {
-                all.rules.extend(load_file(&file)?.rules);
-            }
-        }
-        Ok(all)
+    /// Each file is evaluated off the caller's thread, bounded in steps and time (see `load`).
+    pub async fn load_dirs(dirs: &[PathBuf]) -> Result<Self, RulesError> {
+        load::load_dirs(dirs).await
     }
 }
 
-/// Loads one `.rules` file.
-pub fn load_file(path: &Path) -> Result<Rules, RulesError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RulesError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse_rules(&path.display().to_string(), &text)
-}
+pub use load::{load_file, load_file_if};
 
 /// Why a rules file could not be used; each names the file and, where known, the line.
 #[derive(Debug, Error)]
@@ -133,6 +150,10 @@ pub enum RulesError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Not a regular file (a FIFO, a device, a directory…), too big, or evaluation that ran
+    /// too long, too deep, or crashed; `path` names the file.
+    #[error("rules file {path}: {reason}")]
+    Unusable { path: PathBuf, reason: String },
     /// Starlark syntax or evaluation error; the message carries `file:line:col`.
     #[error("invalid rules file: {0}")]
     Starlark(String),

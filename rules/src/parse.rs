@@ -2,14 +2,40 @@
 
 use crate::{PrefixRule, RuleDecision, Rules, RulesError};
 use starlark::any::ProvidesStaticType;
+use starlark::codemap::FileSpanRef;
 use starlark::environment::{GlobalsBuilder, Module};
-use starlark::eval::Evaluator;
+use starlark::eval::{BeforeStmtFuncDyn, Evaluator};
 use starlark::starlark_module;
 use starlark::syntax::{AstModule, Dialect};
 use starlark::values::list::{ListRef, UnpackList};
 use starlark::values::none::NoneType;
 use starlark::values::Value;
 use std::cell::RefCell;
+
+/// Statements a rules file may execute: real files run a few hundred; a loop that does not
+/// end stops here with an error instead of holding the loader.
+pub const MAX_STEPS: u64 = 100_000;
+
+/// Counts statements and fails the evaluation when the budget is spent.
+struct StepBudget {
+    left: u64,
+}
+
+impl<'a, 'e: 'a> BeforeStmtFuncDyn<'a, 'e> for StepBudget {
+    fn call<'v>(
+        &mut self,
+        span: FileSpanRef,
+        _eval: &mut Evaluator<'v, 'a, 'e>,
+    ) -> starlark::Result<()> {
+        if self.left == 0 {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "{span}: the rules file ran more than {MAX_STEPS} statements (an endless loop?)"
+            )));
+        }
+        self.left -= 1;
+        Ok(())
+    }
+}
 
 /// What the builtins collect while the file runs.
 #[derive(Debug, Default, ProvidesStaticType)]
@@ -29,6 +55,8 @@ pub fn parse_rules(name: &str, text: &str) -> Result<Rules, RulesError> {
     {
         let mut eval = Evaluator::new(&module);
         eval.extra = Some(&collected);
+        let budget: Box<dyn BeforeStmtFuncDyn> = Box::new(StepBudget { left: MAX_STEPS });
+        eval.before_stmt_for_dap(budget.into());
         eval.eval_module(ast, &globals)
             .map_err(|err| RulesError::Starlark(err.to_string()))?;
     }

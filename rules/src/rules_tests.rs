@@ -31,14 +31,68 @@ fn strictest_matching_rule_wins() {
     );
     assert_eq!(rules.evaluate(&argv(&["rm", "-r"])), None);
     assert_eq!(rules.evaluate(&argv(&["gi"])), None);
-    // Compound: the forbidden part dominates the allowed one.
-    let parts = vec![argv(&["git", "status"]), argv(&["rm", "-rf", "/"])];
+}
+
+fn verdict(
+    rules: &Rules,
+    commands: &[Vec<String>],
+    wrapped: &[Vec<String>],
+    plain: bool,
+) -> Option<RuleDecision> {
+    let known_safe = |argv: &[String]| argv.first().is_some_and(|p| p == "ls");
+    rules
+        .evaluate_command(commands, wrapped, plain, known_safe)
+        .map(|v| v.0)
+}
+
+#[test]
+fn a_command_is_allowed_only_when_every_part_is_covered() {
+    let rules = parse_rules("sample.rules", SAMPLE).unwrap();
+    let git = argv(&["git", "status"]);
+    let rm = argv(&["rm", "-rf", "/"]);
+    let touch = argv(&["touch", "x"]);
+    let ls = argv(&["ls"]);
+    // The forbidden part dominates the allowed one, plain or not, found anywhere.
     assert_eq!(
-        rules.evaluate_parts(&parts).map(|v| v.0),
+        verdict(&rules, &[git.clone(), rm.clone()], &[], true),
         Some(RuleDecision::Forbidden)
     );
-    assert!(rules.all_parts_matched(&parts));
-    assert!(!rules.all_parts_matched(&[argv(&["git"]), argv(&["ls"])]));
+    assert_eq!(
+        verdict(
+            &rules,
+            std::slice::from_ref(&git),
+            std::slice::from_ref(&rm),
+            false
+        ),
+        Some(RuleDecision::Forbidden)
+    );
+    // By base name too: `/bin/rm -rf` is `rm -rf`.
+    assert_eq!(
+        verdict(&rules, &[argv(&["/bin/rm", "-rf", "x"])], &[], true),
+        Some(RuleDecision::Forbidden)
+    );
+    // Allow needs every part: an unmatched, unsafe part voids it.
+    assert_eq!(
+        verdict(&rules, std::slice::from_ref(&git), &[], true),
+        Some(RuleDecision::Allow)
+    );
+    assert_eq!(verdict(&rules, &[git.clone(), touch], &[], true), None);
+    // A known-safe part does not void it, but cannot make an allow alone.
+    assert_eq!(
+        verdict(&rules, &[git.clone(), ls.clone()], &[], true),
+        Some(RuleDecision::Allow)
+    );
+    assert_eq!(verdict(&rules, &[ls], &[], true), None);
+    // Not plain (redirections, substitutions…): never allow.
+    assert_eq!(
+        verdict(&rules, std::slice::from_ref(&git), &[], false),
+        None
+    );
+    // Allow rules match the program word exactly: `./git` is not `git`.
+    assert_eq!(
+        verdict(&rules, &[argv(&["./git", "status"])], &[], true),
+        None
+    );
 }
 
 #[test]
@@ -90,7 +144,7 @@ fn loads_rules_files_from_directories_in_name_order() {
     std::fs::write(dir.path().join("a.rules"), "prefix_rule(pattern=[\"a\"])").unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not starlark").unwrap();
     let missing = dir.path().join("missing");
-    let rules = Rules::load_dirs(&[missing, dir.path().to_path_buf()]).unwrap();
+    let rules = crate::load::load_dirs_blocking(&[missing, dir.path().to_path_buf()]).unwrap();
     let firsts: Vec<&str> = rules
         .rules
         .iter()
@@ -98,4 +152,70 @@ fn loads_rules_files_from_directories_in_name_order() {
         .collect();
     assert_eq!(firsts, ["a", "b"]);
     assert!(load_file(&dir.path().join("nope.rules")).is_err());
+}
+
+#[test]
+fn hostile_rules_files_fail_with_the_file_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        (
+            "loop.rules",
+            "def f():\n    x = 0\n    for i in range(1000000000):\n        x = i\nf()\n",
+        ),
+        ("recurse.rules", "def f(n):\n    return f(n + 1)\nf(0)\n"),
+        (
+            "nested.rules",
+            "def f():\n    x = []\n    for i in range(100000):\n        x = [x]\n    return x == x\nf()\n",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let started = std::time::Instant::now();
+        let err = load_file(&path).unwrap_err().to_string();
+        assert!(err.contains(name), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        eprintln!("{name}: {}", &err[..err.len().min(300)]);
+    }
+    // Deep nesting within the size limit loads (or fails) without crashing the process.
+    let deep = dir.path().join("deep.rules");
+    std::fs::write(
+        &deep,
+        format!("x = {}{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+    )
+    .unwrap();
+    let _ = load_file(&deep);
+}
+
+#[test]
+fn a_builtin_that_never_returns_hits_the_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spin.rules");
+    // One statement: the step budget cannot see inside the builtin, the clock can.
+    std::fs::write(&path, "x = max(range(1000000000000))\n").unwrap();
+    let err = load_file(&path).unwrap_err().to_string();
+    assert!(err.contains("spin.rules"), "{err}");
+    assert!(err.contains("did not finish"), "{err}");
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.rules");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    std::fs::create_dir(dir.path().join("dir.rules")).unwrap();
+    std::fs::write(
+        dir.path().join("big.rules"),
+        "#".repeat(crate::load::MAX_RULES_FILE_BYTES as usize + 1),
+    )
+    .unwrap();
+    for (name, why) in [
+        ("fifo.rules", "not a regular file"),
+        ("dir.rules", "not a regular file"),
+        ("big.rules", "larger than"),
+    ] {
+        let err = load_file(&dir.path().join(name)).unwrap_err().to_string();
+        assert!(err.contains(name) && err.contains(why), "{err}");
+    }
 }

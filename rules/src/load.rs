@@ -1,0 +1,183 @@
+//! Reading and evaluating rules files without trusting them: only regular files, opened
+//! without blocking (a FIFO named `x.rules` cannot hang start-up), bounded in size, and
+//! evaluated on a thread of their own with a step budget, a time limit and panics caught, so
+//! a file that loops, recurses or trips an assertion inside starlark becomes an error that
+//! names the file instead of a stuck or dead runtime worker.
+
+use crate::parse::parse_rules;
+use crate::{Rules, RulesError};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A rules file larger than this is refused (real ones are a few KiB).
+pub const MAX_RULES_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Wall-clock limit of evaluating one file.
+pub const EVAL_TIME_LIMIT: Duration = Duration::from_secs(5);
+
+/// Native stack of the evaluating thread: deep enough for starlark's own depth checks to fire
+/// before the thread's stack runs out.
+const EVAL_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Loads every `*.rules` file of each directory, off the caller's thread.
+pub async fn load_dirs(dirs: &[PathBuf]) -> Result<Rules, RulesError> {
+    let dirs = dirs.to_vec();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("troupe-rules-load".into())
+        .spawn(move || {
+            let _ = tx.send(load_dirs_blocking(&dirs));
+        });
+    if let Err(err) = spawned {
+        return Err(RulesError::Unusable {
+            path: PathBuf::from("rules"),
+            reason: format!("cannot start the loader thread: {err}"),
+        });
+    }
+    rx.await.unwrap_or_else(|_| {
+        Err(RulesError::Unusable {
+            path: PathBuf::from("rules"),
+            reason: "the loader thread stopped without an answer".into(),
+        })
+    })
+}
+
+/// The blocking body of `load_dirs`: each file is bounded by `EVAL_TIME_LIMIT`.
+pub fn load_dirs_blocking(dirs: &[PathBuf]) -> Result<Rules, RulesError> {
+    let mut all = Rules::default();
+    for dir in dirs {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => {
+                return Err(RulesError::Read {
+                    path: dir.clone(),
+                    source,
+                })
+            }
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|ext| ext == "rules"))
+            .collect();
+        files.sort();
+        for file in files {
+            all.rules.extend(load_file(&file)?.rules);
+        }
+    }
+    Ok(all)
+}
+
+/// Loads one `.rules` file (blocking, bounded).
+pub fn load_file(path: &Path) -> Result<Rules, RulesError> {
+    let text = read_regular_file(path)?;
+    evaluate_bounded(path, text)
+}
+
+/// Loads one `.rules` file only if its content passes `accept` (a pinned hash, say): `None`
+/// when it does not, or when the file is gone. Blocking and bounded like `load_file`.
+pub fn load_file_if(
+    path: &Path,
+    accept: impl Fn(&str) -> bool,
+) -> Result<Option<Rules>, RulesError> {
+    let text = match read_regular_file(path) {
+        Ok(text) => text,
+        Err(RulesError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None)
+        }
+        Err(err) => return Err(err),
+    };
+    if !accept(&text) {
+        return Ok(None);
+    }
+    evaluate_bounded(path, text).map(Some)
+}
+
+fn unusable(path: &Path, reason: impl Into<String>) -> RulesError {
+    RulesError::Unusable {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// Reads `path` only if it is a regular file. The type is checked on the path and again on
+/// the opened descriptor (the path could be swapped in between); the open itself never
+/// blocks (`O_NONBLOCK`: opening a FIFO for reading would wait for a writer).
+fn read_regular_file(path: &Path) -> Result<String, RulesError> {
+    let read_error = |source| RulesError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let not_regular = || unusable(path, "not a regular file (a FIFO, device or directory?)");
+    if !std::fs::metadata(path).map_err(read_error)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(read_error)?;
+    let metadata = file.metadata().map_err(read_error)?;
+    if !metadata.is_file() {
+        return Err(not_regular());
+    }
+    if metadata.len() > MAX_RULES_FILE_BYTES {
+        return Err(unusable(
+            path,
+            format!("larger than {MAX_RULES_FILE_BYTES} bytes"),
+        ));
+    }
+    let mut text = String::new();
+    file.take(MAX_RULES_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(read_error)?;
+    if text.len() as u64 > MAX_RULES_FILE_BYTES {
+        return Err(unusable(
+            path,
+            format!("larger than {MAX_RULES_FILE_BYTES} bytes"),
+        ));
+    }
+    Ok(text)
+}
+
+/// Evaluates on a dedicated thread: the step budget stops Starlark loops, the time limit
+/// stops anything else (the thread is then left to finish on its own), and a panic is caught.
+fn evaluate_bounded(path: &Path, text: String) -> Result<Rules, RulesError> {
+    let name = path.display().to_string();
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("troupe-rules-eval".into())
+        .stack_size(EVAL_STACK_BYTES)
+        .spawn(move || {
+            let result = std::panic::catch_unwind(|| parse_rules(&name, &text));
+            let _ = tx.send(result);
+        });
+    if let Err(err) = spawned {
+        return Err(unusable(path, format!("cannot start an evaluator: {err}")));
+    }
+    match rx.recv_timeout(EVAL_TIME_LIMIT) {
+        Ok(Ok(result)) => result,
+        Ok(Err(panic)) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(unusable(path, format!("evaluation crashed: {message}")))
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(unusable(
+            path,
+            format!(
+                "evaluation did not finish within {} s",
+                EVAL_TIME_LIMIT.as_secs()
+            ),
+        )),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Err(unusable(path, "evaluation stopped without a result"))
+        }
+    }
+}
