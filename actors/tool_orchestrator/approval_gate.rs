@@ -6,7 +6,6 @@ use super::registry::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
 use crate::locking::lock;
-use crate::sandbox_linux::profile::resolve_profile;
 use std::path::PathBuf;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::TurnMsg;
@@ -92,20 +91,16 @@ pub fn patch_requirement(
     }
 }
 
-/// The gate a patch tool calls before writing `files` (absolute paths): decides, asks with
-/// an `ApplyPatchApprovalRequest` (one cache key per file), or refuses.
+/// The gate a patch tool calls before writing `files` under `profile`: decides, asks with
+/// an `ApplyPatchApprovalRequest` (one cache key per file), or refuses. The paths must be
+/// the resolved ones the patch will write (`apply_patch::beneath` located them).
 pub async fn approve_patch(
     ctx: &ToolContext,
+    profile: &PermissionProfile,
     files: &[PathBuf],
     reason: Option<String>,
 ) -> Result<(), ToolOutcome> {
-    let settings = &ctx.settings;
-    let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
-        .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
-    // Compared with canonical roots: resolve symlinked parents (the files may not exist yet).
-    let files: Vec<PathBuf> = files.iter().map(|f| canonical(f)).collect();
-    let files = files.as_slice();
-    match patch_requirement(settings.approval_policy, &profile, files) {
+    match patch_requirement(ctx.settings.approval_policy, profile, files) {
         ApprovalRequirement::Skip { .. } => Ok(()),
         ApprovalRequirement::Forbidden { reason } => {
             Err(ToolOutcome::error(format!("patch refused: {reason}")))
@@ -119,24 +114,6 @@ pub async fn approve_patch(
                 reason,
             };
             approve(ctx, request, &keys).await
-        }
-    }
-}
-
-/// `path` with its longest existing ancestor canonicalised.
-fn canonical(path: &std::path::Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut current = path.to_path_buf();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&current) {
-            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
-        }
-        match (current.file_name().map(|n| n.to_owned()), current.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                current = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
         }
     }
 }
