@@ -7,6 +7,7 @@ mod landlock_layer;
 mod mounts;
 mod privileges;
 mod seccomp;
+mod session;
 mod zygote;
 
 use nix::sched::CloneFlags;
@@ -109,9 +110,13 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
         )));
     }
     let plan = Plan::from_spec(&spec)?;
+    let leads_session = session::leads_own_session();
     match spec.backend {
         HelperBackend::Linux => {
             plan.enter_linux_view()?;
+            // The command is the child forked into the new PID namespace: never a group
+            // leader, so it can always start its own session.
+            session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
             Confinement::prepare(&plan.writable, plan.network_on, false)?.exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
@@ -127,8 +132,29 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
                     "the landlock backend has no unrestricted mode; use the linux backend".into(),
                 ));
             }
+            leave_session_landlock(leads_session)?;
             Confinement::prepare(&plan.writable, plan.network_on, true)?.exec(&spec.cwd, &command)
         }
+    }
+}
+
+/// The landlock backend execs the command in this process: a process-group leader cannot
+/// start a session, so it forks and the child does (the parent relays its exit).
+fn leave_session_landlock(leads_session: bool) -> Result<(), Failure> {
+    match session::detach(leads_session) {
+        Ok(()) => Ok(()),
+        Err(nix::errno::Errno::EPERM) => {
+            // SAFETY: the helper is single-threaded, so the child may do anything.
+            match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
+                ForkResult::Child => {
+                    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                        .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
+                    session::detach(false).map_err(|e| Failure::Setup(format!("setsid: {e}")))
+                }
+                ForkResult::Parent { child } => Err(relay_exit(child)),
+            }
+        }
+        Err(e) => Err(Failure::Setup(format!("setsid: {e}"))),
     }
 }
 
@@ -242,16 +268,19 @@ fn enter_namespaces(network_on: bool) -> Result<(), Failure> {
                 .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
             Ok(())
         }
-        ForkResult::Parent { child } => loop {
-            match waitpid(child, None) {
-                Ok(WaitStatus::Exited(_, code)) => return Err(Failure::Exit(code)),
-                Ok(WaitStatus::Signaled(_, signal, _)) => {
-                    return Err(Failure::Exit(128 + signal as i32))
-                }
-                Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-                Err(e) => return Err(Failure::Setup(format!("waiting for the sandbox: {e}"))),
-            }
-        },
+        ForkResult::Parent { child } => Err(relay_exit(child)),
+    }
+}
+
+/// Waits for `child` and turns its end into this process's exit.
+fn relay_exit(child: nix::unistd::Pid) -> Failure {
+    loop {
+        match waitpid(child, None) {
+            Ok(WaitStatus::Exited(_, code)) => return Failure::Exit(code),
+            Ok(WaitStatus::Signaled(_, signal, _)) => return Failure::Exit(128 + signal as i32),
+            Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Failure::Setup(format!("waiting for the sandbox: {e}")),
+        }
     }
 }
 

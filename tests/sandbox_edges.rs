@@ -1,0 +1,148 @@
+//! The sandbox's edges, through the real binary: no command can push keystrokes into the
+//! user's terminal (TIOCSTI), deny-read follows the object across renames, pathname Unix
+//! sockets outside the writable roots are unreachable with the network off.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::process::{Command, Output};
+use support::{stderr, Harness};
+use troupe_mock_model::MockResponse;
+
+const TROUPE: &str = env!("CARGO_BIN_EXE_troupe");
+
+/// Python that exits 0 only if it pushed a byte into a terminal: its stdin, or `/dev/tty`.
+const INJECT: &str = r#"
+import fcntl, os, sys, termios
+ok = []
+for name in ('stdin', '/dev/tty'):
+    try:
+        fd = 0 if name == 'stdin' else os.open(name, os.O_RDWR)
+        fcntl.ioctl(fd, termios.TIOCSTI, b'#')
+        ok.append(name)
+    except OSError as e:
+        print(name, e, file=sys.stderr)
+print('injected via', ok)
+sys.exit(0 if ok else 1)
+"#;
+
+/// Runs `argv` the way a user's shell runs it: the shell leads a session whose controlling
+/// terminal is a fresh pty, and `argv` is its child in that session. Prints the child's exit
+/// code last.
+fn under_terminal(argv: &[&str], cwd: &std::path::Path) -> Output {
+    let script = r#"
+import os, pty, sys, json
+argv = json.loads(sys.argv[1])
+pid, master = pty.fork()
+if pid == 0:
+    child = os.fork()
+    if child == 0:
+        os.execvp(argv[0], argv)
+    _, status = os.waitpid(child, 0)
+    os._exit(os.waitstatus_to_exitcode(status) & 0xff)
+out = b''
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors='replace'))
+print('\nEXIT', os.waitstatus_to_exitcode(status))
+"#;
+    let argv = serde_json::to_string(argv).unwrap();
+    Command::new("python3")
+        .args(["-c", script, &argv])
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+fn exit_code(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("EXIT "))
+        .unwrap_or("?")
+        .to_string()
+}
+
+#[test]
+fn the_injection_works_without_troupe() {
+    // The control: the same command run directly by the "shell" can inject.
+    let dir = tempfile::tempdir().unwrap();
+    let out = under_terminal(&["python3", "-c", INJECT], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let legacy = std::fs::read_to_string("/proc/sys/dev/tty/legacy_tiocsti").unwrap_or_default();
+    if legacy.trim() == "1" {
+        assert_eq!(exit_code(&out), "0", "{text}");
+        assert!(
+            text.contains("injected via ['stdin', '/dev/tty']"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn sandboxed_one_shot_commands_cannot_inject_into_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    for backend in ["linux", "landlock"] {
+        for mode in ["--read-only", "--full-auto"] {
+            let out = under_terminal(
+                &[
+                    TROUPE,
+                    "sandbox",
+                    "linux",
+                    mode,
+                    "--backend",
+                    backend,
+                    "--",
+                    "python3",
+                    "-c",
+                    INJECT,
+                ],
+                dir.path(),
+            );
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(exit_code(&out), "1", "{backend} {mode}: {text}");
+            assert!(text.contains("injected via []"), "{backend} {mode}: {text}");
+        }
+    }
+}
+
+#[test]
+fn agent_commands_cannot_inject_on_any_backend() {
+    for sandbox in ["danger-full-access", "workspace-write"] {
+        let h = Harness::new(vec![
+            MockResponse::shell("c1", &["python3", "-c", INJECT]),
+            MockResponse::text("done"),
+        ]);
+        let home = h.home.path().display().to_string();
+        let key = format!("{}=test-key", support::KEY_VAR);
+        let out = under_terminal(
+            &[
+                "env",
+                &format!("TROUPE_HOME={home}"),
+                &key,
+                TROUPE,
+                "exec",
+                "--skip-git-repo-check",
+                "-s",
+                sandbox,
+                "-a",
+                "never",
+                "go",
+            ],
+            h.workdir.path(),
+        );
+        assert_eq!(exit_code(&out), "0", "{sandbox}: {}", stderr(&out));
+        let outputs = support::tool_outputs(&h.mock.requests()[1].body);
+        assert!(
+            outputs[0].contains("injected via []"),
+            "{sandbox}: {outputs:?}"
+        );
+    }
+}
