@@ -146,3 +146,45 @@ fn agent_commands_cannot_inject_on_any_backend() {
         );
     }
 }
+
+fn sandbox(ws: &std::path::Path, via: &[&str], deny: &std::path::Path, script: &str) -> Output {
+    Command::new(TROUPE)
+        .args(["sandbox", "linux", "--full-auto", "--deny-read"])
+        .arg(deny)
+        .args(via)
+        .args(["--", "sh", "-c", script])
+        .current_dir(ws)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn deny_read_follows_the_file_when_its_directory_is_renamed() {
+    for via in [&[][..], &["--zygote"][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(ws.join("a/conf")).unwrap();
+        std::fs::write(ws.join("a/conf/secret.txt"), "TOPSECRET").unwrap();
+        let deny = ws.join("a/conf/secret.txt");
+        // Command 1 moves the directory (or its parent) holding the masked file away...
+        let moved = sandbox(&ws, via, &deny, "mv a/conf a/conf2 || mv a b || true");
+        // ...command 2 reads it under the new name, where nothing was masked.
+        let read = sandbox(
+            &ws,
+            via,
+            &deny,
+            "cat a/conf2/secret.txt b/conf/secret.txt b/conf2/secret.txt 2>/dev/null; true",
+        );
+        let seen = String::from_utf8_lossy(&read.stdout);
+        assert!(
+            !seen.contains("TOPSECRET"),
+            "{via:?}: the secret was read after a rename: {seen} ({})",
+            String::from_utf8_lossy(&moved.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&deny).unwrap(),
+            "TOPSECRET",
+            "{via:?}: the file moved"
+        );
+    }
+}
