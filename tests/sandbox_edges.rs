@@ -188,3 +188,57 @@ fn deny_read_follows_the_file_when_its_directory_is_renamed() {
         );
     }
 }
+
+/// Python that exits 0 only if it connected to the Unix socket at argv[1].
+const CONNECT: &str = r#"
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print('refused:', e)
+    sys.exit(1)
+print('connected')
+"#;
+
+#[test]
+fn host_unix_sockets_are_unreachable_with_the_network_off() {
+    // Outside /tmp (a writable root) and outside the workspace.
+    let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = base.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let path = base.path().join("docker.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let sock = path.display().to_string();
+    let run = |flags: &[&str]| {
+        let out = Command::new(TROUPE)
+            .args(["sandbox", "linux"])
+            .args(flags)
+            .args(["--", "python3", "-c", CONNECT, &sock])
+            .current_dir(&ws)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // The control: unconfined, the socket answers.
+    let plain = Command::new("python3")
+        .args(["-c", CONNECT, &sock])
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    for mode in [
+        &["--read-only"][..],
+        &["--full-auto"],
+        &["--full-auto", "--zygote"],
+    ] {
+        let (code, text) = run(mode);
+        assert_eq!(code, Some(1), "{mode:?}: {text}");
+    }
+    let (code, text) = run(&["--full-auto", "--allow-unix-socket", &sock]);
+    assert_eq!(code, Some(0), "allow-listed: {text}");
+    let (code, text) = run(&["--full-auto", "--network"]);
+    assert_eq!(code, Some(0), "network on: {text}");
+}

@@ -128,6 +128,26 @@ async fn a_deny_read_file_renamed_over_on_the_host_stays_hidden() {
 }
 
 #[tokio::test]
+async fn a_unix_socket_bound_on_the_host_after_the_zygote_started_is_masked() {
+    let Some(fx) = Fixture::new() else { return };
+    let profile = fx.profile(&[]);
+    let first = fx.run(&fx.request("true", &profile)).await;
+    assert_eq!(first.exit_code, Some(0), "{first:?}");
+    let path = fx.ws.parent().unwrap().join("late.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let script = format!(
+        "python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"{}\")'",
+        path.display()
+    );
+    let connect = fx.run(&fx.request(&script, &profile)).await;
+    assert_ne!(
+        connect.exit_code,
+        Some(0),
+        "a stale zygote let the command connect: {connect:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_git_dir_replaced_on_the_host_stays_read_only() {
     let Some(fx) = Fixture::new() else { return };
     sh("git init -q .", &fx.ws);

@@ -8,6 +8,7 @@ mod mounts;
 mod privileges;
 mod seccomp;
 mod session;
+mod sockets;
 mod zygote;
 
 use nix::sched::CloneFlags;
@@ -202,8 +203,16 @@ impl Plan {
     }
 
     /// New namespaces (this process continues as PID 1 of the new PID namespace) and the
-    /// mount view of the policy.
-    fn enter_linux_view(&self) -> Result<(), Failure> {
+    /// mount view of the policy. With the network off, the host's Unix sockets are masked;
+    /// their table (from the host network namespace) is returned for later re-checks.
+    fn enter_linux_view(&self) -> Result<Option<sockets::HostSockets>, Failure> {
+        let mut host_sockets = if self.network_on {
+            None
+        } else {
+            Some(sockets::HostSockets::open(
+                &self.file_system.allow_unix_sockets,
+            )?)
+        };
         enter_namespaces(self.network_on)?;
         // Opened inside the new mount namespace: a bind source must belong to it.
         let devices = mounts::HostDevices::open();
@@ -216,7 +225,10 @@ impl Plan {
             self.file_system.writable_roots.clone()
         };
         mounts::build(&roots, &self.file_system.deny_read, &devices)?;
-        Ok(())
+        if let Some(host_sockets) = host_sockets.as_mut() {
+            sockets::mask(&host_sockets.to_mask()?)?;
+        }
+        Ok(host_sockets)
     }
 }
 
