@@ -242,3 +242,91 @@ fn host_unix_sockets_are_unreachable_with_the_network_off() {
     let (code, text) = run(&["--full-auto", "--network"]);
     assert_eq!(code, Some(0), "network on: {text}");
 }
+
+/// Python that exits 0 if it could lower a resource limit of any of its ancestors (troupe).
+const PRLIMIT_ANCESTORS: &str = r#"
+import os, resource, sys
+pid, done = os.getppid(), []
+while pid > 1:
+    try:
+        resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+        done.append(pid)
+    except OSError:
+        pass
+    with open(f'/proc/{pid}/stat') as f:
+        pid = int(f.read().rsplit(')', 1)[1].split()[1])
+print('lowered', done)
+sys.exit(0 if done else 1)
+"#;
+
+/// Python that leaves a daemon behind: a child that leaves the session (or at least the
+/// process group), records its pid, and sleeps.
+const DAEMON: &str = r#"
+import os, sys, time
+if os.fork() == 0:
+    for leave in (os.setsid, lambda: os.setpgid(0, 0)):
+        try:
+            leave()
+            break
+        except OSError:
+            pass
+    with open(sys.argv[1], 'w') as f:
+        f.write(str(os.getpid()))
+    os.close(1); os.close(2)
+    time.sleep(60)
+    os._exit(0)
+time.sleep(0.5)
+print('daemon started')
+"#;
+
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+#[test]
+fn landlock_commands_cannot_touch_troupe_or_outlive_their_call() {
+    let h = Harness::new(vec![
+        MockResponse::shell("c1", &["python3", "-c", PRLIMIT_ANCESTORS]),
+        MockResponse::shell("c2", &["python3", "-c", DAEMON, "daemon.pid"]),
+        MockResponse::text("done"),
+    ]);
+    let out = h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "workspace-write",
+            "-a",
+            "never",
+        ])
+        .args(["-c", "sandbox_backend=\"landlock\"", "go"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outputs = support::tool_outputs(&h.mock.requests()[2].body);
+    assert!(outputs[0].contains("lowered []"), "{outputs:?}");
+    assert!(outputs[1].contains("daemon started"), "{outputs:?}");
+    let pid: i32 = std::fs::read_to_string(h.workdir.path().join("daemon.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while alive(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let survived = alive(pid);
+    if survived {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    assert!(!survived, "a daemon outlived its command: {outputs:?}");
+}

@@ -25,11 +25,12 @@ pub fn kill_group(pgid: i32) {
     );
 }
 
-/// Kills every group in `live`.
+/// Kills every group in `live`, and what left the group but not the session.
 pub fn kill_all(live: &LiveGroups) {
     let groups: Vec<i32> = lock(live).iter().copied().collect();
     for pgid in groups {
         kill_group(pgid);
+        super::session_kill::kill_session(pgid);
     }
 }
 
@@ -92,6 +93,7 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         Err(_) => {
             if let Some(pgid) = pgid {
                 kill_group(pgid);
+                super::session_kill::kill_session(pgid);
             }
             let status = child
                 .wait()

@@ -139,23 +139,25 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
     }
 }
 
-/// The landlock backend execs the command in this process: a process-group leader cannot
-/// start a session, so it forks and the child does (the parent relays its exit).
+/// The landlock backend has no PID namespace, so the helper forks and stays as the parent:
+/// the child (never a group leader) can always start a session when it needs one, and once
+/// it has exited the parent kills whatever is left in its session (seccomp keeps anything
+/// from leaving it), so no daemon outlives the command.
 fn leave_session_landlock(leads_session: bool) -> Result<(), Failure> {
-    match session::detach(leads_session) {
-        Ok(()) => Ok(()),
-        Err(nix::errno::Errno::EPERM) => {
-            // SAFETY: the helper is single-threaded, so the child may do anything.
-            match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
-                ForkResult::Child => {
-                    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                        .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
-                    session::detach(false).map_err(|e| Failure::Setup(format!("setsid: {e}")))
-                }
-                ForkResult::Parent { child } => Err(relay_exit(child)),
-            }
+    let own_session = nix::unistd::getpid();
+    // SAFETY: the helper is single-threaded, so the child may do anything.
+    match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
+        ForkResult::Child => {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
+            session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))
         }
-        Err(e) => Err(Failure::Setup(format!("setsid: {e}"))),
+        ForkResult::Parent { child } => {
+            let exit = relay_exit(child);
+            let session = if leads_session { own_session } else { child };
+            crate::sandbox_none::session_kill::kill_session(session.as_raw());
+            Err(exit)
+        }
     }
 }
 
@@ -310,7 +312,7 @@ impl Confinement {
         network_on: bool,
         landlock_required: bool,
     ) -> Result<Self, Failure> {
-        let filters = seccomp::build(network_on)?;
+        let filters = seccomp::build(network_on, landlock_required)?;
         let landlock = landlock_layer::prepare(writable, network_on);
         if let (Err(err), true) = (&landlock, landlock_required) {
             return Err(Failure::Setup(err.clone()));

@@ -91,7 +91,10 @@ fn terminal_injection_rules() -> Result<Vec<SeccompRule>, String> {
 
 /// Builds the two filters: EPERM for the deny list, ENOSYS for `clone3` (its flags live in
 /// memory seccomp cannot read, so libc must fall back to `clone`, whose flags we can check).
-pub fn build(network: bool) -> Result<Vec<BpfProgram>, String> {
+///
+/// `keep_session` (the `landlock` backend, which has no PID namespace): `setsid` is refused,
+/// so nothing the command starts can leave the session the runtime kills it by.
+pub fn build(network: bool, keep_session: bool) -> Result<Vec<BpfProgram>, String> {
     let arch = arch()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in DENIED {
@@ -103,6 +106,18 @@ pub fn build(network: bool) -> Result<Vec<BpfProgram>, String> {
         .collect::<Result<Vec<_>, _>>()?;
     rules.insert(libc::SYS_clone, clone_rules);
     rules.insert(libc::SYS_ioctl, terminal_injection_rules()?);
+    // prlimit64(pid, resource, new, old) on another process with a new limit: the command
+    // could otherwise lower troupe's own limits (no PID namespace hides it under landlock).
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            cond(0, SeccompCmpOp::Ne, 0)?,
+            cond(2, SeccompCmpOp::Ne, 0)?,
+        ])?],
+    );
+    if keep_session {
+        rules.insert(libc::SYS_setsid, vec![]);
+    }
     if !network {
         let not_unix = cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
         rules.insert(libc::SYS_socket, vec![rule(vec![not_unix])?]);
