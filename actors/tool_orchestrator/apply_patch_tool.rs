@@ -113,7 +113,9 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
         Err(join) => return ToolOutcome::error(format!("apply_patch crashed: {join}")),
     };
     let touched: Vec<PathBuf> = plan.targets.values().map(|at| at.path()).collect();
-    if let Err(outcome) = super::approval_gate::approve_patch(ctx, &profile, &touched, None).await {
+    if let Err(outcome) =
+        super::approval_gate::approve_resolved_patch(ctx, &profile, &touched, None).await
+    {
         return outcome;
     }
     let changes = file_changes(&plan);

@@ -2,10 +2,12 @@
 //! session cache first, then a request event up the tree and a wait for the decision that
 //! comes back down as `ToolOrchestratorMsg::ExecApproval`.
 
+use super::apply_patch::beneath::canonical;
 use super::registry::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
 use crate::locking::lock;
+use crate::sandbox_linux::profile::resolve_profile;
 use std::path::PathBuf;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::TurnMsg;
@@ -91,10 +93,25 @@ pub fn patch_requirement(
     }
 }
 
-/// The gate a patch tool calls before writing `files` under `profile`: decides, asks with
-/// an `ApplyPatchApprovalRequest` (one cache key per file), or refuses. The paths must be
-/// the resolved ones the patch will write (`apply_patch::beneath` located them).
+/// The gate a patch tool calls before writing `files` (absolute paths): decides, asks with
+/// an `ApplyPatchApprovalRequest` (one cache key per file), or refuses. Paths are judged as
+/// they resolve now (symlinks followed); a tool that writes in-process must also write
+/// beneath what was judged, as `apply_patch` does.
 pub async fn approve_patch(
+    ctx: &ToolContext,
+    files: &[PathBuf],
+    reason: Option<String>,
+) -> Result<(), ToolOutcome> {
+    let settings = &ctx.settings;
+    let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
+        .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
+    let files: Vec<PathBuf> = files.iter().map(|f| canonical(f)).collect();
+    approve_resolved_patch(ctx, &profile, &files, reason).await
+}
+
+/// [`approve_patch`] for paths already resolved under `profile` (`apply_patch` located them
+/// and will write exactly there).
+pub async fn approve_resolved_patch(
     ctx: &ToolContext,
     profile: &PermissionProfile,
     files: &[PathBuf],
