@@ -179,3 +179,43 @@ fn git_and_deny_read_files_are_refused_and_nothing_changes() {
         "[core]\n"
     );
 }
+
+#[test]
+fn troupe_apply_refuses_a_diff_into_troupe_or_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    for path in [
+        ".troupe/config.toml",
+        "sub/.git/hooks/post-checkout",
+        "../escape.txt",
+    ] {
+        let diff = format!(
+            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n\
+             @@ -0,0 +1 @@\n+pwned\n"
+        );
+        let line = json!({
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "event",
+            "payload": { "type": "turn_diff", "unified_diff": diff },
+        });
+        let rollout = dir.path().join("rollout.jsonl");
+        std::fs::write(&rollout, format!("{line}\n")).unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_troupe"))
+            .env("TROUPE_HOME", home.path())
+            .args(["apply", "--rollout"])
+            .arg(&rollout)
+            .arg("-C")
+            .arg(&ws)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{path}: applied");
+        assert!(
+            stderr(&out).contains("refusing to apply"),
+            "{path}: {}",
+            stderr(&out)
+        );
+        assert!(!ws.join(path).exists() && !dir.path().join("escape.txt").exists());
+    }
+}
