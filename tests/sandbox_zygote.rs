@@ -110,6 +110,44 @@ async fn a_deny_read_path_created_after_the_zygote_started_is_still_hidden() {
 }
 
 #[tokio::test]
+async fn a_deny_read_file_renamed_over_on_the_host_stays_hidden() {
+    let Some(fx) = Fixture::new() else { return };
+    let secret = fx.ws.join("secret.txt");
+    std::fs::write(&secret, "old secret").unwrap();
+    let profile = fx.profile(std::slice::from_ref(&secret));
+    let first = fx.run(&fx.request("cat secret.txt", &profile)).await;
+    assert_eq!(first.stdout, "", "{first:?}");
+    // An editor's atomic save: the mask in the zygote's view was on the old file.
+    std::fs::write(fx.ws.join(".secret.swp"), "NEWSECRET").unwrap();
+    std::fs::rename(fx.ws.join(".secret.swp"), &secret).unwrap();
+    let read = fx.run(&fx.request("cat secret.txt", &profile)).await;
+    assert!(
+        !read.aggregated_output.contains("NEWSECRET"),
+        "the renamed-over file was readable: {read:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_unix_socket_bound_on_the_host_after_the_zygote_started_is_masked() {
+    let Some(fx) = Fixture::new() else { return };
+    let profile = fx.profile(&[]);
+    let first = fx.run(&fx.request("true", &profile)).await;
+    assert_eq!(first.exit_code, Some(0), "{first:?}");
+    let path = fx.ws.parent().unwrap().join("late.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let script = format!(
+        "python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"{}\")'",
+        path.display()
+    );
+    let connect = fx.run(&fx.request(&script, &profile)).await;
+    assert_ne!(
+        connect.exit_code,
+        Some(0),
+        "a stale zygote let the command connect: {connect:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_git_dir_replaced_on_the_host_stays_read_only() {
     let Some(fx) = Fixture::new() else { return };
     sh("git init -q .", &fx.ws);

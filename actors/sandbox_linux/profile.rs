@@ -82,6 +82,11 @@ pub fn resolve_profile(
             kind: FileSystemSandboxKind::Restricted,
             writable_roots: writable,
             deny_read,
+            allow_unix_sockets: settings
+                .allow_unix_sockets
+                .iter()
+                .map(|p| absolute(p))
+                .collect::<Result<Vec<_>, _>>()?,
         },
         network,
     })
@@ -204,6 +209,8 @@ pub fn escalated(profile: &PermissionProfile) -> PermissionProfile {
             kind: FileSystemSandboxKind::Unrestricted,
             writable_roots: Vec::new(),
             deny_read,
+            // The network is on: sockets are not masked.
+            allow_unix_sockets: Vec::new(),
         },
         network: NetworkPolicy::Enabled,
     }

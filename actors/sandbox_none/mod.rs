@@ -6,6 +6,7 @@
 
 pub mod head_tail;
 pub mod process;
+pub mod session_kill;
 
 use process::{kill_all, reap, run_process, LiveGroups};
 use ractor::{Actor, ActorProcessingErr, ActorRef};

@@ -25,11 +25,12 @@ pub fn kill_group(pgid: i32) {
     );
 }
 
-/// Kills every group in `live`.
+/// Kills every group in `live`, and what left the group but not the session.
 pub fn kill_all(live: &LiveGroups) {
     let groups: Vec<i32> = lock(live).iter().copied().collect();
     for pgid in groups {
         kill_group(pgid);
+        super::session_kill::kill_session(pgid);
     }
 }
 
@@ -51,7 +52,9 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         .split_first()
         .ok_or_else(|| "empty command".to_string())?;
     let started = Instant::now();
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    own_session(&mut command);
+    let mut child = command
         .args(args)
         .current_dir(&request.cwd)
         .env_clear()
@@ -59,7 +62,6 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true)
         .spawn()
         .map_err(|err| {
@@ -91,6 +93,7 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         Err(_) => {
             if let Some(pgid) = pgid {
                 kill_group(pgid);
+                super::session_kill::kill_session(pgid);
             }
             let status = child
                 .wait()
@@ -106,6 +109,21 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         kill_group(pgid);
     }
     Ok(result)
+}
+
+/// The process leads a new session (hence a new process group, killed as one): it has no
+/// controlling terminal, so it can neither read the user's terminal nor push keystrokes
+/// into it (`TIOCSTI`), whatever the backend.
+fn own_session(command: &mut Command) {
+    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Readers of one process's stdout and stderr: each kept bounded on its own, plus both

@@ -1,8 +1,9 @@
 //! The `apply_patch` tool, and the one path every patch takes (the tool itself, and
 //! commands intercepted from `shell` / `exec_command`): check, announce, write, report.
 
-use super::apply_patch::{self, ChangeKind, Plan};
+use super::apply_patch::{self, ChangeKind, Confinement, Plan};
 use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::sandbox_linux::profile::resolve_profile;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
@@ -93,17 +94,28 @@ impl ToolHandler for ApplyPatchHandler {
 /// events; one that does is announced (`PatchApplyBegin`), written atomically, reported
 /// (`PatchApplyEnd`) and added to the turn's diff.
 pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcome {
+    let settings = &ctx.settings;
+    let profile = match resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd) {
+        Ok(profile) => profile,
+        Err(err) => return ToolOutcome::error(format!("sandbox configuration error: {err}")),
+    };
+    // The patch is written in-process, outside any sandbox: locating every path under the
+    // profile (and walking beneath it when writing) plus the approval gate are its guard.
+    let confinement = Confinement::for_profile(&profile);
     let prepare_cwd = cwd.clone();
-    let prepared =
-        tokio::task::spawn_blocking(move || apply_patch::prepare(&patch, &prepare_cwd)).await;
+    let prepared = tokio::task::spawn_blocking(move || {
+        apply_patch::prepare(&patch, &prepare_cwd, &confinement)
+    })
+    .await;
     let plan = match prepared {
         Ok(Ok(plan)) => plan,
         Ok(Err(error)) => return ToolOutcome::error(error.to_string()),
         Err(join) => return ToolOutcome::error(format!("apply_patch crashed: {join}")),
     };
-    // The patch is written in-process, outside any sandbox: the approval gate is its guard.
-    let touched: Vec<PathBuf> = plan.files.keys().cloned().collect();
-    if let Err(outcome) = super::approval_gate::approve_patch(ctx, &touched, None).await {
+    let touched: Vec<PathBuf> = plan.targets.values().map(|at| at.path()).collect();
+    if let Err(outcome) =
+        super::approval_gate::approve_resolved_patch(ctx, &profile, &touched, None).await
+    {
         return outcome;
     }
     let changes = file_changes(&plan);
@@ -116,7 +128,7 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
         },
     );
     let written = tokio::task::spawn_blocking(move || {
-        let result = apply_patch::commit::commit(&plan.files);
+        let result = apply_patch::commit::commit(&plan);
         (plan, result)
     })
     .await;

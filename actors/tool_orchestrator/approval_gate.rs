@@ -2,6 +2,7 @@
 //! session cache first, then a request event up the tree and a wait for the decision that
 //! comes back down as `ToolOrchestratorMsg::ExecApproval`.
 
+use super::apply_patch::beneath::canonical;
 use super::registry::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
@@ -93,7 +94,9 @@ pub fn patch_requirement(
 }
 
 /// The gate a patch tool calls before writing `files` (absolute paths): decides, asks with
-/// an `ApplyPatchApprovalRequest` (one cache key per file), or refuses.
+/// an `ApplyPatchApprovalRequest` (one cache key per file), or refuses. Paths are judged as
+/// they resolve now (symlinks followed); a tool that writes in-process must also write
+/// beneath what was judged, as `apply_patch` does.
 pub async fn approve_patch(
     ctx: &ToolContext,
     files: &[PathBuf],
@@ -102,10 +105,19 @@ pub async fn approve_patch(
     let settings = &ctx.settings;
     let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
         .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
-    // Compared with canonical roots: resolve symlinked parents (the files may not exist yet).
     let files: Vec<PathBuf> = files.iter().map(|f| canonical(f)).collect();
-    let files = files.as_slice();
-    match patch_requirement(settings.approval_policy, &profile, files) {
+    approve_resolved_patch(ctx, &profile, &files, reason).await
+}
+
+/// [`approve_patch`] for paths already resolved under `profile` (`apply_patch` located them
+/// and will write exactly there).
+pub async fn approve_resolved_patch(
+    ctx: &ToolContext,
+    profile: &PermissionProfile,
+    files: &[PathBuf],
+    reason: Option<String>,
+) -> Result<(), ToolOutcome> {
+    match patch_requirement(ctx.settings.approval_policy, profile, files) {
         ApprovalRequirement::Skip { .. } => Ok(()),
         ApprovalRequirement::Forbidden { reason } => {
             Err(ToolOutcome::error(format!("patch refused: {reason}")))
@@ -119,24 +131,6 @@ pub async fn approve_patch(
                 reason,
             };
             approve(ctx, request, &keys).await
-        }
-    }
-}
-
-/// `path` with its longest existing ancestor canonicalised.
-fn canonical(path: &std::path::Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut current = path.to_path_buf();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&current) {
-            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
-        }
-        match (current.file_name().map(|n| n.to_owned()), current.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                current = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
         }
     }
 }

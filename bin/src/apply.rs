@@ -38,6 +38,7 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
             rollout.display()
         )
     })?;
+    refuse_protected_paths(&diff)?;
     let cwd = match args.cwd {
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -63,6 +64,46 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
     }
     eprintln!("Applied the last turn's diff from {}", rollout.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a diff that names a path inside `.git` or `.troupe` (any depth, any case), an
+/// absolute path or one with `..`: a rollout file is input, and those paths run code later
+/// (hooks, config, rules). `git apply` itself refuses writes beyond a symlink and into `.git`;
+/// this keeps `.troupe` out too, and says why before anything is touched.
+fn refuse_protected_paths(diff: &str) -> Result<()> {
+    for path in diff_paths(diff) {
+        let bad = path.starts_with('/')
+            || path.split('/').any(|part| {
+                part == ".."
+                    || part.eq_ignore_ascii_case(".git")
+                    || part.eq_ignore_ascii_case(".troupe")
+            });
+        if bad {
+            bail!(
+                "refusing to apply: the diff touches `{path}` (inside .git/.troupe, absolute, or \
+                 with `..`); nothing was changed"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every path a unified diff names in its `---`/`+++` headers (without the `a/`/`b/`
+/// prefixes; `/dev/null` skipped).
+fn diff_paths(diff: &str) -> Vec<&str> {
+    diff.lines()
+        .filter_map(|line| {
+            line.strip_prefix("--- ")
+                .or_else(|| line.strip_prefix("+++ "))
+        })
+        .map(|path| path.split('\t').next().unwrap_or(path).trim_end())
+        .filter(|path| *path != "/dev/null")
+        .map(|path| {
+            path.strip_prefix("a/")
+                .or_else(|| path.strip_prefix("b/"))
+                .unwrap_or(path)
+        })
+        .collect()
 }
 
 /// The newest `*.jsonl` under `dir`, by modification time.

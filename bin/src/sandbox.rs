@@ -50,6 +50,10 @@ struct LinuxArgs {
     /// A path nothing may read.
     #[arg(long = "deny-read", value_name = "PATH")]
     deny_read: Vec<PathBuf>,
+    /// A host Unix socket (or a directory of them) that stays reachable with the network
+    /// off; every other one bound on the host is masked.
+    #[arg(long = "allow-unix-socket", value_name = "PATH")]
+    allow_unix_sockets: Vec<PathBuf>,
     /// Allow network access.
     #[arg(long)]
     network: bool,
@@ -93,6 +97,7 @@ async fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
         network_access: args.network,
         deny_read: args.deny_read,
         protected_paths: troupe_config::home::troupe_home().into_iter().collect(),
+        allow_unix_sockets: args.allow_unix_sockets,
         ..SandboxSettings::default()
     };
     let mut profile = resolve_profile(mode, &settings, &cwd)?;

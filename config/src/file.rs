@@ -107,6 +107,9 @@ pub struct SandboxWorkspaceWriteToml {
     pub network_access: bool,
     pub exclude_tmpdir_env_var: bool,
     pub exclude_slash_tmp: bool,
+    /// Host Unix sockets (or directories of them) sandboxed commands may connect to with
+    /// the network off, e.g. `["/run/user/1000/bus"]`.
+    pub allow_unix_sockets: Vec<String>,
 }
 
 /// `[shell_environment_policy]`: which variables commands inherit.

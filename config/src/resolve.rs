@@ -403,6 +403,11 @@ fn sandbox_settings(
         exclude_tmpdir_env_var: write.exclude_tmpdir_env_var,
         exclude_slash_tmp: write.exclude_slash_tmp,
         deny_read,
+        allow_unix_sockets: write
+            .allow_unix_sockets
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
         backend: backend.unwrap_or_default(),
         ..SandboxSettings::default()
     }

@@ -113,6 +113,8 @@ pub struct SandboxSettings {
     pub exclude_slash_tmp: bool,
     /// Paths no command may read, even after an escalation; absolute.
     pub deny_read: Vec<PathBuf>,
+    /// Host Unix sockets commands may still connect to with the network off; absolute.
+    pub allow_unix_sockets: Vec<PathBuf>,
     /// Which backend to use.
     pub backend: SandboxBackendKind,
     /// `.troupe/rules` folders of a trusted project, root → cwd (loaded after
@@ -182,6 +184,10 @@ pub struct FileSystemPolicy {
     pub writable_roots: Vec<WritableRoot>,
     /// Masked (unreadable) for every managed kind.
     pub deny_read: Vec<PathBuf>,
+    /// Host Unix sockets (or directories of them) that stay reachable with the network off;
+    /// every other pathname socket bound on the host is masked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_unix_sockets: Vec<PathBuf>,
 }
 
 /// The complete permissions one command runs under (spec 004): who enforces, and what.

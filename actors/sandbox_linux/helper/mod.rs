@@ -8,6 +8,8 @@ mod mounts;
 mod privileges;
 mod protected;
 mod seccomp;
+mod session;
+mod sockets;
 mod zygote;
 
 use nix::sched::CloneFlags;
@@ -110,9 +112,13 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
         )));
     }
     let plan = Plan::from_spec(&spec)?;
+    let leads_session = session::leads_own_session();
     match spec.backend {
         HelperBackend::Linux => {
             plan.enter_linux_view()?;
+            // The command is the child forked into the new PID namespace: never a group
+            // leader, so it can always start its own session.
+            session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
             Confinement::prepare(&plan.writable, plan.network_on, false)?.exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
@@ -128,7 +134,30 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
                     "the landlock backend has no unrestricted mode; use the linux backend".into(),
                 ));
             }
+            leave_session_landlock(leads_session)?;
             Confinement::prepare(&plan.writable, plan.network_on, true)?.exec(&spec.cwd, &command)
+        }
+    }
+}
+
+/// The landlock backend has no PID namespace, so the helper forks and stays as the parent:
+/// the child (never a group leader) can always start a session when it needs one, and once
+/// it has exited the parent kills whatever is left in its session (seccomp keeps anything
+/// from leaving it), so no daemon outlives the command.
+fn leave_session_landlock(leads_session: bool) -> Result<(), Failure> {
+    let own_session = nix::unistd::getpid();
+    // SAFETY: the helper is single-threaded, so the child may do anything.
+    match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
+        ForkResult::Child => {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
+            session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))
+        }
+        ForkResult::Parent { child } => {
+            let exit = relay_exit(child);
+            let session = if leads_session { own_session } else { child };
+            crate::sandbox_none::session_kill::kill_session(session.as_raw());
+            Err(exit)
         }
     }
 }
@@ -177,8 +206,9 @@ impl Plan {
     }
 
     /// New namespaces (this process continues as PID 1 of the new PID namespace) and the
-    /// mount view of the policy.
-    fn enter_linux_view(&self) -> Result<(), Failure> {
+    /// mount view of the policy. With the network off, the host's Unix sockets are masked;
+    /// their table (from the host network namespace) is returned for later re-checks.
+    fn enter_linux_view(&self) -> Result<Option<sockets::HostSockets>, Failure> {
         // On the host, before the namespaces: missing `.git`/`.troupe` get placeholders to
         // mount on, removed by a cleaner process once the sandbox has ended.
         let placeholders = if self.writes_anywhere() {
@@ -194,6 +224,13 @@ impl Plan {
             protected::create_placeholders(&subpaths)
         };
         protected::spawn_cleaner(placeholders)?;
+        let mut host_sockets = if self.network_on {
+            None
+        } else {
+            Some(sockets::HostSockets::open(
+                &self.file_system.allow_unix_sockets,
+            )?)
+        };
         enter_namespaces(self.network_on)?;
         // Opened inside the new mount namespace: a bind source must belong to it.
         let devices = mounts::HostDevices::open();
@@ -206,7 +243,10 @@ impl Plan {
             self.file_system.writable_roots.clone()
         };
         mounts::build(&roots, &self.file_system.deny_read, &devices)?;
-        Ok(())
+        if let Some(host_sockets) = host_sockets.as_mut() {
+            sockets::mask(&host_sockets.to_mask()?)?;
+        }
+        Ok(host_sockets)
     }
 }
 
@@ -258,16 +298,19 @@ fn enter_namespaces(network_on: bool) -> Result<(), Failure> {
                 .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
             Ok(())
         }
-        ForkResult::Parent { child } => loop {
-            match waitpid(child, None) {
-                Ok(WaitStatus::Exited(_, code)) => return Err(Failure::Exit(code)),
-                Ok(WaitStatus::Signaled(_, signal, _)) => {
-                    return Err(Failure::Exit(128 + signal as i32))
-                }
-                Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-                Err(e) => return Err(Failure::Setup(format!("waiting for the sandbox: {e}"))),
-            }
-        },
+        ForkResult::Parent { child } => Err(relay_exit(child)),
+    }
+}
+
+/// Waits for `child` and turns its end into this process's exit.
+fn relay_exit(child: nix::unistd::Pid) -> Failure {
+    loop {
+        match waitpid(child, None) {
+            Ok(WaitStatus::Exited(_, code)) => return Failure::Exit(code),
+            Ok(WaitStatus::Signaled(_, signal, _)) => return Failure::Exit(128 + signal as i32),
+            Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Failure::Setup(format!("waiting for the sandbox: {e}")),
+        }
     }
 }
 
@@ -285,7 +328,7 @@ impl Confinement {
         network_on: bool,
         landlock_required: bool,
     ) -> Result<Self, Failure> {
-        let filters = seccomp::build(network_on)?;
+        let filters = seccomp::build(network_on, landlock_required)?;
         let landlock = landlock_layer::prepare(writable, network_on);
         if let (Err(err), true) = (&landlock, landlock_required) {
             return Err(Failure::Setup(err.clone()));

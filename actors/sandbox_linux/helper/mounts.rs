@@ -150,8 +150,43 @@ pub fn build(writable: &[WritableRoot], deny_read: &[PathBuf], devices: &HostDev
     }
     fresh_proc()?;
     minimal_dev(devices)?;
+    pin_deny_read_ancestors(writable, deny_read)?;
     for path in deny_read {
         mask(path)?;
+    }
+    Ok(())
+}
+
+/// Makes every directory between a writable root and a deny-read path a mount point (bound
+/// onto itself), so that inside the sandbox it cannot be renamed or removed (`EBUSY`): a
+/// mask is attached to the path as it was when the view was built, and `mv conf conf2`
+/// would otherwise carry the masked file to a name the next command's view does not mask.
+/// The masked path itself is a mount point already. Ancestors outside the writable roots are
+/// read-only anyway.
+fn pin_deny_read_ancestors(writable: &[WritableRoot], deny_read: &[PathBuf]) -> R {
+    let mut pinned: Vec<PathBuf> = Vec::new();
+    for path in deny_read {
+        let Some(root) = writable
+            .iter()
+            .map(|w| w.root.as_path())
+            .filter(|root| path.starts_with(root) && path != root)
+            .max_by_key(|root| root.as_os_str().len())
+        else {
+            continue;
+        };
+        let mut ancestors: Vec<&Path> = path
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| *dir != root && dir.starts_with(root))
+            .collect();
+        ancestors.reverse();
+        for dir in ancestors {
+            if pinned.iter().any(|done| done == dir) || !dir.is_dir() {
+                continue;
+            }
+            bind(dir, dir)?;
+            pinned.push(dir.to_path_buf());
+        }
     }
     Ok(())
 }

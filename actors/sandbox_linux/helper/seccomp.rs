@@ -1,5 +1,6 @@
 //! The seccomp layer: syscalls a sandboxed command never needs and that would let it leave
-//! or weaken the sandbox answer EPERM; with the network off, sockets other than AF_UNIX too.
+//! or weaken the sandbox answer EPERM; with the network off, sockets other than AF_UNIX too;
+//! and no command may push input into a terminal (`TIOCSTI`, `TIOCLINUX`).
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -73,9 +74,27 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
     SeccompRule::new(conditions).map_err(|e| e.to_string())
 }
 
+/// `ioctl(fd, TIOCSTI | TIOCLINUX, …)`: pushing input into a terminal (or, on a console,
+/// selection pastes). The request is compared on its low 32 bits only, as the kernel reads
+/// it (`unsigned int`), so high bits set in the register cannot slip past.
+fn terminal_injection_rules() -> Result<Vec<SeccompRule>, String> {
+    [libc::TIOCSTI, libc::TIOCLINUX]
+        .into_iter()
+        .map(|request| {
+            let request =
+                SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request as u64)
+                    .map_err(|e| e.to_string())?;
+            rule(vec![request])
+        })
+        .collect()
+}
+
 /// Builds the two filters: EPERM for the deny list, ENOSYS for `clone3` (its flags live in
 /// memory seccomp cannot read, so libc must fall back to `clone`, whose flags we can check).
-pub fn build(network: bool) -> Result<Vec<BpfProgram>, String> {
+///
+/// `keep_session` (the `landlock` backend, which has no PID namespace): `setsid` is refused,
+/// so nothing the command starts can leave the session the runtime kills it by.
+pub fn build(network: bool, keep_session: bool) -> Result<Vec<BpfProgram>, String> {
     let arch = arch()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in DENIED {
@@ -86,6 +105,19 @@ pub fn build(network: bool) -> Result<Vec<BpfProgram>, String> {
         .map(|flag| rule(vec![cond(0, SeccompCmpOp::MaskedEq(*flag), *flag)?]))
         .collect::<Result<Vec<_>, _>>()?;
     rules.insert(libc::SYS_clone, clone_rules);
+    rules.insert(libc::SYS_ioctl, terminal_injection_rules()?);
+    // prlimit64(pid, resource, new, old) on another process with a new limit: the command
+    // could otherwise lower troupe's own limits (no PID namespace hides it under landlock).
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            cond(0, SeccompCmpOp::Ne, 0)?,
+            cond(2, SeccompCmpOp::Ne, 0)?,
+        ])?],
+    );
+    if keep_session {
+        rules.insert(libc::SYS_setsid, vec![]);
+    }
     if !network {
         let not_unix = cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
         rules.insert(libc::SYS_socket, vec![rule(vec![not_unix])?]);

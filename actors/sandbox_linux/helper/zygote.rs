@@ -66,7 +66,11 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
         ));
     }
     let plan = Plan::from_spec(&spec)?;
-    plan.enter_linux_view()?;
+    let mut host_sockets = plan.enter_linux_view()?;
+    let masked_sockets = match host_sockets.as_mut() {
+        Some(table) => table.to_mask()?,
+        None => Default::default(),
+    };
     let confinement = Confinement::prepare(&plan.writable, plan.network_on, false)?;
     let mut blocked = SigSet::empty();
     blocked.add(Signal::SIGCHLD);
@@ -80,12 +84,15 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
         watched.push(root.root.clone());
         watched.extend(root.read_only_subpaths.iter().cloned());
     }
+    watched.extend(masked_sockets.iter().cloned());
     let fingerprint = fingerprint(&watched);
     Ok(Prepared {
         confinement: Some(confinement),
         exits,
         watched,
         fingerprint,
+        host_sockets,
+        masked_sockets,
     })
 }
 
@@ -127,6 +134,25 @@ struct Prepared {
     /// Writable roots, protected subpaths and deny-read paths, as the view was built.
     watched: Vec<PathBuf>,
     fingerprint: Vec<Identity>,
+    /// With the network off: the host's socket table, re-read before each spawn, and the
+    /// sockets masked when the view was built (a new one makes the view stale).
+    host_sockets: Option<super::sockets::HostSockets>,
+    masked_sockets: std::collections::BTreeSet<PathBuf>,
+}
+
+impl Prepared {
+    /// Whether the view no longer matches the host: a watched path changed, or a Unix
+    /// socket was bound on the host since (or the table cannot be read: fail closed).
+    fn is_stale(&mut self) -> bool {
+        if fingerprint(&self.watched) != self.fingerprint {
+            return true;
+        }
+        match self.host_sockets.as_mut().map(|table| table.to_mask()) {
+            None => false,
+            Some(Ok(now)) => !now.is_subset(&self.masked_sockets),
+            Some(Err(_)) => true,
+        }
+    }
 }
 
 struct Zygote {
@@ -185,7 +211,7 @@ impl Zygote {
     fn handle(&mut self, request: Request, fds: Vec<OwnedFd>) -> Result<(), wire::WireError> {
         match request {
             Request::Spawn { id, argv, env, cwd } => {
-                if fingerprint(&self.prepared.watched) != self.prepared.fingerprint {
+                if self.prepared.is_stale() {
                     return send(&self.control, &Reply::Stale { id }, &[]);
                 }
                 let reply = match self.spawn(&argv, &env, &cwd, fds) {

@@ -53,6 +53,11 @@ pub enum PatchError {
         chunk: usize,
         line: usize,
     },
+    #[error("Refused to change {}: {reason}; no file was changed", path.display())]
+    Refused {
+        path: PathBuf,
+        reason: super::beneath::Refusal,
+    },
     #[error("{action} {}: {source}; no file was changed", path.display())]
     Write {
         action: &'static str,

@@ -1,16 +1,19 @@
 //! `apply_patch`: Codex's patch format, applied atomically. Pure: no actors, no events.
 //!
 //! [`parser`] reads the grammar, [`seek`] finds a chunk's lines leniently, [`plan`] computes
-//! every file's final contents in memory, [`commit`] writes them all or none. The tool
+//! every file's final contents in memory, [`commit`] writes them all or none, every access
+//! walking beneath the directory [`beneath`] located it in. The tool
 //! handler, the shell interception and the `apply_patch` arg0 personality all call
 //! [`apply_patch`].
 
+pub mod beneath;
 pub mod commit;
 pub mod error;
 pub mod parser;
 pub mod plan;
 pub mod seek;
 
+pub use beneath::{Confinement, Refusal};
 pub use error::{ParseError, PatchError};
 pub use plan::{Affected, Change, ChangeKind, FinalState, Plan};
 use std::path::Path;
@@ -18,16 +21,17 @@ use std::path::Path;
 /// Patches larger than this are refused before parsing (a model gone astray, not an edit).
 pub const MAX_PATCH_BYTES: usize = 16 * 1024 * 1024;
 
-/// Parses `patch`, computes every change relative to `cwd`, and writes them atomically.
+/// Parses `patch`, computes every change relative to `cwd`, and writes them atomically, with
+/// no confinement but the process's own (the `apply_patch` command inside a sandbox).
 pub fn apply_patch(patch: &str, cwd: &Path) -> Result<Plan, PatchError> {
-    let plan = prepare(patch, cwd)?;
-    commit::commit(&plan.files)?;
+    let plan = prepare(patch, cwd, &Confinement::unconfined())?;
+    commit::commit(&plan)?;
     Ok(plan)
 }
 
-/// Everything `apply_patch` does except writing: the patch is valid and applies cleanly
-/// to the files as they are now.
-pub fn prepare(patch: &str, cwd: &Path) -> Result<Plan, PatchError> {
+/// Everything `apply_patch` does except writing: the patch is valid, applies cleanly to the
+/// files as they are now, and touches nothing `confinement` refuses.
+pub fn prepare(patch: &str, cwd: &Path, confinement: &Confinement) -> Result<Plan, PatchError> {
     if patch.len() > MAX_PATCH_BYTES {
         return Err(PatchError::TooLarge {
             bytes: patch.len(),
@@ -35,7 +39,7 @@ pub fn prepare(patch: &str, cwd: &Path) -> Result<Plan, PatchError> {
         });
     }
     let hunks = parser::parse_patch(patch)?;
-    plan::plan_hunks(&hunks, cwd)
+    plan::plan_hunks(&hunks, cwd, confinement)
 }
 
 /// Codex's success text: `Success. Updated the following files:` then `A`/`M`/`D` lines.

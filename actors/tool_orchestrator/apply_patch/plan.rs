@@ -5,6 +5,7 @@
 //! overlay of pending states stands in for the disk, so `Add` then `Update` of one path, or
 //! two `Update`s of one file, compose exactly as they would there.
 
+use super::beneath::{Confinement, Located, Refusal};
 use super::error::PatchError;
 use super::parser::{Chunk, Hunk, LineKind};
 use super::seek::seek_sequence;
@@ -43,62 +44,107 @@ pub enum ChangeKind {
 /// Everything to write, and what to tell the user.
 #[derive(Debug, Default)]
 pub struct Plan {
-    /// Final state of every touched path (absolute), in path order.
+    /// Final state of every touched path (absolute, as the patch named it), in path order.
     pub files: BTreeMap<PathBuf, FinalState>,
+    /// Where each entry of `files` is written: located when planned, walked again without
+    /// symlinks when written.
+    pub targets: BTreeMap<PathBuf, Located>,
     /// The disk contents of each touched path before the patch (None: it did not exist).
     pub before: BTreeMap<PathBuf, Option<String>>,
     pub affected: Vec<Affected>,
     pub changes: Vec<Change>,
+    confinement: Confinement,
+}
+
+/// Why the disk could not give a path's current text.
+enum ReadFailure {
+    Refused(Refusal),
+    Io(std::io::Error),
 }
 
 impl Plan {
     /// The state of `path` as earlier hunks left it, reading the disk the first time.
-    fn current(&mut self, path: &Path) -> Result<Option<String>, std::io::Error> {
+    fn current(&mut self, path: &Path) -> Result<Option<String>, ReadFailure> {
         if let Some(state) = self.files.get(path) {
             return Ok(match state {
                 FinalState::Present(text) => Some(text.clone()),
                 FinalState::Absent => None,
             });
         }
-        let before = read_optional(path)?;
+        let before = self.read_disk(path)?;
         self.before.insert(path.to_path_buf(), before.clone());
         Ok(before)
     }
 
-    /// Records the path's new state. Its old contents are kept only for the turn diff, so
-    /// an unreadable one (binary, permissions) is not an error here: writing it will tell.
-    fn set(&mut self, path: &Path, state: FinalState) {
+    fn read_disk(&self, path: &Path) -> Result<Option<String>, ReadFailure> {
+        let located = self
+            .confinement
+            .locate(path, true)
+            .map_err(ReadFailure::Refused)?;
+        let bytes = self.confinement.read(&located).map_err(ReadFailure::Io)?;
+        bytes
+            .map(|bytes| {
+                String::from_utf8(bytes).map_err(|_| {
+                    ReadFailure::Io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "not UTF-8",
+                    ))
+                })
+            })
+            .transpose()
+    }
+
+    /// Records the path's new state, and where it will be written (a deletion removes a
+    /// symlink itself, a write goes to what it points to). Its old contents are kept only
+    /// for the turn diff, so an unreadable one (binary, permissions) is not an error here:
+    /// writing it will tell.
+    fn set(&mut self, path: &Path, shown: &Path, state: FinalState) -> Result<(), PatchError> {
+        let follow = matches!(state, FinalState::Present(_));
+        let target = self
+            .confinement
+            .locate(path, follow)
+            .map_err(|reason| refused(shown, reason))?;
         if !self.before.contains_key(path) {
-            let before = read_optional(path).ok().flatten();
+            let before = match self.read_disk(path) {
+                Err(ReadFailure::Refused(reason)) => return Err(refused(shown, reason)),
+                Err(ReadFailure::Io(_)) => None,
+                Ok(before) => before,
+            };
             self.before.insert(path.to_path_buf(), before);
         }
+        self.targets.insert(path.to_path_buf(), target);
         self.files.insert(path.to_path_buf(), state);
+        Ok(())
     }
 }
 
-/// The file's text, `None` when it does not exist; non-UTF-8 is `InvalidData`.
-fn read_optional(path: &Path) -> Result<Option<String>, std::io::Error> {
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(err),
+fn refused(shown: &Path, reason: Refusal) -> PatchError {
+    PatchError::Refused {
+        path: shown.to_path_buf(),
+        reason,
     }
 }
 
-/// Computes the plan for `hunks`, with relative paths taken from `cwd`.
-pub fn plan_hunks(hunks: &[Hunk], cwd: &Path) -> Result<Plan, PatchError> {
+/// Computes the plan for `hunks`, with relative paths taken from `cwd`; every path is
+/// located (and refused) under `confinement`.
+pub fn plan_hunks(
+    hunks: &[Hunk],
+    cwd: &Path,
+    confinement: &Confinement,
+) -> Result<Plan, PatchError> {
     if hunks.is_empty() {
         return Err(PatchError::Empty);
     }
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        confinement: confinement.clone(),
+        ..Plan::default()
+    };
     for hunk in hunks {
         let shown = hunk.path().clone();
         let path = cwd.join(&shown);
         match hunk {
             Hunk::Add { contents, .. } => {
-                plan.set(&path, FinalState::Present(contents.clone()));
+                plan.set(&path, &shown, FinalState::Present(contents.clone()))?;
                 plan.affected.push(Affected::Added(shown));
                 plan.changes.push(Change {
                     path,
@@ -106,19 +152,23 @@ pub fn plan_hunks(hunks: &[Hunk], cwd: &Path) -> Result<Plan, PatchError> {
                 });
             }
             Hunk::Delete { .. } => {
-                let existing = plan
-                    .current(&path)
-                    .map_err(|source| PatchError::ReadDelete {
-                        path: shown.clone(),
-                        source,
-                    })?;
+                let existing = match plan.current(&path) {
+                    Ok(existing) => existing,
+                    Err(ReadFailure::Refused(reason)) => return Err(refused(&shown, reason)),
+                    Err(ReadFailure::Io(source)) => {
+                        return Err(PatchError::ReadDelete {
+                            path: shown.clone(),
+                            source,
+                        })
+                    }
+                };
                 if existing.is_none() {
                     return Err(PatchError::ReadDelete {
                         path: shown,
                         source: std::io::ErrorKind::NotFound.into(),
                     });
                 }
-                plan.set(&path, FinalState::Absent);
+                plan.set(&path, &shown, FinalState::Absent)?;
                 plan.affected.push(Affected::Deleted(shown));
                 plan.changes.push(Change {
                     path,
@@ -136,10 +186,11 @@ pub fn plan_hunks(hunks: &[Hunk], cwd: &Path) -> Result<Plan, PatchError> {
                             source: std::io::ErrorKind::NotFound.into(),
                         })
                     }
-                    Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
+                    Err(ReadFailure::Refused(reason)) => return Err(refused(&shown, reason)),
+                    Err(ReadFailure::Io(err)) if err.kind() == std::io::ErrorKind::InvalidData => {
                         return Err(PatchError::NotUtf8 { path: shown })
                     }
-                    Err(source) => {
+                    Err(ReadFailure::Io(source)) => {
                         return Err(PatchError::ReadUpdate {
                             path: shown,
                             source,
@@ -155,12 +206,12 @@ pub fn plan_hunks(hunks: &[Hunk], cwd: &Path) -> Result<Plan, PatchError> {
                 match &dest {
                     Some((dest_path, dest_shown)) => {
                         // Codex writes the destination, then removes the source.
-                        plan.set(dest_path, FinalState::Present(updated));
-                        plan.set(&path, FinalState::Absent);
+                        plan.set(dest_path, dest_shown, FinalState::Present(updated))?;
+                        plan.set(&path, &shown, FinalState::Absent)?;
                         plan.affected.push(Affected::Modified(dest_shown.clone()));
                     }
                     None => {
-                        plan.set(&path, FinalState::Present(updated));
+                        plan.set(&path, &shown, FinalState::Present(updated))?;
                         plan.affected.push(Affected::Modified(shown.clone()));
                     }
                 }
