@@ -42,12 +42,22 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
+    // Checked first: spawning in a missing directory fails with the same "not found" as a
+    // missing `git`, and the user needs to know which.
+    if !cwd.is_dir() {
+        bail!("cannot apply in {}: no such directory", cwd.display());
+    }
     let mut git = Command::new("git")
         .args(["apply", "-"])
         .current_dir(&cwd)
         .stdin(Stdio::piped())
         .spawn()
-        .context("cannot run `git apply`: is git installed?")?;
+        .with_context(|| {
+            format!(
+                "cannot run `git apply` in {}: is git installed?",
+                cwd.display()
+            )
+        })?;
     if let Some(mut stdin) = git.stdin.take() {
         stdin
             .write_all(diff.as_bytes())
