@@ -65,7 +65,12 @@ impl RolloutLock {
             .open(&path)
         {
             Ok(mut file) => {
-                file.write_all(me.to_string().as_bytes()).map_err(io)?;
+                if let Err(err) = file.write_all(me.to_string().as_bytes()) {
+                    // An empty lock file would block nobody and mislead everyone.
+                    drop(file);
+                    let _ = std::fs::remove_file(&path);
+                    return Err(io(err));
+                }
                 return Ok(Self { path });
             }
             Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -79,7 +84,10 @@ impl RolloutLock {
         }
         // Stale: replace it atomically, then check we are the one who won.
         let tmp = path.with_extension(format!("lock.{me}"));
-        std::fs::write(&tmp, me.to_string()).map_err(io)?;
+        if let Err(err) = std::fs::write(&tmp, me.to_string()) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(err));
+        }
         std::fs::rename(&tmp, &path).map_err(io)?;
         let text = std::fs::read_to_string(&path).map_err(io)?;
         match text.trim().parse::<u32>() {
