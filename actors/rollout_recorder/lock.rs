@@ -33,7 +33,7 @@ pub fn lock_path(rollout: &Path) -> PathBuf {
 
 /// The pid holding the rollout's lock, when a live process holds it.
 pub fn holder(rollout: &Path) -> Option<u32> {
-    let text = std::fs::read_to_string(lock_path(rollout)).ok()?;
+    let text = troupe_config::regular_file::read_to_string(&lock_path(rollout)).ok()?;
     let pid: u32 = text.trim().parse().ok()?;
     (pid != std::process::id() && alive(pid)).then_some(pid)
 }
@@ -89,7 +89,7 @@ impl RolloutLock {
             return Err(io(err));
         }
         std::fs::rename(&tmp, &path).map_err(io)?;
-        let text = std::fs::read_to_string(&path).map_err(io)?;
+        let text = troupe_config::regular_file::read_to_string(&path).map_err(io)?;
         match text.trim().parse::<u32>() {
             Ok(pid) if pid == me => Ok(Self { path }),
             Ok(pid) => Err(LockError::Held {

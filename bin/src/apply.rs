@@ -100,7 +100,7 @@ fn newest_rollout(dir: &Path) -> Result<Option<PathBuf>> {
 
 /// The last `turn_diff` event of a rollout (each is the whole diff of its turn so far).
 fn last_turn_diff(rollout: &Path) -> Result<Option<String>> {
-    let text = std::fs::read_to_string(rollout)
+    let text = troupe_config::regular_file::read_to_string(rollout)
         .with_context(|| format!("cannot read {}", rollout.display()))?;
     let mut last = None;
     for line in text.lines() {

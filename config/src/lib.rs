@@ -9,6 +9,7 @@ pub mod file;
 pub mod home;
 pub mod layers;
 pub mod overrides;
+pub mod regular_file;
 pub mod requirements;
 pub mod resolve;
 
