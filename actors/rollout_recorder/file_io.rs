@@ -77,9 +77,7 @@ impl FileIo {
         if self.failed.is_some() || bytes.is_empty() {
             return None;
         }
-        let Some(file) = self.file.as_mut() else {
-            return None;
-        };
+        let file = self.file.as_mut()?;
         let mut newly = None;
         let end = self.len + bytes.len() as u64;
         if self.reserving && end + RESERVATION > self.reserved_to {
@@ -168,7 +166,10 @@ fn reserve(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
 /// Free bytes for unprivileged writers on the file's filesystem (`None` if unknown).
 fn available_bytes(file: &File) -> Option<u64> {
     let stat = nix::sys::statvfs::fstatvfs(file).ok()?;
-    Some(u64::from(stat.blocks_available()).saturating_mul(u64::from(stat.fragment_size())))
+    // The field types differ between libc targets; on Linux both are u64.
+    #[allow(clippy::useless_conversion)]
+    let free = u64::from(stat.blocks_available()).saturating_mul(u64::from(stat.fragment_size()));
+    Some(free)
 }
 
 fn release(file: &File, offset: u64, len: u64) {

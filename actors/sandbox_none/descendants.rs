@@ -134,9 +134,9 @@ fn reap_ours(ours: &HashSet<i32>) -> bool {
         if proc.ppid != me || !ours.contains(&proc.pid) {
             continue;
         }
-        match waitpid(Pid::from_raw(proc.pid), Some(WaitPidFlag::WNOHANG)) {
-            Ok(WaitStatus::StillAlive) => pending = true,
-            Ok(_) | Err(_) => {}
+        let status = waitpid(Pid::from_raw(proc.pid), Some(WaitPidFlag::WNOHANG));
+        if let Ok(WaitStatus::StillAlive) = status {
+            pending = true;
         }
     }
     pending
