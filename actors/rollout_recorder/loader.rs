@@ -62,7 +62,8 @@ pub struct LoadedRollout {
 
 /// Reads and parses the whole rollout at `path`.
 pub fn load(path: &Path) -> Result<LoadedRollout, RolloutError> {
-    let data = std::fs::read(path).map_err(|source| RolloutError::Io {
+    // Only a regular file: a FIFO named like a rollout must not hang `list` or `doctor`.
+    let data = troupe_config::regular_file::read(path).map_err(|source| RolloutError::Io {
         path: path.to_path_buf(),
         source,
     })?;

@@ -33,7 +33,7 @@ pub fn lock_path(rollout: &Path) -> PathBuf {
 
 /// The pid holding the rollout's lock, when a live process holds it.
 pub fn holder(rollout: &Path) -> Option<u32> {
-    let text = std::fs::read_to_string(lock_path(rollout)).ok()?;
+    let text = troupe_config::regular_file::read_to_string(&lock_path(rollout)).ok()?;
     let pid: u32 = text.trim().parse().ok()?;
     (pid != std::process::id() && alive(pid)).then_some(pid)
 }
@@ -65,7 +65,12 @@ impl RolloutLock {
             .open(&path)
         {
             Ok(mut file) => {
-                file.write_all(me.to_string().as_bytes()).map_err(io)?;
+                if let Err(err) = file.write_all(me.to_string().as_bytes()) {
+                    // An empty lock file would block nobody and mislead everyone.
+                    drop(file);
+                    let _ = std::fs::remove_file(&path);
+                    return Err(io(err));
+                }
                 return Ok(Self { path });
             }
             Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -79,9 +84,12 @@ impl RolloutLock {
         }
         // Stale: replace it atomically, then check we are the one who won.
         let tmp = path.with_extension(format!("lock.{me}"));
-        std::fs::write(&tmp, me.to_string()).map_err(io)?;
+        if let Err(err) = std::fs::write(&tmp, me.to_string()) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(err));
+        }
         std::fs::rename(&tmp, &path).map_err(io)?;
-        let text = std::fs::read_to_string(&path).map_err(io)?;
+        let text = troupe_config::regular_file::read_to_string(&path).map_err(io)?;
         match text.trim().parse::<u32>() {
             Ok(pid) if pid == me => Ok(Self { path }),
             Ok(pid) => Err(LockError::Held {

@@ -8,6 +8,7 @@
 //! acknowledges items only after that. The recorder holds the rollout's lock file ([`lock`])
 //! for as long as it runs.
 
+mod file_io;
 pub mod loader;
 pub mod lock;
 pub mod meta;
@@ -19,7 +20,7 @@ use lock::RolloutLock;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use troupe_messages::mailboxes::RolloutMsg;
+use troupe_messages::mailboxes::{RolloutMsg, SessionMsg};
 use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta};
 use writer::{FileWriter, RolloutWriter};
 
@@ -40,6 +41,8 @@ pub struct RolloutArgs {
     pub open: RolloutOpen,
     /// The runtime's shared writer, which does this file's I/O.
     pub writer: RolloutWriter,
+    /// Told `RolloutFailed` as soon as the file cannot be written.
+    pub session: Option<ActorRef<SessionMsg>>,
 }
 
 pub struct RolloutState {
@@ -92,9 +95,12 @@ fn create(path: &Path, meta: SessionMeta) -> Result<std::fs::File, String> {
         record: RolloutRecord::SessionMeta(meta),
     }])
     .map_err(|err| err.to_string())?;
-    file.write_all(&bytes)
-        .and_then(|()| file.sync_data())
-        .map_err(|err| format!("cannot write rollout {}: {err}", path.display()))?;
+    if let Err(err) = file.write_all(&bytes).and_then(|()| file.sync_data()) {
+        // An empty or torn rollout is not a thread: leave nothing behind.
+        drop(file);
+        let _ = std::fs::remove_file(path);
+        return Err(file_io::describe(path, "writing", &err));
+    }
     Ok(file)
 }
 
@@ -111,7 +117,15 @@ impl Actor for RolloutRecorderActor {
         let file = match args.open {
             RolloutOpen::Create(meta) => {
                 let file = create(&args.path, *meta)?;
-                (RolloutLock::acquire(&args.path)?, file)
+                match RolloutLock::acquire(&args.path) {
+                    Ok(lock) => (lock, file),
+                    Err(err) => {
+                        // The thread does not start: its new rollout goes with it.
+                        drop(file);
+                        let _ = std::fs::remove_file(&args.path);
+                        return Err(err.into());
+                    }
+                }
             }
             RolloutOpen::Append => {
                 let lock = RolloutLock::acquire(&args.path)?;
@@ -122,6 +136,15 @@ impl Actor for RolloutRecorderActor {
         };
         let (lock, file) = file;
         let writer = args.writer.open(args.path.clone(), file);
+        if let Some(session) = args.session {
+            let failure = writer.on_failure();
+            // Ends with the writer (the sender is dropped) when nothing failed.
+            tokio::spawn(async move {
+                if let Ok(error) = failure.await {
+                    let _ = session.send_message(SessionMsg::RolloutFailed { error });
+                }
+            });
+        }
         Ok(RolloutState {
             path: args.path,
             writer,

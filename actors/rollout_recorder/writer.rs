@@ -18,10 +18,10 @@
 //! queued before it is written and synced. Closing (or dropping) a file writer drains, syncs
 //! and closes the file; the workers leave once the last handle is gone and nothing is queued.
 
+use super::file_io::FileIo;
 use crate::locking::lock;
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -85,6 +85,8 @@ struct Slot {
     pending: Mutex<Pending>,
     /// Touched only by the worker draining the slot (one at a time, see `Pending::scheduled`).
     io: Mutex<FileIo>,
+    /// Told the first failure (a write that failed, a full disk) as soon as it happens.
+    on_failure: Mutex<Option<oneshot::Sender<String>>>,
 }
 
 #[derive(Default)]
@@ -104,12 +106,6 @@ impl Pending {
     fn has_work(&self) -> bool {
         !self.bytes.is_empty() || !self.syncs.is_empty() || self.close_requested
     }
-}
-
-struct FileIo {
-    file: Option<File>,
-    /// The first write error sticks: later lines would leave a hole, so none are written.
-    failed: Option<String>,
 }
 
 /// What one drain round took from a slot.
@@ -151,10 +147,8 @@ impl RolloutWriter {
             slot: Arc::new(Slot {
                 path,
                 pending: Mutex::new(Pending::default()),
-                io: Mutex::new(FileIo {
-                    file: Some(file),
-                    failed: None,
-                }),
+                io: Mutex::new(FileIo::new(file)),
+                on_failure: Mutex::new(None),
             }),
             owner: self.owner.clone(),
         }
@@ -235,28 +229,22 @@ impl Slot {
             }
         };
         let mut io = lock(&self.io);
-        let FileIo { file, failed } = &mut *io;
-        let result = match file.as_mut() {
-            None => Err(format!("{} is already closed", self.path.display())),
-            Some(file) => {
-                if failed.is_none() && !round.bytes.is_empty() {
-                    if let Err(err) = file.write_all(&round.bytes) {
-                        tracing::error!(path = %self.path.display(), %err, "rollout write failed");
-                        *failed = Some(format!("writing {} failed: {err}", self.path.display()));
-                    }
+        let result = if io.file.is_none() {
+            Err(format!("{} is already closed", self.path.display()))
+        } else {
+            if let Some(failure) = io.write(&self.path, &round.bytes) {
+                if let Some(tell) = lock(&self.on_failure).take() {
+                    let _ = tell.send(failure);
                 }
-                if round.syncs.is_empty() && !round.close {
-                    Ok(())
-                } else if let Some(err) = failed {
-                    Err(err.clone())
-                } else {
-                    file.sync_data()
-                        .map_err(|err| format!("fsync of {} failed: {err}", self.path.display()))
-                }
+            }
+            if round.syncs.is_empty() && !round.close {
+                Ok(())
+            } else {
+                io.sync(&self.path)
             }
         };
         if round.close {
-            *file = None;
+            io.close();
         }
         drop(io);
         for reply in round.syncs {
@@ -279,6 +267,23 @@ impl FileWriter {
     /// Queues bytes (whole lines) for writing.
     pub fn write(&self, bytes: Vec<u8>) -> Result<(), WriterError> {
         self.queue(|pending| pending.bytes.extend_from_slice(&bytes))
+    }
+
+    /// The first failure of this file (a write that failed, a full disk), as soon as a worker
+    /// meets it; asking again replaces the previous receiver.
+    pub fn on_failure(&self) -> oneshot::Receiver<String> {
+        let (tx, rx) = oneshot::channel();
+        // Under the I/O lock (taken before `on_failure`, as the workers do): a failure is
+        // either seen here or told to this receiver, never lost in between.
+        let io = lock(&self.slot.io);
+        match io.error() {
+            Some(failure) => {
+                let _ = tx.send(failure.clone());
+            }
+            None => *lock(&self.slot.on_failure) = Some(tx),
+        }
+        drop(io);
+        rx
     }
 
     /// Queues an fsync of everything queued so far; `reply` gets its result.

@@ -176,3 +176,25 @@ async fn idle_workers_leave_so_an_idle_file_costs_no_thread() {
         "line\nagain\n"
     );
 }
+
+#[tokio::test]
+async fn a_failed_write_leaves_only_whole_lines_and_is_told_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.jsonl");
+    std::fs::write(&path, "zero\n").unwrap();
+    let pool = RolloutWriter::new(1);
+    // /dev/full takes nothing: a write fails with ENOSPC, as on a full disk.
+    let full = std::fs::OpenOptions::new()
+        .append(true)
+        .open("/dev/full")
+        .unwrap();
+    let writer = pool.open(path.clone(), full);
+    let told = writer.on_failure();
+    writer.write(b"one\n".to_vec()).unwrap();
+    let failure = told.await.unwrap();
+    assert!(failure.contains("no space left"), "{failure}");
+    assert_eq!(synced(&writer).await.unwrap_err(), failure);
+    // A receiver asked for after the failure hears of it too.
+    assert_eq!(writer.on_failure().await.unwrap(), failure);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "zero\n");
+}

@@ -1,14 +1,16 @@
 //! The `none` sandbox backend: runs processes without confinement (`danger-full-access`).
 //!
 //! Every backend is an actor with the same mailbox ([`SandboxMsg`]). Each process runs in a
-//! task owned by the actor; stopping the actor (interrupt) kills every process group it
-//! started before `post_stop` returns.
+//! task owned by the actor; stopping the actor (interrupt, end of turn) kills every process
+//! group it started, and every orphan its commands left behind (a `setsid` daemon), before
+//! `post_stop` returns.
 
+pub mod descendants;
 pub mod head_tail;
 pub mod process;
 pub mod session_kill;
 
-use process::{kill_all, reap, run_process, LiveGroups};
+use process::{kill_all, reap, run_process, sweep_orphans, LiveGroups};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::PermissionProfile;
@@ -69,6 +71,10 @@ impl Actor for NoneSandboxActor {
     ) -> Result<(), ActorProcessingErr> {
         kill_all(&state.live);
         reap(&state.live).await;
+        let swept = sweep_orphans(&state.live).await;
+        if swept > 0 {
+            tracing::info!(swept, "killed processes left behind by the turn's commands");
+        }
         Ok(())
     }
 }

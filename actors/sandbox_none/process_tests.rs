@@ -28,7 +28,7 @@ async fn captures_exit_code_and_both_streams() {
     assert_eq!(out.stderr, "err\n");
     assert!(out.aggregated_output.contains("out") && out.aggregated_output.contains("err"));
     assert!(!out.timed_out);
-    assert!(live.lock().unwrap().is_empty());
+    assert!(live.is_empty());
 }
 
 #[tokio::test]

@@ -89,26 +89,6 @@ pub async fn load_rules(
     })??;
     rules.rules.extend(pinned_rules);
     Ok(Arc::new(rules))
-    settings: &SessionSettings,
-) -> Result<Arc<troupe_rules::Rules>, troupe_rules::RulesError> {
-    let mut dirs = vec![settings.troupe_home.join("rules")];
-    dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
-<<<<<<< HEAD
-    let mut rules = troupe_rules::Rules::load_dirs(&dirs)?;
-    for (path, pinned) in &settings.sandbox.pinned_rules {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        if troupe_config::trust::sha256_hex(text.as_bytes()) != *pinned {
-            continue;
-        }
-        let file = troupe_rules::parse_rules(&path.display().to_string(), &text)?;
-        rules.rules.extend(file.rules);
-    }
-    Ok(Arc::new(rules))
-=======
-    troupe_rules::Rules::load_dirs(&dirs).await.map(Arc::new)
->>>>>>> rules
 }
 
 /// How a session begins.
@@ -209,22 +189,33 @@ impl SessionState {
         self.subscribers.send(Event { id, msg }).await;
     }
 
-    /// Makes everything recorded durable; the first failure is told to subscribers.
+    /// Makes everything recorded durable; a failure stops the thread's work
+    /// ([`Self::persistence_failed`]).
     async fn flush(&mut self) {
-        let Err(err) = self.persist.flush().await else {
-            return;
-        };
-        tracing::error!(thread_id = %self.thread_id, %err, "rollout flush failed");
-        if !self.persist.failed {
-            self.persist.failed = true;
-            let message = format!("this thread may not be fully saved: {err}");
-            self.subscribers
-                .send(Event {
-                    id: String::new(),
-                    msg: EventMsg::Warning { message },
-                })
-                .await;
+        if let Err(err) = self.persist.flush().await {
+            self.persistence_failed(err).await;
         }
+    }
+
+    /// The rollout cannot be written: durability is the promise (a tool result is recorded
+    /// before the model sees it), so nothing more may run. Told once, as a fatal error; the
+    /// running turn is stopped at the end of the message being handled, and no new turn
+    /// starts.
+    async fn persistence_failed(&mut self, err: String) {
+        tracing::error!(thread_id = %self.thread_id, %err, "rollout write failed");
+        if self.persist.failure.is_some() {
+            return;
+        }
+        self.persist.failure = Some(err.clone());
+        let error = TurnError::Internal {
+            message: format!("cannot save this thread, so it stops here: {err}"),
+        };
+        self.subscribers
+            .send(Event {
+                id: self.turn_submission(),
+                msg: EventMsg::Error { error, fatal: true },
+            })
+            .await;
     }
 
     fn push_history(&mut self, item: ResponseItem) {
@@ -462,9 +453,13 @@ impl Actor for SessionActor {
                     if state.persist.policy != FsyncPolicy::TurnBoundaries {
                         state.flush().await;
                     }
-                    let _ = actor.send_message(TurnMsg::Checkpointed);
+                    // Not committed: the turn must not sample again (it is stopped below).
+                    if state.persist.failure.is_none() {
+                        let _ = actor.send_message(TurnMsg::Checkpointed);
+                    }
                 }
             }
+            SessionMsg::RolloutFailed { error } => state.persistence_failed(error).await,
             SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
             SessionMsg::TurnStopped {
                 turn_id,
@@ -487,6 +482,10 @@ impl Actor for SessionActor {
                     .on_turn_ended(&myself, turn_id, last_agent_message, aborted)
                     .await
             }
+        }
+        // The rollout failed while handling this: no further tool call or request.
+        if state.persist.failure.is_some() && state.turn.is_some() {
+            state.interrupt(&myself, AbortReason::Failed).await;
         }
         Ok(())
     }
@@ -517,10 +516,11 @@ impl Actor for SessionActor {
                 .on_turn_ended(&myself, turn_id, None, Some(AbortReason::Failed))
                 .await;
         } else if who.get_id() == state.persist.recorder.get_id() {
-            let message =
-                format!("the rollout recorder failed; this thread is no longer saved: {reason}");
-            tracing::error!(%message);
-            state.emit("", EventMsg::Warning { message }).await;
+            let message = format!("the rollout recorder failed: {reason}");
+            state.persistence_failed(message).await;
+            if state.turn.is_some() {
+                state.interrupt(&myself, AbortReason::Failed).await;
+            }
         }
         Ok(())
     }

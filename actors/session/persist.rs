@@ -71,8 +71,9 @@ pub struct Persistence {
     last_timestamp: String,
     /// Lines appended since the last successful flush.
     dirty: bool,
-    /// A flush failed already (warn once).
-    pub failed: bool,
+    /// Why the rollout can no longer be written (a failed write or fsync, a full disk). Set
+    /// once and kept: nothing more can be made durable, so no turn may run.
+    pub failure: Option<String>,
 }
 
 impl Persistence {
@@ -99,7 +100,7 @@ impl Persistence {
             tracker,
             last_timestamp,
             dirty: false,
-            failed: false,
+            failure: None,
         }
     }
 

@@ -45,6 +45,7 @@ pub(super) async fn start(
             path: args.rollout_path.clone(),
             open,
             writer: args.rollout_writer,
+            session: Some(myself.clone()),
         },
         myself.get_cell(),
     )
@@ -128,6 +129,15 @@ pub(super) async fn start(
     };
     close_dangling_calls(&mut state).await;
     state.flush().await;
+    if let Some(err) = state.persist.failure.clone() {
+        // The recorder closes the file and releases the lock before the start fails.
+        let _ = state
+            .persist
+            .recorder
+            .stop_and_wait(Some("the thread cannot be saved".into()), None)
+            .await;
+        return Err(format!("cannot save the thread: {err}").into());
+    }
     state.persist.update_index(false);
     Ok(state)
 }

@@ -79,6 +79,15 @@ impl SessionState {
         self.persist.record(records);
         // A boundary: the input is durable, and indexed, before anyone hears of the turn.
         self.flush().await;
+        if self.persist.failure.is_some() {
+            // Nothing the turn did could be recorded: it does not start.
+            let aborted = EventMsg::TurnAborted {
+                turn_id,
+                reason: AbortReason::Failed,
+            };
+            self.emit(&submission, aborted).await;
+            return;
+        }
         self.persist.update_index(true);
         self.subscribers
             .send(Event {

@@ -43,12 +43,22 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
+    // Checked first: spawning in a missing directory fails with the same "not found" as a
+    // missing `git`, and the user needs to know which.
+    if !cwd.is_dir() {
+        bail!("cannot apply in {}: no such directory", cwd.display());
+    }
     let mut git = Command::new("git")
         .args(["apply", "-"])
         .current_dir(&cwd)
         .stdin(Stdio::piped())
         .spawn()
-        .context("cannot run `git apply`: is git installed?")?;
+        .with_context(|| {
+            format!(
+                "cannot run `git apply` in {}: is git installed?",
+                cwd.display()
+            )
+        })?;
     if let Some(mut stdin) = git.stdin.take() {
         stdin
             .write_all(diff.as_bytes())
@@ -131,7 +141,7 @@ fn newest_rollout(dir: &Path) -> Result<Option<PathBuf>> {
 
 /// The last `turn_diff` event of a rollout (each is the whole diff of its turn so far).
 fn last_turn_diff(rollout: &Path) -> Result<Option<String>> {
-    let text = std::fs::read_to_string(rollout)
+    let text = troupe_config::regular_file::read_to_string(rollout)
         .with_context(|| format!("cannot read {}", rollout.display()))?;
     let mut last = None;
     for line in text.lines() {

@@ -73,6 +73,6 @@ fn prompt_input(args: PromptInputArgs) -> Result<()> {
         ToolRegistry::with_builtin_tools().specs_for(&loaded.settings),
     );
     let request = build_request(ThreadId::new(), &settings, &history, tools);
-    println!("{}", serde_json::to_string_pretty(&request_body(&request))?);
+    crate::output::line(serde_json::to_string_pretty(&request_body(&request))?)?;
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! Today: the thread index and the rollouts. `--reindex` sets the index aside (never deleting
 //! it) and rebuilds it from the rollout files.
 
+use crate::output::line;
 use crate::threads::{open_store, Reconcile};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -37,47 +38,47 @@ pub fn run(home: &Path, args: DoctorArgs) -> Result<bool> {
                     state.display()
                 )
             })?;
-            println!(
+            line(format_args!(
                 "moved the old index to {} (delete it once you are happy)",
                 aside.display()
-            );
+            ))?;
         }
         let store = ThreadStore::open(home)?;
         let report = reconcile::reconcile(&store, home)?;
-        println!(
+        line(format_args!(
             "index rebuilt: {} thread(s) from {} rollout file(s)",
             report.refreshed, report.files
-        );
+        ))?;
         healthy &= report.unreadable.is_empty();
         for problem in report.unreadable {
-            println!("problem: {problem}");
+            line(format_args!("problem: {problem}"))?;
         }
         return Ok(healthy);
     }
     match open_store(home, Reconcile::Run) {
-        Some(store) => println!(
+        Some(store) => line(format_args!(
             "thread index {}: ok ({} threads)",
             store.path().display(),
             store.all()?.len()
-        ),
+        ))?,
         None => {
             healthy = false;
-            println!("thread index: unavailable (see the warning above); `troupe doctor --reindex` rebuilds it");
+            line("thread index: unavailable (see the warning above); `troupe doctor --reindex` rebuilds it")?;
         }
     }
     for path in reconcile::rollout_files(home) {
         match loader::load(&path) {
             Ok(rollout) => {
                 for warning in &rollout.warnings {
-                    println!("note: {warning}");
+                    line(format_args!("note: {warning}"))?;
                 }
                 if let Err(err) = loader::check_writable(&rollout) {
-                    println!("problem: {err}");
+                    line(format_args!("problem: {err}"))?;
                 }
             }
             Err(err) => {
                 healthy = false;
-                println!("problem: {err}");
+                line(format_args!("problem: {err}"))?;
             }
         }
     }

@@ -5,6 +5,7 @@ mod arg0;
 mod debug;
 mod doctor;
 mod exec;
+mod output;
 mod sandbox;
 mod threads;
 mod trust;
@@ -104,10 +105,7 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         Ok(code) => code,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::FAILURE
-        }
+        Err(err) => output::failure_code(&err),
     }
 }
 

@@ -153,8 +153,12 @@ async fn run_in_zygote(
         .await
         .map_err(anyhow::Error::msg)?;
     zygotes.shutdown().await;
-    std::io::stdout().write_all(result.stdout.as_bytes())?;
-    std::io::stderr().write_all(result.stderr.as_bytes())?;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(result.stdout.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(crate::output::StdoutError)?;
+    let _ = std::io::stderr().write_all(result.stderr.as_bytes());
     let code = result.exit_code.unwrap_or(128 + 9);
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
@@ -182,11 +186,11 @@ async fn bench(count: u32) -> Result<ExitCode> {
         }
     }
     let base = started.elapsed();
-    println!(
+    crate::output::line(format_args!(
         "none       {count} spawns: {:>8.1} ms ({:.3} ms each)",
         ms(base),
         ms(base) / f64::from(count)
-    );
+    ))?;
     let exe = probe::helper_exe().map_err(anyhow::Error::msg)?;
     // `linux` is what the backend actor does (a zygote per profile, reused); `linux-exec`
     // starts the one-shot helper for every command (PTY sessions, huge commands).
@@ -198,7 +202,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
         let backend = match probe::choose(kind) {
             Ok(backend) => backend,
             Err(why) => {
-                println!("{name:<10} unavailable: {why}");
+                crate::output::line(format_args!("{name:<10} unavailable: {why}"))?;
                 continue;
             }
         };
@@ -221,12 +225,12 @@ async fn bench(count: u32) -> Result<ExitCode> {
         if let Some(zygotes) = zygotes {
             zygotes.shutdown().await;
         }
-        println!(
+        crate::output::line(format_args!(
             "{name:<10} {count} spawns: {:>8.1} ms ({:.3} ms each, {:.2}x none)",
             ms(took),
             ms(took) / f64::from(count),
             ms(took) / ms(base)
-        );
+        ))?;
     }
     Ok(ExitCode::SUCCESS)
 }

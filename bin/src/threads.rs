@@ -1,8 +1,9 @@
 //! Thread commands: `list`, `fork`, `archive`, `unarchive`, `delete`, and opening the index.
 
+use crate::output::line;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 use std::sync::Arc;
 use troupe_actors::thread_store::{ops, reconcile, StoreError, ThreadStore};
@@ -77,16 +78,15 @@ pub fn list(home: &Path, args: ListArgs) -> Result<()> {
         ),
         None => None,
     };
-    let mut out = std::io::stdout().lock();
     for thread in threads
         .iter()
         .filter(|t| args.all || !t.archived)
         .filter(|t| cwd.as_ref().is_none_or(|c| &t.cwd == c))
     {
         if args.json {
-            writeln!(out, "{}", serde_json::to_string(thread)?)?;
+            line(serde_json::to_string(thread)?)?;
         } else {
-            writeln!(out, "{}", human_line(thread))?;
+            line(human_line(thread))?;
         }
     }
     Ok(())
@@ -119,7 +119,7 @@ pub struct ForkArgs {
 pub fn fork(home: &Path, args: ForkArgs) -> Result<()> {
     let store = open_store(home, Reconcile::Skip);
     let forked = ops::fork(home, store.as_deref(), &args.id, args.at_turn)?;
-    println!("{}", forked.id);
+    line(&forked.id)?;
     eprintln!(
         "forked into {} (continue it with `troupe exec resume {} PROMPT`)",
         forked.rollout_path, forked.id
@@ -137,7 +137,7 @@ pub struct IdArg {
 pub fn archive(home: &Path, args: IdArg) -> Result<()> {
     let store = open_store(home, Reconcile::Skip);
     let done = ops::archive(home, store.as_deref(), &args.id)?;
-    println!("archived {} → {}", done.id, done.rollout_path);
+    line(format_args!("archived {} → {}", done.id, done.rollout_path))?;
     Ok(())
 }
 
@@ -145,7 +145,10 @@ pub fn archive(home: &Path, args: IdArg) -> Result<()> {
 pub fn unarchive(home: &Path, args: IdArg) -> Result<()> {
     let store = open_store(home, Reconcile::Skip);
     let done = ops::unarchive(home, store.as_deref(), &args.id)?;
-    println!("unarchived {} → {}", done.id, done.rollout_path);
+    line(format_args!(
+        "unarchived {} → {}",
+        done.id, done.rollout_path
+    ))?;
     Ok(())
 }
 
@@ -178,6 +181,6 @@ pub fn delete(home: &Path, args: DeleteArgs) -> Result<()> {
         }
     }
     let done = ops::delete(home, store.as_deref(), &args.id)?;
-    println!("deleted {} ({})", done.id, done.rollout_path);
+    line(format_args!("deleted {} ({})", done.id, done.rollout_path))?;
     Ok(())
 }

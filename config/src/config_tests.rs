@@ -167,3 +167,28 @@ fn rollout_fsync_defaults_to_tool_results_and_can_be_set() {
         "{err}"
     );
 }
+
+#[test]
+fn an_unknown_shell_environment_inherit_value_is_an_error_naming_file_line_and_key() {
+    let home = home_with("model = \"m\"\n\n[shell_environment_policy]\ninherit = \"bogus\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("config.toml:4"), "{err}");
+    assert!(err.contains("shell_environment_policy.inherit"), "{err}");
+    assert!(err.contains("bogus") && err.contains("`core`"), "{err}");
+    let home = home_with("[shell_environment_policy]\ninherit = \"core\"\n");
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(settings.context.shell_env.inherit, "core");
+}
+
+#[test]
+fn a_fifo_in_place_of_config_toml_is_an_error_not_a_hang() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("config.toml");
+    nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("config.toml") && err.contains("FIFO"), "{err}");
+}

@@ -116,8 +116,8 @@ pub struct SandboxWorkspaceWriteToml {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct ShellEnvironmentPolicyToml {
-    /// `all` (default), `core` or `none`.
-    pub inherit: Option<String>,
+    /// `all` (default), `core` or `none`; anything else is an error naming file, line, key.
+    pub inherit: Option<ShellEnvInherit>,
     /// Keep the default exclusion of `*KEY*`, `*SECRET*`, `*TOKEN*` unless true.
     pub ignore_default_excludes: bool,
     /// Glob patterns of variables to drop.
@@ -126,6 +126,25 @@ pub struct ShellEnvironmentPolicyToml {
     pub set: BTreeMap<String, String>,
     /// When non-empty, only matching variables are kept.
     pub include_only: Vec<String>,
+}
+
+/// `shell_environment_policy.inherit`: which of troupe's variables commands start from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShellEnvInherit {
+    All,
+    Core,
+    None,
+}
+
+impl ShellEnvInherit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShellEnvInherit::All => "all",
+            ShellEnvInherit::Core => "core",
+            ShellEnvInherit::None => "none",
+        }
+    }
 }
 
 /// `[model_providers.<id>]`.

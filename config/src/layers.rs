@@ -16,7 +16,7 @@ pub struct Layer {
 /// Reads `path` as a config layer; `Ok(None)` when it does not exist. Unknown keys are
 /// appended to `warnings` as `path: unknown key a.b.c`.
 pub fn read_layer(path: &Path, warnings: &mut Vec<String>) -> Result<Option<Layer>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::regular_file::read_to_string(path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {

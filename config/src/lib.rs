@@ -11,6 +11,7 @@ pub mod layers;
 pub mod limits;
 pub mod overrides;
 pub mod project;
+pub mod regular_file;
 pub mod requirements;
 pub mod resolve;
 pub mod trust;

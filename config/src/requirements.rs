@@ -19,7 +19,7 @@ pub struct Requirements {
 impl Requirements {
     /// Reads `path`; a missing file means no constraints.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::regular_file::read_to_string(path) {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(source) => {

@@ -286,7 +286,10 @@ fn resolve(
                 .model_reasoning_effort
                 .map(|e| format!("{e:?}").to_lowercase()),
             shell_env: ShellEnvPolicy {
-                inherit: env.inherit.unwrap_or_else(|| "all".to_string()),
+                inherit: env
+                    .inherit
+                    .map_or("all", crate::file::ShellEnvInherit::as_str)
+                    .to_string(),
                 ignore_default_excludes: env.ignore_default_excludes,
                 exclude: env.exclude,
                 set: env.set,

@@ -62,6 +62,9 @@ pub enum SessionMsg {
     /// From the turn: its tool results are recorded; make them durable (per the fsync
     /// policy) and answer with `TurnMsg::Checkpointed` before it samples again.
     TurnCheckpoint { turn_id: TurnId },
+    /// From the rollout recorder: its file cannot be written (a failed write, a full disk).
+    /// Nothing more can be made durable: the running turn is stopped at once.
+    RolloutFailed { error: String },
     /// From the turn: compaction replaced the whole history with `history`, which is
     /// `parts` applied to the history before (how the rollout records it).
     HistoryReplaced {

@@ -4,15 +4,19 @@
 mod human;
 pub mod json_events;
 mod resume;
+mod signals;
 
+use crate::output::StdoutError;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use human::HumanOutput;
 use json_events::JsonEvents;
-use std::io::{IsTerminal, Read, Write};
+use signals::{StopSignal, StopSignals};
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use troupe_actors::runtime::Runtime;
+use std::time::Duration;
+use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::events::EventMsg;
@@ -116,8 +120,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     };
     let prompt = read_prompt(prompt.as_deref())?;
     let cwd = match (&args.cd, &target) {
-        (Some(dir), _) => std::fs::canonicalize(dir)
-            .with_context(|| format!("--cd {}: not a usable directory", dir.display()))?,
+        (Some(dir), _) => usable_dir(dir)?,
         (None, Some(target)) => PathBuf::from(&target.cwd),
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
@@ -164,6 +167,8 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         }
     }
 
+    // From here on a signal interrupts the turn instead of killing troupe on the spot.
+    let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let mut human = HumanOutput::new(!args.json);
     let runtime = Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store).await?;
     let mut thread = match &target {
@@ -181,16 +186,46 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     })?;
 
     let mut json = JsonEvents::default();
-    let mut stdout = std::io::stdout().lock();
     let mut last_message: Option<String> = None;
     let mut succeeded = false;
     let mut prompt_shown = false;
-    while let Some(event) = thread.next_event().await {
-        if args.json {
-            for line in json.convert(&event.msg) {
-                writeln!(stdout, "{line}")?;
+    // The first stop signal, and a stdout that failed: both interrupt the turn.
+    let mut stopped: Option<StopSignal> = None;
+    let mut output_failed: Option<StdoutError> = None;
+    let mut patience: Option<tokio::time::Instant> = None;
+    loop {
+        let event = tokio::select! {
+            event = thread.next_event() => event,
+            signal = signals.next() => {
+                if let Some(first) = stopped {
+                    return Ok(signals::give_up(first));
+                }
+                stopped = Some(signal);
+                human.warn(&format!(
+                    "{} received: interrupting the turn (send it again to stop at once)",
+                    signal.name()
+                ));
+                interrupt(&mut thread, &mut patience);
+                continue;
             }
-            stdout.flush()?;
+            () = sleep_until(patience) => {
+                human.warn("the turn did not stop in time");
+                return Ok(signals::give_up(stopped.unwrap_or(StopSignal::Interrupt)));
+            }
+        };
+        let Some(event) = event else { break };
+        if args.json {
+            if output_failed.is_none() {
+                if let Err(err) = json
+                    .convert(&event.msg)
+                    .iter()
+                    .try_for_each(crate::output::line)
+                {
+                    // Nobody reads the events any more: stop the work, keep the thread sound.
+                    output_failed = Some(err);
+                    interrupt(&mut thread, &mut patience);
+                }
+            }
         } else {
             human.render(&event.msg);
             if !prompt_shown {
@@ -225,17 +260,32 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     // Wait for the session to shut down: its rollout is flushed and its lock released.
     if thread.submit(Op::Shutdown).is_ok() {
         let drained = async { while thread.next_event().await.is_some() {} };
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), drained).await;
+        tokio::select! {
+            _ = tokio::time::timeout(Duration::from_secs(10), drained) => {}
+            signal = signals.next() => {
+                return Ok(signals::give_up(stopped.unwrap_or(signal)));
+            }
+        }
     }
     runtime.stop();
+    // Children never outlive troupe: whatever a command left running (a daemon) goes now.
+    tokio::task::spawn_blocking(troupe_actors::sandbox_none::descendants::kill_all_descendants)
+        .await
+        .ok();
 
     if let Some(path) = &args.output_last_message {
         std::fs::write(path, last_message.as_deref().unwrap_or(""))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    if let Some(signal) = stopped {
+        return Ok(signal.exit_code());
+    }
+    if let Some(err) = output_failed {
+        return Err(err.into());
+    }
     if !args.json {
         if let Some(message) = &last_message {
-            writeln!(stdout, "{message}")?;
+            crate::output::line(message)?;
         }
     }
     Ok(if succeeded {
@@ -245,9 +295,38 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     })
 }
 
+/// How long an interrupt may take before troupe gives up and kills everything itself.
+const INTERRUPT_PATIENCE: Duration = Duration::from_secs(20);
+
+/// Asks the session to stop the turn (once), and starts the clock on it.
+fn interrupt(thread: &mut ThreadClient, patience: &mut Option<tokio::time::Instant>) {
+    if patience.is_none() {
+        *patience = Some(tokio::time::Instant::now() + INTERRUPT_PATIENCE);
+        let _ = thread.submit(Op::Interrupt);
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one.
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// `--cd DIR`: an existing directory, made absolute.
+fn usable_dir(dir: &Path) -> Result<PathBuf> {
+    let path = std::fs::canonicalize(dir)
+        .with_context(|| format!("--cd {}: not a usable directory", dir.display()))?;
+    if !path.is_dir() {
+        bail!("--cd {}: not a directory", dir.display());
+    }
+    Ok(path)
+}
+
 /// `exec` has nobody to ask: deny, say so, and tell the user how to avoid it.
 fn deny_approval(
-    thread: &mut troupe_actors::runtime::ThreadClient,
+    thread: &mut ThreadClient,
     human: &HumanOutput,
     call_id: String,
     what: &str,

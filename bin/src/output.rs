@@ -1,0 +1,46 @@
+//! Checked output: a write to stdout that fails (a closed pipe, a full disk) is an error the
+//! command returns, never a panic (`println!` panics). `main` exits quietly with status 141
+//! (what a shell shows for a process killed by SIGPIPE) when the reader went away, and with an
+//! error naming the cause otherwise.
+
+use std::fmt::Display;
+use std::io::Write;
+use thiserror::Error;
+
+/// Stdout could not be written.
+#[derive(Debug, Error)]
+#[error("cannot write to stdout: {0}")]
+pub struct StdoutError(pub std::io::Error);
+
+impl StdoutError {
+    /// The reader of a pipe went away (`troupe list | head -1`).
+    pub fn is_closed_pipe(&self) -> bool {
+        self.0.kind() == std::io::ErrorKind::BrokenPipe
+    }
+}
+
+/// Writes `text` and a newline to stdout, flushed.
+pub fn line(text: impl Display) -> Result<(), StdoutError> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")
+        .and_then(|()| out.flush())
+        .map_err(StdoutError)
+}
+
+/// A warning on stderr; a stderr that cannot be written is ignored (there is nowhere else).
+pub fn warn(text: impl Display) {
+    let _ = writeln!(std::io::stderr().lock(), "warning: {text}");
+}
+
+/// The exit status for a failed command: quiet 141 for a closed stdout pipe, else the error.
+pub fn failure_code(err: &anyhow::Error) -> std::process::ExitCode {
+    let closed = err
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<StdoutError>())
+        .any(StdoutError::is_closed_pipe);
+    if closed {
+        return std::process::ExitCode::from(141);
+    }
+    let _ = writeln!(std::io::stderr().lock(), "error: {err:#}");
+    std::process::ExitCode::FAILURE
+}
