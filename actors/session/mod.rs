@@ -75,7 +75,8 @@ pub async fn load_rules(
     let pinned_rules = tokio::task::spawn_blocking(move || {
         let mut loaded = Vec::new();
         for (path, hash) in &pinned {
-            let matches_pin = |text: &str| troupe_config::trust::sha256_hex(text.as_bytes()) == *hash;
+            let matches_pin =
+                |text: &str| troupe_config::trust::sha256_hex(text.as_bytes()) == *hash;
             if let Some(file) = troupe_rules::load_file_if(path, matches_pin)? {
                 loaded.extend(file.rules);
             }

@@ -82,7 +82,7 @@ fn terminal_injection_rules() -> Result<Vec<SeccompRule>, String> {
         .into_iter()
         .map(|request| {
             let request =
-                SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request as u64)
+                SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request)
                     .map_err(|e| e.to_string())?;
             rule(vec![request])
         })
