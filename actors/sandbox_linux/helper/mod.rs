@@ -221,7 +221,7 @@ impl Plan {
                 .flat_map(|w| w.read_only_subpaths.iter().cloned())
                 .filter(|p| roots.iter().any(|w| p.starts_with(&w.root)))
                 .collect();
-            protected::create_placeholders(&subpaths)
+            protected::create_placeholders(&subpaths)?
         };
         protected::spawn_cleaner(placeholders)?;
         let mut host_sockets = if self.network_on {

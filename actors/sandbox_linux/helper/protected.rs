@@ -33,19 +33,24 @@ pub(super) struct Placeholder {
 
 /// Creates or joins a placeholder for every missing subpath whose parent exists (`.git`,
 /// `.troupe`, the target of a dangling `.git` link). Runs on the host before the namespaces
-/// exist; a name the user cannot create here cannot be created by the sandboxed command
-/// either, so such failures are skipped.
-pub(super) fn create_placeholders(subpaths: &[PathBuf]) -> Vec<Placeholder> {
-    subpaths
-        .iter()
+/// exist. Where the user may not create the name (no parent, no permission, read-only
+/// filesystem) the sandboxed command may not either, so it is skipped; any other failure
+/// fails the setup rather than leave the name creatable.
+pub(super) fn create_placeholders(subpaths: &[PathBuf]) -> Result<Vec<Placeholder>, String> {
+    let mut held = Vec::new();
+    for path in subpaths {
         // Missing, or another sandbox's placeholder: joined (locked), or its cleaner would
         // remove it under this sandbox's mount.
-        .filter(|path| path.symlink_metadata().map_or(true, |m| is_placeholder(&m)))
-        .filter_map(|path| join_or_create(path))
-        .collect()
+        if path.symlink_metadata().map_or(true, |m| is_placeholder(&m)) {
+            held.extend(join_or_create(path)?);
+        }
+    }
+    Ok(held)
 }
 
-fn join_or_create(path: &Path) -> Option<Placeholder> {
+fn join_or_create(path: &Path) -> Result<Option<Placeholder>, String> {
+    use std::io::ErrorKind;
+    let failed = |what: &str, err: std::io::Error| fail(what, path, err);
     // A few rounds: another run may remove the placeholder between our mkdir and our lock.
     for _ in 0..8 {
         match std::fs::DirBuilder::new()
@@ -53,33 +58,55 @@ fn join_or_create(path: &Path) -> Option<Placeholder> {
             .create(path)
         {
             Ok(()) => {
-                let _ = std::fs::set_permissions(
-                    path,
-                    std::fs::Permissions::from_mode(PLACEHOLDER_MODE),
-                );
+                std::fs::set_permissions(path, std::fs::Permissions::from_mode(PLACEHOLDER_MODE))
+                    .map_err(|e| failed("cannot set the mode of placeholder", e))?;
             }
-            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(_) => return None,
+            Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    ErrorKind::NotFound
+                        | ErrorKind::PermissionDenied
+                        | ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                return Ok(None);
+            }
+            Err(err) => return Err(failed("cannot create placeholder", err)),
         }
-        let meta = path.symlink_metadata().ok()?;
+        let Ok(meta) = path.symlink_metadata() else {
+            continue; // removed by another run's cleaner meanwhile
+        };
         if !is_placeholder(&meta) {
             // Something real is there now (the user created it): protected as it is.
-            return None;
+            return Ok(None);
         }
-        let dir = open_dir(path)?;
-        lock(&dir, libc::LOCK_SH).then_some(())?;
+        let dir = match open_dir(path) {
+            Ok(dir) => dir,
+            Err(err) if err.kind() == ErrorKind::NotFound => continue,
+            Err(err) => return Err(failed("cannot open placeholder", err)),
+        };
+        if !lock(&dir, libc::LOCK_SH) {
+            return Err(failed(
+                "cannot lock placeholder",
+                std::io::Error::last_os_error(),
+            ));
+        }
         // Still the same directory at the path once locked, or a remover got there first.
         match (path.symlink_metadata(), dir.metadata()) {
             (Ok(now), Ok(locked)) if now.ino() == locked.ino() && now.dev() == locked.dev() => {
-                return Some(Placeholder {
+                return Ok(Some(Placeholder {
                     path: path.to_path_buf(),
                     dir,
-                });
+                }));
             }
             _ => continue,
         }
     }
-    None
+    Err(format!(
+        "placeholder {} kept being replaced while the sandbox was set up",
+        path.display()
+    ))
 }
 
 fn lock(dir: &File, how: i32) -> bool {
@@ -91,8 +118,9 @@ fn is_placeholder(meta: &std::fs::Metadata) -> bool {
     meta.is_dir() && meta.mode() & 0o7777 == PLACEHOLDER_MODE
 }
 
-fn open_dir(path: &Path) -> Option<File> {
-    let c_path = CString::new(path.as_os_str().as_bytes()).ok()?;
+fn open_dir(path: &Path) -> std::io::Result<File> {
+    let c_path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
     // SAFETY: a plain open of a NUL-terminated path.
     let fd = unsafe {
         libc::open(
@@ -100,8 +128,11 @@ fn open_dir(path: &Path) -> Option<File> {
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
         )
     };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
     // SAFETY: a fresh descriptor nothing else owns.
-    (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
+    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
 /// Starts the process that removes the placeholders once this sandbox is gone: forked
