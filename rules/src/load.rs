@@ -18,9 +18,9 @@ pub const MAX_RULES_FILE_BYTES: u64 = 1024 * 1024;
 /// Wall-clock limit of evaluating one file.
 pub const EVAL_TIME_LIMIT: Duration = Duration::from_secs(5);
 
-/// Native stack of the evaluating thread: deep enough for starlark's own depth checks to fire
-/// before the thread's stack runs out.
-const EVAL_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// Native stack of the evaluating thread (virtual memory, touched only as used): enough for
+/// the nesting `check_nesting` lets through, in debug builds too.
+const EVAL_STACK_BYTES: usize = 256 * 1024 * 1024;
 
 /// Loads every `*.rules` file of each directory, off the caller's thread.
 pub async fn load_dirs(dirs: &[PathBuf]) -> Result<Rules, RulesError> {
@@ -130,7 +130,7 @@ pub const MAX_BRACKET_DEPTH: usize = 100;
 
 /// Most operators one statement may chain (`1+1+…`, `not not …`, `x[0][0]…`, `f()()…`
 /// nest as deeply as they are long).
-pub const MAX_OPERATORS_PER_STATEMENT: usize = 3000;
+pub const MAX_OPERATORS_PER_STATEMENT: usize = 1000;
 
 /// Deepest indentation, in columns (nested blocks), and most `elif` (each nests the chain).
 pub const MAX_INDENT_COLUMNS: usize = 200;
@@ -169,6 +169,12 @@ fn check_nesting(path: &Path, text: &str) -> Result<(), RulesError> {
             "not" | "and" | "or" | "if" | "else" | "lambda" | "in"
         ) {
             operators += 1;
+        }
+        if word == "elif" {
+            elifs += 1;
+            if elifs > MAX_ELIFS {
+                return Err(unusable(path, format!("more than {MAX_ELIFS} `elif`")));
+            }
         }
         word.clear();
         match c {
