@@ -18,9 +18,9 @@ pub const MAX_RULES_FILE_BYTES: u64 = 1024 * 1024;
 /// Wall-clock limit of evaluating one file.
 pub const EVAL_TIME_LIMIT: Duration = Duration::from_secs(5);
 
-/// Native stack of the evaluating thread: deep enough for starlark's own depth checks to fire
-/// before the thread's stack runs out.
-const EVAL_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// Native stack of the evaluating thread (virtual memory, touched only as used): enough for
+/// the nesting `check_nesting` lets through, in debug builds too.
+const EVAL_STACK_BYTES: usize = 256 * 1024 * 1024;
 
 /// Loads every `*.rules` file of each directory, off the caller's thread.
 pub async fn load_dirs(dirs: &[PathBuf]) -> Result<Rules, RulesError> {
@@ -144,9 +144,112 @@ fn read_regular_file(path: &Path) -> Result<String, RulesError> {
     Ok(text)
 }
 
+/// Deepest bracket nesting a rules file may use.
+pub const MAX_BRACKET_DEPTH: usize = 100;
+
+/// Most operators one statement may chain (`1+1+…`, `not not …`, `x[0][0]…`, `f()()…`
+/// nest as deeply as they are long).
+pub const MAX_OPERATORS_PER_STATEMENT: usize = 1000;
+
+/// Deepest indentation, in columns (nested blocks), and most `elif` (each nests the chain).
+pub const MAX_INDENT_COLUMNS: usize = 200;
+pub const MAX_ELIFS: usize = 1000;
+
+/// Starlark parses and compiles by recursion over the syntax tree: a file nested deeply
+/// enough overflows any stack, which aborts the whole process (no panic to catch). So the
+/// text is measured first: bracket depth and the operators of each statement, outside
+/// strings and comments.
+fn check_nesting(path: &Path, text: &str) -> Result<(), RulesError> {
+    let mut chars = text.chars().peekable();
+    let (mut depth, mut operators, mut elifs) = (0usize, 0usize, 0usize);
+    let mut word = String::new();
+    let mut line_start = true;
+    let mut indent = 0usize;
+    while let Some(c) = chars.next() {
+        if line_start {
+            if c == ' ' || c == '\t' {
+                indent += 1;
+                if indent > MAX_INDENT_COLUMNS && depth == 0 {
+                    return Err(unusable(
+                        path,
+                        format!("indented deeper than {MAX_INDENT_COLUMNS} columns"),
+                    ));
+                }
+                continue;
+            }
+            line_start = false;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if matches!(
+            word.as_str(),
+            "not" | "and" | "or" | "if" | "else" | "lambda" | "in"
+        ) {
+            operators += 1;
+        }
+        if word == "elif" {
+            elifs += 1;
+            if elifs > MAX_ELIFS {
+                return Err(unusable(path, format!("more than {MAX_ELIFS} `elif`")));
+            }
+        }
+        word.clear();
+        match c {
+            '#' => {
+                while chars.peek().is_some_and(|&n| n != '\n') {
+                    chars.next();
+                }
+            }
+            '\'' | '"' => {
+                let mut escaped = false;
+                for n in chars.by_ref() {
+                    match n {
+                        _ if escaped => escaped = false,
+                        '\\' => escaped = true,
+                        n if n == c => break,
+                        _ => {}
+                    }
+                }
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                operators += 1;
+                if depth > MAX_BRACKET_DEPTH {
+                    return Err(unusable(
+                        path,
+                        format!("brackets nested deeper than {MAX_BRACKET_DEPTH}"),
+                    ));
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            '\n' => {
+                line_start = true;
+                indent = 0;
+                if depth == 0 {
+                    operators = 0;
+                }
+            }
+            '+' | '-' | '*' | '/' | '%' | '|' | '&' | '^' | '~' | '<' | '>' | '=' | '!' | '.' => {
+                operators += 1;
+            }
+            _ => {}
+        }
+        if operators > MAX_OPERATORS_PER_STATEMENT {
+            return Err(unusable(
+                path,
+                format!("a statement with more than {MAX_OPERATORS_PER_STATEMENT} operators"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Evaluates on a dedicated thread: the step budget stops Starlark loops, the time limit
 /// stops anything else (the thread is then left to finish on its own), and a panic is caught.
 fn evaluate_bounded(path: &Path, text: String) -> Result<Rules, RulesError> {
+    check_nesting(path, &text)?;
     let name = path.display().to_string();
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()

@@ -176,14 +176,79 @@ fn hostile_rules_files_fail_with_the_file_named() {
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
         eprintln!("{name}: {}", &err[..err.len().min(300)]);
     }
-    // Deep nesting within the size limit loads (or fails) without crashing the process.
-    let deep = dir.path().join("deep.rules");
-    std::fs::write(
-        &deep,
-        format!("x = {}{}\n", "[".repeat(100_000), "]".repeat(100_000)),
-    )
-    .unwrap();
-    let _ = load_file(&deep);
+}
+
+#[test]
+fn nesting_that_would_overflow_the_parser_is_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocks: String = (0..300)
+        .map(|i| format!("{}if True:\n", " ".repeat(i)))
+        .collect();
+    for (name, text, why) in [
+        (
+            "deep.rules",
+            format!("x = {}{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+            "brackets nested deeper",
+        ),
+        (
+            "chain.rules",
+            format!("x = 1{}\n", "+1".repeat(200_000)),
+            "1000 operators",
+        ),
+        (
+            "nots.rules",
+            format!("x = {}True\n", "not ".repeat(200_000)),
+            "1000 operators",
+        ),
+        (
+            "index.rules",
+            format!("x = [0]{}\n", "[0]".repeat(200_000)),
+            "1000 operators",
+        ),
+        ("blocks.rules", blocks, "indented deeper"),
+        (
+            "elifs.rules",
+            format!(
+                "if False:\n    pass\n{}",
+                "elif False:\n    pass\n".repeat(2000)
+            ),
+            "1000 `elif`",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let err = load_file(&path).unwrap_err().to_string();
+        assert!(err.contains(name) && err.contains(why), "{err}");
+    }
+    // Strings and comments do not count, and a file within the limits loads.
+    let fine = dir.path().join("fine.rules");
+    let text = format!(
+        "# ((((( {}\nx = 1{}\nprefix_rule(pattern=[\"a\"], justification=\"[[[ {}\")\n",
+        "(".repeat(500),
+        "+1".repeat(900),
+        "+".repeat(5000)
+    );
+    std::fs::write(&fine, text).unwrap();
+    assert_eq!(load_file(&fine).unwrap().rules.len(), 1);
+    // Right under the limits, the evaluator's stack holds.
+    let nested_blocks: String = (0..150)
+        .map(|i| format!("{}if True:\n", " ".repeat(i)))
+        .chain(std::iter::once(format!("{}pass\n", " ".repeat(150))))
+        .collect();
+    for text in [
+        format!("x = \"a\"{}\n", "[0]".repeat(990)),
+        format!("x = {}True\n", "not ".repeat(990)),
+        format!("x = 1{}\n", "+1".repeat(990)),
+        format!("x = {}1{}\n", "(".repeat(100), ")".repeat(100)),
+        format!(
+            "if False:\n    pass\n{}",
+            "elif False:\n    pass\n".repeat(1000)
+        ),
+        nested_blocks,
+    ] {
+        std::fs::write(&fine, &text).unwrap();
+        assert!(load_file(&fine).is_ok(), "{}", &text[..40]);
+    }
 }
 
 #[test]
@@ -191,7 +256,7 @@ fn a_builtin_that_never_returns_hits_the_time_limit() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spin.rules");
     // One statement: the step budget cannot see inside the builtin, the clock can.
-    std::fs::write(&path, "x = max(range(1000000000000))\n").unwrap();
+    std::fs::write(&path, "x = max(range(2147483647))\n").unwrap();
     let err = load_file(&path).unwrap_err().to_string();
     assert!(err.contains("spin.rules"), "{err}");
     assert!(err.contains("did not finish"), "{err}");
