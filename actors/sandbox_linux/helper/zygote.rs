@@ -68,7 +68,7 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
     let plan = Plan::from_spec(&spec)?;
     let mut host_sockets = plan.enter_linux_view()?;
     let masked_sockets = match host_sockets.as_mut() {
-        Some(table) => table.to_mask()?,
+        Some(table) => table.sockets_to_mask()?,
         None => Default::default(),
     };
     let confinement = Confinement::prepare(&plan.writable, plan.network_on, false)?;
@@ -147,7 +147,11 @@ impl Prepared {
         if fingerprint(&self.watched) != self.fingerprint {
             return true;
         }
-        match self.host_sockets.as_mut().map(|table| table.to_mask()) {
+        match self
+            .host_sockets
+            .as_mut()
+            .map(|table| table.sockets_to_mask())
+        {
             None => false,
             Some(Ok(now)) => !now.is_subset(&self.masked_sockets),
             Some(Err(_)) => true,
