@@ -244,7 +244,7 @@ impl Plan {
         };
         mounts::build(&roots, &self.file_system.deny_read, &devices)?;
         if let Some(host_sockets) = host_sockets.as_mut() {
-            sockets::mask(&host_sockets.paths_to_mask()?)?;
+            sockets::mask(&host_sockets.sockets_to_mask()?)?;
         }
         Ok(host_sockets)
     }

@@ -77,6 +77,8 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
 /// `ioctl(fd, TIOCSTI | TIOCLINUX, …)`: pushing input into a terminal (or, on a console,
 /// selection pastes). The request is compared on its low 32 bits only, as the kernel reads
 /// it (`unsigned int`), so high bits set in the register cannot slip past.
+// The ioctl request type differs between targets (c_ulong here, c_int elsewhere).
+#[allow(clippy::unnecessary_cast)]
 fn terminal_injection_rules() -> Result<Vec<SeccompRule>, String> {
     [libc::TIOCSTI, libc::TIOCLINUX]
         .into_iter()

@@ -35,7 +35,7 @@ impl HostSockets {
     }
 
     /// Every bound pathname socket not allowed, as the host has them now.
-    pub(super) fn paths_to_mask(&mut self) -> Result<BTreeSet<PathBuf>, String> {
+    pub(super) fn sockets_to_mask(&mut self) -> Result<BTreeSet<PathBuf>, String> {
         let mut text = String::new();
         self.table
             .rewind()

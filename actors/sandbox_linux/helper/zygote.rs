@@ -68,7 +68,7 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
     let plan = Plan::from_spec(&spec)?;
     let mut host_sockets = plan.enter_linux_view()?;
     let masked_sockets = match host_sockets.as_mut() {
-        Some(table) => table.paths_to_mask()?,
+        Some(table) => table.sockets_to_mask()?,
         None => Default::default(),
     };
     let confinement = Confinement::prepare(&plan.writable, plan.network_on, false)?;
@@ -150,7 +150,7 @@ impl Prepared {
         match self
             .host_sockets
             .as_mut()
-            .map(|table| table.paths_to_mask())
+            .map(|table| table.sockets_to_mask())
         {
             None => false,
             Some(Ok(now)) => !now.is_subset(&self.masked_sockets),
