@@ -220,9 +220,12 @@ fn a_killed_troupe_takes_its_running_command_along() {
 fn a_setsid_daemon_started_by_a_command_is_gone_after_the_turn() {
     let scratch = tempfile::tempdir().unwrap();
     let pid_file = scratch.path().join("daemon.pid");
+    // The command waits until the daemon is up, so it is running when the turn ends.
     let daemon = format!(
-        "setsid -f sh -c '{}' </dev/null >/dev/null 2>&1; echo started",
-        sleeper(&pid_file)
+        "setsid -f sh -c '{}' </dev/null >/dev/null 2>&1; \
+         while [ ! -s {1} ]; do sleep 0.01; done; echo started",
+        sleeper(&pid_file),
+        pid_file.display()
     );
     let h = Harness::new(vec![
         shell_script("c1", &daemon),

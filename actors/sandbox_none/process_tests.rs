@@ -72,3 +72,54 @@ async fn missing_program_is_an_error_not_a_panic() {
         .unwrap_err();
     assert!(err.contains("/no/such/program"), "{err}");
 }
+
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| super::descendants::parse_stat(&stat))
+        .is_some_and(|stat| stat.state != 'Z')
+}
+
+#[tokio::test]
+async fn the_sweep_kills_a_setsid_daemon_of_this_backend_only() {
+    super::descendants::become_subreaper().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = |name: &str| {
+        let pid_file = dir.path().join(name);
+        let script = format!(
+            "setsid -f sh -c 'echo $$ > {}; exec sleep 60' </dev/null >/dev/null 2>&1",
+            pid_file.display()
+        );
+        (pid_file, script)
+    };
+    let (ours_file, ours) = daemon("ours");
+    let (theirs_file, theirs) = daemon("theirs");
+    let live = LiveGroups::default();
+    let other = LiveGroups::default();
+    run_process(&request(&["sh", "-c", &ours], 5000, 100), &live)
+        .await
+        .unwrap();
+    run_process(&request(&["sh", "-c", &theirs], 5000, 100), &other)
+        .await
+        .unwrap();
+    let read_pid = |path: &std::path::Path| -> i32 {
+        for _ in 0..500 {
+            if let Some(pid) = std::fs::read_to_string(path)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                return pid;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("no pid in {}", path.display());
+    };
+    let (ours, theirs) = (read_pid(&ours_file), read_pid(&theirs_file));
+    assert!(running(ours) && running(theirs));
+    // A new session and group: killing the command's group did not reach it.
+    assert!(super::process::sweep_orphans(&live).await >= 1);
+    assert!(!running(ours), "the daemon {ours} survived the sweep");
+    assert!(running(theirs), "another backend's daemon was killed");
+    super::process::sweep_orphans(&other).await;
+    assert!(!running(theirs));
+}
