@@ -311,14 +311,15 @@ fn shared_calls_overlap_and_exclusive_call_runs_alone() {
 fn interactive_program_through_exec_command_and_write_stdin() {
     let start = json!({
         "cmd": "printf 'name? '; read -r name; echo \"hello-$name\"; read -r again; echo \"bye-$again\"",
-        "yield_time_ms": 500
+        // Generous: a loaded 2-core machine has taken 0.7 s just to start bash.
+        "yield_time_ms": 3000
     });
     let h = Harness::new(vec![
         MockResponse::tool_calls(vec![("e1", "exec_command", start.to_string())]),
         MockResponse::tool_calls(vec![(
             "w1",
             "write_stdin",
-            json!({"session_id": 1, "chars": "bob\n", "yield_time_ms": 1000}).to_string(),
+            json!({"session_id": 1, "chars": "bob\n", "yield_time_ms": 3000}).to_string(),
         )]),
         MockResponse::tool_calls(vec![(
             "w2",

@@ -49,8 +49,9 @@ fn running(pid: i32) -> bool {
 async fn end_all_kills_running_sessions_and_their_children_and_reports_each_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (sessions, seen) = recording();
-    // Written whole, then renamed: the test never reads a half-written pid.
-    let script = "sleep 300 & echo $! > child.tmp; mv child.tmp child.pid; echo started; sleep 300";
+    // Written whole, then renamed: the test never reads a half-written pid; "started" is
+    // written before the pid file exists, so it is in the output whenever the test goes on.
+    let script = "echo started; sleep 300 & echo $! > child.tmp; mv child.tmp child.pid; sleep 300";
     let session = spawn(script, dir.path(), "c3");
     let leader = session.pgid.expect("pid");
     let ticket = sessions.track(session.clone());
