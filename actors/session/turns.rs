@@ -121,16 +121,7 @@ impl SessionState {
                 let error = TurnError::Internal {
                     message: format!("could not start the turn: {err}"),
                 };
-                self.emit(&submission, EventMsg::Error { error, fatal: true })
-                    .await;
-                self.emit(
-                    &submission,
-                    EventMsg::TurnAborted {
-                        turn_id,
-                        reason: AbortReason::Failed,
-                    },
-                )
-                .await;
+                self.fail_turn(&submission, turn_id, error).await;
             }
         }
     }
@@ -152,6 +143,20 @@ impl SessionState {
 
     /// Ends a turn before it started anything: recorded as started and failed, with the
     /// reason; its input is not kept (it could never be sent).
+    /// A turn that cannot go on: a fatal error, then the turn's end as failed.
+    async fn fail_turn(&mut self, submission: &str, turn_id: TurnId, error: TurnError) {
+        self.emit(submission, EventMsg::Error { error, fatal: true })
+            .await;
+        self.emit(
+            submission,
+            EventMsg::TurnAborted {
+                turn_id,
+                reason: AbortReason::Failed,
+            },
+        )
+        .await;
+    }
+
     async fn refuse_turn(
         &mut self,
         submission: String,
@@ -169,16 +174,7 @@ impl SessionState {
             })
             .await;
         let error = TurnError::Model(ModelError::ContextWindowExceeded { message });
-        self.emit(&submission, EventMsg::Error { error, fatal: true })
-            .await;
-        self.emit(
-            &submission,
-            EventMsg::TurnAborted {
-                turn_id,
-                reason: AbortReason::Failed,
-            },
-        )
-        .await;
+        self.fail_turn(&submission, turn_id, error).await;
         // Nothing can be queued: the refused turn took all the input there was.
         self.flush().await;
         self.persist.update_index(false);
