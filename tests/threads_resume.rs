@@ -131,6 +131,44 @@ fn resume_last_picks_the_most_recent_thread_of_this_directory() {
 }
 
 #[test]
+fn resume_last_with_cd_picks_the_thread_of_that_directory_by_path() {
+    let harness = Harness::new(vec![
+        MockResponse::text("one"),
+        MockResponse::text("two"),
+        MockResponse::text("three"),
+        MockResponse::text("four"),
+    ]);
+    let (a, b) = (
+        harness.workdir.path().join("a"),
+        harness.workdir.path().join("b"),
+    );
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    std::os::unix::fs::symlink(&a, harness.workdir.path().join("link-to-a")).unwrap();
+    let in_a = harness.exec(&["--json", "--cd", a.to_str().unwrap(), "thread in a"]);
+    let in_b = harness.exec(&["--json", "--cd", b.to_str().unwrap(), "thread in b"]);
+    assert!(in_a.status.success() && in_b.status.success());
+    // The process runs in the work dir (neither a nor b), and b's thread is the newer one:
+    // only `--cd` can make a's thread the pick. Spelt through a symlink and relatively.
+    let resumed = harness.exec(&["--json", "--cd", "./link-to-a/", "resume", "--last", "more"]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert_eq!(thread_id(&resumed), thread_id(&in_a));
+    // `--cd` after the subcommand means the same.
+    let resumed = harness.exec(&["--json", "resume", "--last", "--cd", "b/../a", "again"]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert_eq!(thread_id(&resumed), thread_id(&in_a));
+    let requests = harness.mock.requests();
+    let last = requests.last().unwrap().input();
+    let texts: Vec<&str> = last
+        .iter()
+        .filter(|i| i["role"] == "user")
+        .filter_map(|i| i["content"][0]["text"].as_str())
+        .collect();
+    assert!(texts.contains(&"thread in a"), "{texts:?}");
+    assert!(!texts.contains(&"thread in b"), "{texts:?}");
+}
+
+#[test]
 fn resume_errors_are_clear() {
     let harness = Harness::new(vec![]);
     let unknown = harness.exec(&["resume", "0000dead", "hi"]);

@@ -56,8 +56,6 @@ pub struct LoadedRollout {
     pub warnings: Vec<String>,
     /// Size of the file as read.
     pub bytes: u64,
-    /// The file does not end with a newline (the last write was cut short).
-    pub torn_tail: bool,
 }
 
 /// Reads and parses the whole rollout at `path`.
@@ -72,7 +70,6 @@ pub fn load(path: &Path) -> Result<LoadedRollout, RolloutError> {
 
 /// Parses rollout bytes read from `path`.
 pub fn parse(path: &Path, data: &[u8]) -> Result<LoadedRollout, RolloutError> {
-    let torn_tail = !data.is_empty() && !data.ends_with(b"\n");
     let mut meta: Option<SessionMeta> = None;
     let mut lines = Vec::new();
     let mut warnings = Vec::new();
@@ -138,7 +135,6 @@ pub fn parse(path: &Path, data: &[u8]) -> Result<LoadedRollout, RolloutError> {
         lines,
         warnings,
         bytes: data.len() as u64,
-        torn_tail,
     })
 }
 

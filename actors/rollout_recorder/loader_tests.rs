@@ -38,7 +38,6 @@ fn reads_every_line_in_order_and_a_version_1_meta_without_later_fields() {
         ]
     );
     assert!(rollout.warnings.is_empty());
-    assert!(!rollout.torn_tail);
     assert!(check_writable(&rollout).is_ok());
 }
 
@@ -53,7 +52,6 @@ fn a_partial_last_line_is_skipped_with_a_warning_and_nothing_before_is_lost() {
     );
     let rollout = parse(Path::new("r.jsonl"), data.as_bytes()).unwrap();
     assert_eq!(rollout.lines.len(), 1);
-    assert!(rollout.torn_tail);
     assert_eq!(rollout.warnings.len(), 1);
     assert!(
         rollout.warnings[0].contains("line 3 is incomplete"),

@@ -78,7 +78,29 @@ impl Tracker {
                     }
                 }
                 EventMsg::TokenCount { total, .. } => self.tokens = *total,
-                _ => {}
+                // The rest does not change a thread's summary (its items carry the history).
+                EventMsg::SessionConfigured { .. }
+                | EventMsg::InputInjected { .. }
+                | EventMsg::AgentMessageDelta { .. }
+                | EventMsg::AgentMessage { .. }
+                | EventMsg::AgentReasoningDelta { .. }
+                | EventMsg::AgentReasoning { .. }
+                | EventMsg::ExecCommandBegin { .. }
+                | EventMsg::ExecCommandEnd { .. }
+                | EventMsg::ExecApprovalRequest { .. }
+                | EventMsg::ApplyPatchApprovalRequest { .. }
+                | EventMsg::ToolCallBegin { .. }
+                | EventMsg::ToolCallEnd { .. }
+                | EventMsg::PatchApplyBegin { .. }
+                | EventMsg::PatchApplyEnd { .. }
+                | EventMsg::PlanUpdated { .. }
+                | EventMsg::TurnDiff { .. }
+                | EventMsg::ItemRecorded { .. }
+                | EventMsg::ContextCompacted { .. }
+                | EventMsg::StreamRetry { .. }
+                | EventMsg::Warning { .. }
+                | EventMsg::Error { .. }
+                | EventMsg::ShutdownComplete => {}
             },
         }
     }

@@ -330,11 +330,6 @@ impl SessionState {
                         .await;
                 }
             },
-            _ => {
-                let message = "unknown operation".to_string();
-                self.emit(&submission.id, EventMsg::Warning { message })
-                    .await;
-            }
         }
     }
 }
@@ -412,11 +407,7 @@ impl Actor for SessionActor {
                     .emit(&submission, EventMsg::ItemRecorded { item })
                     .await;
             }
-            SessionMsg::TurnEvent {
-                msg:
-                    msg @ (EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }),
-                ..
-            } => state.emit_delta(msg).await,
+            SessionMsg::TurnEvent { msg, .. } if msg.is_delta() => state.emit_delta(msg).await,
             SessionMsg::TurnEvent { turn_id, msg } => {
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {

@@ -49,15 +49,14 @@ pub fn needs_sync(policy: FsyncPolicy, record: &RolloutRecord) -> bool {
 
 /// Events that go to the rollout (deltas do not: the finished items carry the same text).
 pub fn persisted(msg: &EventMsg) -> bool {
-    !matches!(
-        msg,
-        EventMsg::AgentMessageDelta { .. }
-            | EventMsg::AgentReasoningDelta { .. }
-            | EventMsg::ItemRecorded { .. }
-            | EventMsg::SessionConfigured { .. }
-            | EventMsg::ExecCommandBegin { .. }
-            | EventMsg::ShutdownComplete
-    )
+    !msg.is_delta()
+        && !matches!(
+            msg,
+            EventMsg::ItemRecorded { .. }
+                | EventMsg::SessionConfigured { .. }
+                | EventMsg::ExecCommandBegin { .. }
+                | EventMsg::ShutdownComplete
+        )
 }
 
 /// A thread's rollout recorder, fsync policy and index entry.

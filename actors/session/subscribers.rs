@@ -31,10 +31,7 @@ impl Subscribers {
 
     /// Delivers one event to every subscriber (the last one gets it without a copy).
     pub async fn send(&mut self, event: Event) {
-        let droppable = matches!(
-            event.msg,
-            EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }
-        );
+        let droppable = event.msg.is_delta();
         let mut index = 0;
         let mut event = Some(event);
         while index < self.list.len() {

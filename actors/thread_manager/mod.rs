@@ -129,9 +129,6 @@ impl Actor for ThreadManagerActor {
                 };
                 let _ = reply.send(result);
             }
-            ThreadManagerMsg::ListThreads { reply } => {
-                let _ = reply.send(state.threads.keys().copied().collect());
-            }
             ThreadManagerMsg::ThreadStopped { thread_id } => {
                 state.threads.remove(&thread_id);
             }

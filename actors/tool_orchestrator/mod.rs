@@ -32,7 +32,7 @@ use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
 use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::SessionSettings;
-use troupe_messages::tools::{ToolCall, ToolOutput, ToolPayload, ToolSpec};
+use troupe_messages::tools::{ToolCall, ToolOutput, ToolSpec};
 
 /// Actor that runs tool batches for one turn.
 pub struct ToolOrchestratorActor;
@@ -227,7 +227,7 @@ impl Batch {
         let gate = Arc::new(RwLock::new(()));
         let mut tasks = Vec::with_capacity(self.calls.len());
         for call in &self.calls {
-            let custom = matches!(call.payload, ToolPayload::Custom { .. });
+            let custom = call.is_custom();
             let Some(handler) = self.route(call) else {
                 tasks.push((call.clone(), custom, None));
                 continue;

@@ -9,7 +9,6 @@ use troupe_messages::events::EventMsg;
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{SessionMsg, ToolOrchestratorMsg};
 use troupe_messages::sampling::SamplerUpdate;
-use troupe_messages::tools::ToolPayload;
 use troupe_messages::usage::TokenUsage;
 
 impl TurnState {
@@ -162,12 +161,7 @@ impl TurnState {
         if !calls.is_empty() {
             self.running_calls = calls
                 .iter()
-                .map(|c| {
-                    (
-                        c.call_id.clone(),
-                        matches!(c.payload, ToolPayload::Custom { .. }),
-                    )
-                })
+                .map(|c| (c.call_id.clone(), c.is_custom()))
                 .collect();
             let _ = self
                 .orchestrator

@@ -6,6 +6,7 @@ use crate::resolve::{load_settings, CliOverrides};
 use pretty_assertions::assert_eq;
 use toml::{Table, Value};
 use troupe_messages::policy::SandboxMode;
+use troupe_messages::settings::WireApi;
 
 fn home_with(config: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -180,6 +181,47 @@ fn an_unknown_shell_environment_inherit_value_is_an_error_naming_file_line_and_k
     let home = home_with("[shell_environment_policy]\ninherit = \"core\"\n");
     let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
     assert_eq!(settings.context.shell_env.inherit, "core");
+}
+
+#[test]
+fn wire_api_chat_is_an_error_naming_file_line_and_supported_values() {
+    let home = home_with(
+        "model_provider = \"local\"\n\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"chat\"\n",
+    );
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("config.toml:5: key `model_providers.local.wire_api`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`chat`") && err.contains("supported values: `responses`"),
+        "{err}"
+    );
+    let home = home_with("[model_providers.local]\nwire_api = \"grpc\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("config.toml:2") && err.contains("`responses`"),
+        "{err}"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let cli = CliOverrides {
+        raw: vec!["model_providers.openai.wire_api=chat".into()],
+        ..CliOverrides::default()
+    };
+    let err = load_settings(home.path(), &cli).unwrap_err().to_string();
+    assert!(
+        err.contains("wire_api") && err.contains("`responses`"),
+        "{err}"
+    );
+    let home = home_with(
+        "model_provider = \"local\"\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"responses\"\n",
+    );
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(settings.provider.wire_api, WireApi::Responses);
 }
 
 #[test]

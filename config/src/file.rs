@@ -1,7 +1,7 @@
 //! The typed shape of `config.toml` (the keys this build understands). Key names follow Codex
 //! where the concept is the same, so a Codex config mostly carries over.
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use troupe_messages::policy::{AskForApproval, CollaborationMode, SandboxBackendKind, SandboxMode};
@@ -153,6 +153,7 @@ impl ShellEnvInherit {
 pub struct ProviderToml {
     pub name: Option<String>,
     pub base_url: Option<String>,
+    #[serde(deserialize_with = "supported_wire_api")]
     pub wire_api: Option<WireApi>,
     pub env_key: Option<String>,
     pub http_headers: BTreeMap<String, String>,
@@ -164,4 +165,22 @@ pub struct ProviderToml {
     pub stream_max_bytes: Option<u64>,
     /// A response stream lasting longer than this fails (default 30 min).
     pub stream_max_duration_ms: Option<u64>,
+}
+
+/// The wire protocols the sampler speaks. `chat` is refused rather than accepted and ignored
+/// (the sampler would post Responses requests to a Chat Completions server).
+const SUPPORTED_WIRE_APIS: &[&str] = &["responses"];
+
+fn supported_wire_api<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<WireApi>, D::Error> {
+    use serde::de::Error;
+    let value = String::deserialize(deserializer)?;
+    match value.as_str() {
+        "responses" => Ok(Some(WireApi::Responses)),
+        "chat" => Err(D::Error::custom(
+            "`chat` (Chat Completions) is not supported yet; supported values: `responses`",
+        )),
+        other => Err(D::Error::unknown_variant(other, SUPPORTED_WIRE_APIS)),
+    }
 }

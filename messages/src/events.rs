@@ -19,7 +19,6 @@ pub struct Event {
 /// What happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
 pub enum EventMsg {
     /// The thread is ready; first event of every thread.
     SessionConfigured {
@@ -139,6 +138,17 @@ pub enum EventMsg {
     },
     /// The thread stopped; last event of a thread.
     ShutdownComplete,
+}
+
+impl EventMsg {
+    /// A streaming piece whose finished item follows: droppable for a slow subscriber, never
+    /// persisted, forwarded without going through the turn's bookkeeping.
+    pub fn is_delta(&self) -> bool {
+        matches!(
+            self,
+            EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }
+        )
+    }
 }
 
 /// Why a turn ended early.

@@ -44,20 +44,3 @@ impl fmt::Display for TurnId {
         write!(f, "{}", self.0)
     }
 }
-
-/// The id the model gives a tool call; outputs refer back to it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CallId(pub String);
-
-impl fmt::Display for CallId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for CallId {
-    fn from(s: &str) -> Self {
-        Self(s.to_string())
-    }
-}

@@ -18,9 +18,10 @@ pub mod threads;
 pub mod tools;
 pub mod usage;
 
-/// Version of the serialised protocol (events, ops, rollout lines). Bumped on breaking change.
-pub const PROTOCOL_VERSION: u32 = 1;
-
 #[cfg(test)]
 #[path = "roundtrip_tests.rs"]
 mod roundtrip_tests;
+
+#[cfg(test)]
+#[path = "methods_tests.rs"]
+mod methods_tests;

@@ -38,8 +38,6 @@ pub enum ThreadManagerMsg {
         rollout_path: PathBuf,
         reply: RpcReplyPort<Result<ThreadHandle, String>>,
     },
-    /// Ids of the live threads.
-    ListThreads { reply: RpcReplyPort<Vec<ThreadId>> },
     /// A session stopped by itself (after `Op::Shutdown`).
     ThreadStopped { thread_id: ThreadId },
 }

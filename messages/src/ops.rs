@@ -14,7 +14,6 @@ pub struct Submission {
 /// Something a client asks a thread to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
 pub enum Op {
     /// New user input: starts a turn, or is injected into the running one.
     UserInput { items: Vec<UserInput> },

@@ -15,7 +15,8 @@ pub enum WireApi {
     /// OpenAI Responses API streamed over SSE.
     #[default]
     Responses,
-    /// OpenAI Chat Completions streaming (local/OSS servers).
+    /// OpenAI Chat Completions streaming (local/OSS servers). Not spoken yet: config refuses
+    /// it; kept so rollouts that recorded it still load.
     Chat,
 }
 

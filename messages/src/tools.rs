@@ -52,6 +52,14 @@ pub struct ToolCall {
     pub payload: ToolPayload,
 }
 
+impl ToolCall {
+    /// Whether the model sent it as a custom (freeform) call, so its output must go back as
+    /// a `custom_tool_call_output`.
+    pub fn is_custom(&self) -> bool {
+        matches!(self.payload, ToolPayload::Custom { .. })
+    }
+}
+
 /// The result of one tool call, as it goes back to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolOutput {

@@ -136,7 +136,23 @@ impl HumanOutput {
             EventMsg::TurnAborted { reason, .. } => {
                 self.line(&format!("turn aborted: {reason:?}"))
             }
-            _ => {}
+            // Deltas: the finished message/reasoning is shown whole. Approval requests are
+            // answered (and said) by the exec loop. The rest is bookkeeping the finished
+            // items already show.
+            EventMsg::TurnStarted { .. }
+            | EventMsg::InputInjected { .. }
+            | EventMsg::AgentMessageDelta { .. }
+            | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecApprovalRequest { .. }
+            | EventMsg::ApplyPatchApprovalRequest { .. }
+            | EventMsg::ToolCallBegin { .. }
+            | EventMsg::ToolCallEnd { .. }
+            | EventMsg::PatchApplyBegin { .. }
+            | EventMsg::TurnDiff { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::ContextCompacted { .. }
+            | EventMsg::TokenCount { .. }
+            | EventMsg::ShutdownComplete => {}
         }
     }
 }

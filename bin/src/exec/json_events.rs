@@ -139,7 +139,21 @@ impl JsonEvents {
                 lines.push(json!({"type": "turn.failed", "error": {"message": message}}));
                 lines
             }
-            _ => Vec::new(),
+            // Codex's `exec --json` has no line for these: deltas (items are sent whole),
+            // approval requests (exec denies them and warns), and internal bookkeeping.
+            EventMsg::InputInjected { .. }
+            | EventMsg::AgentMessageDelta { .. }
+            | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecApprovalRequest { .. }
+            | EventMsg::ApplyPatchApprovalRequest { .. }
+            | EventMsg::ToolCallBegin { .. }
+            | EventMsg::ToolCallEnd { .. }
+            | EventMsg::PatchApplyBegin { .. }
+            | EventMsg::TurnDiff { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::ContextCompacted { .. }
+            | EventMsg::TokenCount { .. }
+            | EventMsg::ShutdownComplete => Vec::new(),
         }
     }
 }

@@ -38,8 +38,8 @@ pub struct ExecArgs {
     /// Use the named `[profiles.<name>]` of config.toml.
     #[arg(short = 'p', long = "profile")]
     profile: Option<String>,
-    /// Run as if started in DIR.
-    #[arg(short = 'C', long = "cd", value_name = "DIR")]
+    /// Run as if started in DIR (also after `resume`: `--last` picks DIR's thread).
+    #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
     cd: Option<PathBuf>,
     /// Sandbox mode for commands.
     #[arg(short = 's', long = "sandbox", value_enum)]
@@ -111,16 +111,17 @@ impl From<SandboxArg> for SandboxMode {
 pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let home = troupe_config::home::troupe_home()?;
     let store = crate::threads::open_store(&home, crate::threads::Reconcile::Skip);
+    let cd = args.cd.as_deref().map(usable_dir).transpose()?;
     let (target, prompt) = match args.command.take() {
         Some(ExecCommand::Resume(resume)) => {
-            let (target, prompt) = resume::pick(&home, store.as_deref(), resume)?;
+            let (target, prompt) = resume::pick(&home, store.as_deref(), resume, cd.as_deref())?;
             (Some(target), prompt)
         }
         None => (None, args.prompt.clone()),
     };
     let prompt = read_prompt(prompt.as_deref())?;
-    let cwd = match (&args.cd, &target) {
-        (Some(dir), _) => usable_dir(dir)?,
+    let cwd = match (cd, &target) {
+        (Some(dir), _) => dir,
         (None, Some(target)) => PathBuf::from(&target.cwd),
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
@@ -254,7 +255,29 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                 break;
             }
             EventMsg::TurnAborted { .. } => break,
-            _ => {}
+            // Shown by the renderers above; nothing for the loop to do.
+            EventMsg::SessionConfigured { .. }
+            | EventMsg::TurnStarted { .. }
+            | EventMsg::InputInjected { .. }
+            | EventMsg::AgentMessageDelta { .. }
+            | EventMsg::AgentMessage { .. }
+            | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::AgentReasoning { .. }
+            | EventMsg::ExecCommandBegin { .. }
+            | EventMsg::ExecCommandEnd { .. }
+            | EventMsg::ToolCallBegin { .. }
+            | EventMsg::ToolCallEnd { .. }
+            | EventMsg::PatchApplyBegin { .. }
+            | EventMsg::PatchApplyEnd { .. }
+            | EventMsg::PlanUpdated { .. }
+            | EventMsg::TurnDiff { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::ContextCompacted { .. }
+            | EventMsg::TokenCount { .. }
+            | EventMsg::StreamRetry { .. }
+            | EventMsg::Warning { .. }
+            | EventMsg::Error { .. }
+            | EventMsg::ShutdownComplete => {}
         }
     }
     // Wait for the session to shut down: its rollout is flushed and its lock released.

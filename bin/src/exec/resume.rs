@@ -1,8 +1,8 @@
 //! `troupe exec resume [ID|--last] [PROMPT]`: which thread to continue.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use troupe_actors::thread_store::{ops, reconcile, ThreadStore};
 use troupe_messages::threads::ThreadSummary;
 
@@ -20,14 +20,20 @@ pub struct ResumeArgs {
     all: bool,
 }
 
-/// The thread to resume and the prompt to continue it with.
+/// The thread to resume and the prompt to continue it with. `cd` is the resolved `--cd`
+/// directory: `--last` looks for threads of it rather than of the process's directory.
 pub fn pick(
     home: &Path,
     store: Option<&ThreadStore>,
     args: ResumeArgs,
+    cd: Option<&Path>,
 ) -> Result<(ThreadSummary, Option<String>)> {
     let (target, prompt) = if args.last {
-        let cwd = std::env::current_dir()?.display().to_string();
+        let cwd = match cd {
+            Some(dir) => dir.to_path_buf(),
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        let cwd = canonical(&cwd);
         let threads = match store {
             Some(store) => {
                 reconcile::reconcile(store, home)?;
@@ -37,10 +43,10 @@ pub fn pick(
         };
         let last = threads
             .into_iter()
-            .filter(|t| !t.archived && (args.all || t.cwd == cwd))
+            .filter(|t| !t.archived && (args.all || canonical(Path::new(&t.cwd)) == cwd))
             .max_by_key(|t| t.updated_at_ms);
         let Some(last) = last else {
-            bail!("no thread to resume in {cwd} (`--all` looks in every directory; `troupe list --all` shows them)");
+            bail!("no thread to resume in {} (`--all` looks in every directory; `troupe list --all` shows them)", cwd.display());
         };
         // `exec resume --last PROMPT`: the first positional is the prompt.
         (last, args.session_id.or(args.prompt))
@@ -58,4 +64,10 @@ pub fn pick(
         );
     }
     Ok((target, prompt))
+}
+
+/// `dir` with symlinks and `.`/`..` resolved, so two spellings of one directory compare
+/// equal; as given when it no longer exists (a thread's directory may have been removed).
+fn canonical(dir: &Path) -> PathBuf {
+    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
 }

@@ -1,0 +1,31 @@
+//! The small predicates on contract types that callers rely on instead of matching by hand.
+
+use crate::events::EventMsg;
+use crate::tools::{ToolCall, ToolPayload};
+
+#[test]
+fn only_streaming_pieces_are_deltas() {
+    let delta = |text: &str| EventMsg::AgentMessageDelta { delta: text.into() };
+    assert!(delta("a").is_delta());
+    assert!(EventMsg::AgentReasoningDelta { delta: "r".into() }.is_delta());
+    assert!(!EventMsg::AgentMessage {
+        message: "a".into()
+    }
+    .is_delta());
+    assert!(!EventMsg::AgentReasoning { text: "r".into() }.is_delta());
+    assert!(!EventMsg::ShutdownComplete.is_delta());
+}
+
+#[test]
+fn a_call_is_custom_by_its_payload() {
+    let call = |payload| ToolCall {
+        call_id: "c".into(),
+        tool_name: "apply_patch".into(),
+        payload,
+    };
+    assert!(call(ToolPayload::Custom { input: "x".into() }).is_custom());
+    assert!(!call(ToolPayload::Function {
+        arguments: "{}".into()
+    })
+    .is_custom());
+}
