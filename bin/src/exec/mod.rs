@@ -388,6 +388,11 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
     Ok(prompt)
 }
 
+/// A `.git` counts unless it is an empty placeholder a running sandbox mounted on (another
+/// session's sandbox may hold one in `/tmp` or a parent of this directory for a while).
 fn inside_git_repo(dir: &Path) -> bool {
-    dir.ancestors().any(|d| d.join(".git").exists())
+    dir.ancestors().any(|d| {
+        let marker = d.join(".git");
+        marker.exists() && !troupe_config::layers::is_sandbox_placeholder(&marker)
+    })
 }
