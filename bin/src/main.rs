@@ -1,5 +1,6 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
+mod app_server;
 mod apply;
 mod arg0;
 mod debug;
@@ -45,6 +46,8 @@ enum Command {
     Apply(apply::ApplyArgs),
     /// Trust a project directory and pin its `.troupe` files (config, rules) by content.
     Trust(trust::TrustArgs),
+    /// Serve Codex's app-server protocol (JSON-RPC) over stdio, a unix socket or WebSocket.
+    AppServer(app_server::AppServerArgs),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::AppServer(args)) => runtime.block_on(app_server::run(args)).map(ok),
         Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),
         Some(Command::List(args)) => home().and_then(|h| threads::list(&h, args)).map(ok),
         Some(Command::Fork(args)) => home().and_then(|h| threads::fork(&h, args)).map(ok),

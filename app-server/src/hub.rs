@@ -1,0 +1,417 @@
+//! The app-server's shared state: the runtime, the loaded threads and their pumps, the thread
+//! index. Connections come and go; the hub and its threads stay.
+
+use crate::live::{Approvals, Control, Pump};
+use crate::protocol::{SandboxPolicy, Thread, ThreadStatus};
+use crate::translate::turns_from_rollout;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use thiserror::Error;
+use tokio::sync::mpsc;
+use troupe_actors::runtime::Runtime;
+use troupe_actors::thread_store::{ops, ThreadStore};
+use troupe_config::resolve::{load_config, CliOverrides};
+use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::settings::SessionSettings;
+use troupe_messages::threads::ThreadSummary;
+
+#[derive(Debug, Error)]
+pub enum HubError {
+    #[error("{0}")]
+    Request(String),
+}
+
+fn request(err: impl ToString) -> HubError {
+    HubError::Request(err.to_string())
+}
+
+/// A loaded thread: its pump's mailbox and what its responses need.
+pub struct LiveThread {
+    pub control: mpsc::UnboundedSender<Control>,
+    pub settings: SessionSettings,
+    pub rollout_path: PathBuf,
+    pub forked_from: Option<String>,
+}
+
+/// Thread settings a client asked for.
+#[derive(Debug, Default, Clone)]
+pub struct SettingsRequest {
+    pub cwd: Option<PathBuf>,
+    pub model: Option<String>,
+    pub model_provider: Option<String>,
+    pub approval_policy: Option<AskForApproval>,
+    pub sandbox_mode: Option<SandboxMode>,
+    /// Extra `key=value` (TOML) settings.
+    pub raw: Vec<String>,
+}
+
+pub struct Hub {
+    runtime: Runtime,
+    pub home: PathBuf,
+    /// The server's own `-c key=value` overrides, under every thread's.
+    overrides: Vec<String>,
+    store: Option<Arc<ThreadStore>>,
+    threads: Arc<Mutex<HashMap<String, Arc<LiveThread>>>>,
+    /// Loads one thread at a time, so two clients resuming the same thread get one pump.
+    loading: tokio::sync::Mutex<()>,
+    pub approvals: Arc<Approvals>,
+    names: Mutex<HashMap<String, String>>,
+}
+
+impl Hub {
+    pub fn new(
+        runtime: Runtime,
+        home: PathBuf,
+        overrides: Vec<String>,
+        store: Option<Arc<ThreadStore>>,
+    ) -> Self {
+        let names = load_names(&home);
+        Self {
+            runtime,
+            home,
+            overrides,
+            store,
+            threads: Arc::new(Mutex::new(HashMap::new())),
+            loading: tokio::sync::Mutex::new(()),
+            approvals: Arc::new(Approvals::default()),
+            names: Mutex::new(names),
+        }
+    }
+
+    /// Resolves settings for a thread the way `troupe exec` does, plus the client's choices.
+    pub fn settings(&self, ask: &SettingsRequest) -> Result<SessionSettings, HubError> {
+        let mut raw = self.overrides.clone();
+        if let Some(provider) = &ask.model_provider {
+            raw.push(format!("model_provider={}", toml_string(provider)));
+        }
+        raw.extend(ask.raw.iter().cloned());
+        let cwd = match &ask.cwd {
+            Some(dir) => {
+                let dir = std::fs::canonicalize(dir)
+                    .map_err(|err| request(format!("cwd {}: {err}", dir.display())))?;
+                if !dir.is_dir() {
+                    return Err(request(format!("cwd {}: not a directory", dir.display())));
+                }
+                dir
+            }
+            None => std::env::current_dir().map_err(request)?,
+        };
+        let loaded = load_config(
+            &self.home,
+            &CliOverrides {
+                raw,
+                model: ask.model.clone(),
+                sandbox_mode: ask.sandbox_mode,
+                approval_policy: ask.approval_policy,
+                cwd: Some(cwd),
+                profile: None,
+            },
+        )
+        .map_err(request)?;
+        for warning in &loaded.warnings {
+            tracing::warn!("{warning}");
+        }
+        Ok(loaded.settings)
+    }
+
+    /// Starts a thread; its pump runs until the thread stops.
+    pub async fn start_thread(
+        &self,
+        settings: SessionSettings,
+    ) -> Result<(String, Arc<LiveThread>), HubError> {
+        let client = self
+            .runtime
+            .start_thread(settings.clone())
+            .await
+            .map_err(request)?;
+        Ok(self.adopt(client, settings, None))
+    }
+
+    fn adopt(
+        &self,
+        client: troupe_actors::runtime::ThreadClient,
+        settings: SessionSettings,
+        forked_from: Option<String>,
+    ) -> (String, Arc<LiveThread>) {
+        let thread_id = client.handle.thread_id.to_string();
+        let rollout_path = client.handle.rollout_path.clone();
+        let (control, inbox) = mpsc::unbounded_channel();
+        let live = Arc::new(LiveThread {
+            control,
+            settings,
+            rollout_path,
+            forked_from,
+        });
+        if let Ok(mut threads) = self.threads.lock() {
+            threads.insert(thread_id.clone(), live.clone());
+        }
+        let pump = Pump::new(thread_id.clone(), client, self.approvals.clone());
+        let threads = Arc::downgrade(&self.threads);
+        let id = thread_id.clone();
+        tokio::spawn(async move {
+            pump.run(inbox).await;
+            // Forget the thread unless it was loaded again meanwhile.
+            if let Some(threads) = threads.upgrade() {
+                if let Ok(mut threads) = threads.lock() {
+                    if threads.get(&id).is_some_and(|t| t.control.is_closed()) {
+                        threads.remove(&id);
+                    }
+                }
+            }
+        });
+        (thread_id, live)
+    }
+
+    /// A loaded thread, without loading it.
+    pub fn loaded(&self, thread_id: &str) -> Option<Arc<LiveThread>> {
+        self.threads.lock().ok()?.get(thread_id).cloned()
+    }
+
+    /// A thread by id, loaded from its rollout if it is not live. Archived threads are refused.
+    pub async fn thread(&self, thread_id: &str) -> Result<Arc<LiveThread>, HubError> {
+        check_thread_id(thread_id)?;
+        if let Some(live) = self.loaded(thread_id) {
+            if !live.control.is_closed() {
+                return Ok(live);
+            }
+        }
+        let _loading = self.loading.lock().await;
+        if let Some(live) = self.loaded(thread_id) {
+            if !live.control.is_closed() {
+                return Ok(live);
+            }
+        }
+        let summary = self.summary(thread_id)?;
+        if summary.archived {
+            return Err(request(format!(
+                "thread {thread_id} is archived; unarchive it first"
+            )));
+        }
+        let settings = self.settings(&SettingsRequest {
+            cwd: Some(PathBuf::from(&summary.cwd)),
+            ..Default::default()
+        })?;
+        let client = self
+            .runtime
+            .resume_thread(settings.clone(), PathBuf::from(&summary.rollout_path))
+            .await
+            .map_err(request)?;
+        Ok(self.adopt(client, settings, summary.parent.clone()).1)
+    }
+
+    /// The index's summary of a thread (loaded or not).
+    pub fn summary(&self, thread_id: &str) -> Result<ThreadSummary, HubError> {
+        check_thread_id(thread_id)?;
+        ops::find(&self.home, self.store.as_deref(), thread_id).map_err(|err| match err {
+            ops::OpsError::Unknown(_) => request(format!("thread not found: {thread_id}")),
+            other => request(other),
+        })
+    }
+
+    pub fn store(&self) -> Option<&ThreadStore> {
+        self.store.as_deref()
+    }
+
+    /// Every thread on disk (and live), newest first.
+    pub fn all_summaries(&self) -> Vec<ThreadSummary> {
+        let mut all = match self.store.as_deref().map(ThreadStore::all) {
+            Some(Ok(all)) => all,
+            _ => troupe_actors::thread_store::reconcile::scan(&self.home).0,
+        };
+        troupe_actors::thread_store::reconcile::sort_newest_first(&mut all);
+        all
+    }
+
+    /// The wire thread for a summary, with its turns when asked.
+    pub async fn wire_thread(&self, summary: &ThreadSummary, include_turns: bool) -> Thread {
+        let turns = if include_turns {
+            read_turns(&summary.id, Path::new(&summary.rollout_path)).await
+        } else {
+            Vec::new()
+        };
+        let loaded = self.loaded(&summary.id).filter(|l| !l.control.is_closed());
+        let status = match &loaded {
+            Some(live) => snapshot_status(live).await,
+            None => ThreadStatus::NotLoaded,
+        };
+        let created_at = crate::wire::parse_time_ms(&summary.created_at) / 1000;
+        Thread {
+            id: summary.id.clone(),
+            session_id: summary.id.clone(),
+            path: Some(summary.rollout_path.clone()),
+            cwd: summary.cwd.clone(),
+            status,
+            turns,
+            model_provider: loaded
+                .as_ref()
+                .map(|l| l.settings.provider.id.clone())
+                .unwrap_or_default(),
+            model: loaded.as_ref().map(|l| l.settings.model.clone()),
+            source: "appServer".into(),
+            cli_version: env!("CARGO_PKG_VERSION").into(),
+            ephemeral: false,
+            preview: summary.title.clone(),
+            name: self.name(&summary.id),
+            project_id: None,
+            forked_from_id: summary.parent.clone(),
+            parent_thread_id: None,
+            created_at,
+            updated_at: summary.updated_at_ms / 1000,
+        }
+    }
+
+    /// The wire thread of a live thread that may not be indexed yet (just started).
+    pub fn live_wire_thread(&self, thread_id: &str, live: &LiveThread) -> Thread {
+        let now = crate::wire::now_ms() / 1000;
+        Thread {
+            id: thread_id.to_string(),
+            session_id: thread_id.to_string(),
+            path: Some(live.rollout_path.display().to_string()),
+            cwd: live.settings.cwd.display().to_string(),
+            status: ThreadStatus::Idle,
+            turns: Vec::new(),
+            model_provider: live.settings.provider.id.clone(),
+            model: Some(live.settings.model.clone()),
+            source: "appServer".into(),
+            cli_version: env!("CARGO_PKG_VERSION").into(),
+            ephemeral: false,
+            preview: String::new(),
+            name: self.name(thread_id),
+            project_id: None,
+            forked_from_id: live.forked_from.clone(),
+            parent_thread_id: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    pub fn name(&self, thread_id: &str) -> Option<String> {
+        self.names.lock().ok()?.get(thread_id).cloned()
+    }
+
+    /// Names a thread; names are kept in `$TROUPE_HOME/thread_names.json`.
+    pub async fn set_name(&self, thread_id: &str, name: String) -> Result<(), HubError> {
+        let snapshot = {
+            let mut names = self.names.lock().map_err(request)?;
+            names.insert(thread_id.to_string(), name);
+            serde_json::to_vec_pretty(&*names).map_err(request)?
+        };
+        let path = self.home.join("thread_names.json");
+        let tmp = self.home.join("thread_names.json.tmp");
+        tokio::fs::write(&tmp, snapshot).await.map_err(request)?;
+        tokio::fs::rename(&tmp, &path).await.map_err(request)?;
+        Ok(())
+    }
+
+    /// Stops a loaded thread (before archiving it).
+    pub fn unload(&self, thread_id: &str) {
+        if let Ok(mut threads) = self.threads.lock() {
+            threads.remove(thread_id);
+        }
+    }
+
+    /// Starts a thread from a copy of another's history.
+    pub async fn fork(
+        &self,
+        thread_id: &str,
+        at_turn: Option<u64>,
+    ) -> Result<(String, Arc<LiveThread>), HubError> {
+        let source = self.summary(thread_id)?;
+        let home = self.home.clone();
+        let store = self.store.clone();
+        let id = source.id.clone();
+        let forked =
+            tokio::task::spawn_blocking(move || ops::fork(&home, store.as_deref(), &id, at_turn))
+                .await
+                .map_err(request)?
+                .map_err(request)?;
+        let live = self.thread(&forked.id).await?;
+        Ok((forked.id, live))
+    }
+
+    pub fn stop(&self) {
+        self.runtime.stop();
+    }
+}
+
+async fn snapshot_status(live: &LiveThread) -> ThreadStatus {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    if live.control.send(Control::Snapshot { reply: tx }).is_err() {
+        return ThreadStatus::NotLoaded;
+    }
+    rx.await
+        .map(|(status, _)| status)
+        .unwrap_or(ThreadStatus::NotLoaded)
+}
+
+/// The turns a rollout records (read on a blocking thread).
+pub async fn read_turns(thread_id: &str, path: &Path) -> Vec<crate::protocol::Turn> {
+    let path = path.to_path_buf();
+    let id = thread_id.to_string();
+    tokio::task::spawn_blocking(move || {
+        match troupe_actors::rollout_recorder::loader::load(&path) {
+            Ok(loaded) => turns_from_rollout(&id, &loaded.lines),
+            Err(err) => {
+                tracing::warn!(%err, "cannot read the rollout");
+                Vec::new()
+            }
+        }
+    })
+    .await
+    .unwrap_or_default()
+}
+
+/// Codex's check: a thread id is a UUID.
+pub fn check_thread_id(thread_id: &str) -> Result<(), HubError> {
+    thread_id
+        .parse::<troupe_messages::ids::ThreadId>()
+        .map(|_| ())
+        .map_err(|err| request(format!("invalid thread id: {err}")))
+}
+
+/// The resolved sandbox as the wire reports it.
+pub fn sandbox_policy(settings: &SessionSettings) -> SandboxPolicy {
+    match settings.sandbox_mode {
+        SandboxMode::DangerFullAccess => SandboxPolicy::DangerFullAccess,
+        SandboxMode::ReadOnly => SandboxPolicy::ReadOnly {
+            network_access: false,
+        },
+        SandboxMode::WorkspaceWrite => SandboxPolicy::WorkspaceWrite {
+            writable_roots: settings
+                .sandbox
+                .writable_roots
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            network_access: settings.sandbox.network_access,
+            exclude_tmpdir_env_var: settings.sandbox.exclude_tmpdir_env_var,
+            exclude_slash_tmp: settings.sandbox.exclude_slash_tmp,
+        },
+    }
+}
+
+/// A TOML string literal.
+pub fn toml_string(value: &str) -> String {
+    serde_json::Value::String(value.to_string()).to_string()
+}
+
+fn load_names(home: &Path) -> HashMap<String, String> {
+    std::fs::read(home.join("thread_names.json"))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+impl Hub {
+    /// A client went away: no thread sends to it any more (the threads run on).
+    pub fn disconnect(&self, conn: u64) {
+        let threads: Vec<_> = match self.threads.lock() {
+            Ok(threads) => threads.values().cloned().collect(),
+            Err(_) => return,
+        };
+        for live in threads {
+            let _ = live.control.send(Control::Unsubscribe { conn });
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Troupe's app-server: Codex's app-server JSON-RPC dialect over stdio, a unix socket or
+//! WebSocket, as a frontend over the in-process `Runtime` (no second turn loop).
+
+pub mod connection;
+pub mod hub;
+pub mod live;
+pub mod methods;
+pub mod protocol;
+pub mod schema;
+pub mod translate;
+pub mod transport;
+pub mod wire;
+
+#[cfg(test)]
+mod translate_tests;
+#[cfg(test)]
+mod wire_tests;
+
+use hub::Hub;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use thiserror::Error;
+use troupe_actors::runtime::Runtime;
+use troupe_actors::thread_store::ThreadStore;
+
+/// Where the server listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listen {
+    Stdio,
+    Unix(PathBuf),
+    Ws(SocketAddr),
+}
+
+impl std::str::FromStr for Listen {
+    type Err = String;
+    fn from_str(value: &str) -> Result<Self, String> {
+        if value == "stdio://" || value == "stdio" {
+            return Ok(Listen::Stdio);
+        }
+        if let Some(path) = value.strip_prefix("unix://") {
+            if path.is_empty() {
+                return Err("unix:// needs a path: unix:///path/to/socket".into());
+            }
+            return Ok(Listen::Unix(PathBuf::from(path)));
+        }
+        if let Some(addr) = value.strip_prefix("ws://") {
+            return addr
+                .parse()
+                .map(Listen::Ws)
+                .map_err(|_| format!("ws:// needs IP:PORT, got `{addr}`"));
+        }
+        Err(format!(
+            "cannot listen on `{value}`: use stdio://, unix://PATH or ws://IP:PORT"
+        ))
+    }
+}
+
+/// How to run the server.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub listen: Listen,
+    pub home: PathBuf,
+    /// `-c key=value` overrides for every thread.
+    pub overrides: Vec<String>,
+    pub ws_token: Option<String>,
+    pub allowed_origins: Vec<String>,
+}
+
+#[derive(Debug, Error)]
+pub enum ServeError {
+    #[error("refusing to listen on {0} without a capability token: pass --ws-token-file")]
+    NoToken(SocketAddr),
+    #[error("cannot listen on {what}: {err}")]
+    Bind { what: String, err: std::io::Error },
+}
+
+/// Runs the server until stdin closes (stdio) or forever (sockets).
+pub async fn serve(
+    options: ServeOptions,
+    runtime: Runtime,
+    store: Option<Arc<ThreadStore>>,
+) -> Result<(), ServeError> {
+    if let Listen::Ws(addr) = &options.listen {
+        if !addr.ip().is_loopback() && options.ws_token.is_none() {
+            return Err(ServeError::NoToken(*addr));
+        }
+    }
+    let hub = Arc::new(Hub::new(runtime, options.home, options.overrides, store));
+    match options.listen {
+        Listen::Stdio => transport::serve_stdio(hub.clone()).await,
+        Listen::Unix(path) => {
+            let listener = transport::bind_unix(&path).map_err(|err| ServeError::Bind {
+                what: path.display().to_string(),
+                err,
+            })?;
+            eprintln!("troupe app-server listening on unix://{}", path.display());
+            transport::serve_unix(hub.clone(), listener, path).await;
+        }
+        Listen::Ws(addr) => {
+            let listener =
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|err| ServeError::Bind {
+                        what: addr.to_string(),
+                        err,
+                    })?;
+            let bound = listener.local_addr().unwrap_or(addr);
+            eprintln!("troupe app-server listening on ws://{bound}");
+            let auth = transport::WsAuth {
+                token: options.ws_token,
+                allowed_origins: options.allowed_origins,
+            };
+            transport::serve_ws(hub.clone(), listener, auth).await;
+        }
+    }
+    hub.stop();
+    Ok(())
+}

@@ -1,0 +1,438 @@
+//! One loaded thread's pump: the only task that reads the thread's runtime events and submits
+//! its ops, so translation state, subscribers and pending approvals change in one place and
+//! every subscriber sees the thread's notifications in the same order.
+
+use crate::protocol::{
+    ApprovalDecision, LaggedNotification, ServerRequestResolvedNotification, Turn, TurnItemsView,
+    TurnStartResponse, TurnStatus, TurnSteerResponse, UserInput,
+};
+use crate::translate::{parse_turn_id, Out, Translator};
+use crate::wire::{self, Line};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, Notify};
+use troupe_actors::runtime::ThreadClient;
+use troupe_messages::events::EventMsg;
+use troupe_messages::ops::{Op, ReviewDecision, UserInput as RuntimeInput};
+
+/// Notices a client's writer sends once it has room again: threads on which it fell behind.
+#[derive(Default)]
+pub struct LagBoard {
+    pending: Mutex<HashMap<String, u64>>,
+    pub wake: Notify,
+}
+
+impl LagBoard {
+    fn record(&self, thread_id: &str) {
+        if let Ok(mut pending) = self.pending.lock() {
+            *pending.entry(thread_id.to_string()).or_default() += 1;
+        }
+        self.wake.notify_one();
+    }
+
+    /// The `troupe/lagged` notifications due, emptying the board.
+    pub fn take_notices(&self) -> Vec<Line> {
+        let drained: Vec<(String, u64)> = match self.pending.lock() {
+            Ok(mut pending) => pending.drain().collect(),
+            Err(_) => Vec::new(),
+        };
+        drained
+            .into_iter()
+            .map(|(thread_id, dropped)| {
+                wire::notification(
+                    "troupe/lagged",
+                    serde_json::to_value(LaggedNotification { thread_id, dropped })
+                        .unwrap_or(Value::Null),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Where one connection's lines go: a bounded queue drained by its writer.
+#[derive(Clone)]
+pub struct ClientSink {
+    pub conn: u64,
+    pub tx: mpsc::Sender<Line>,
+    pub lag: Arc<LagBoard>,
+}
+
+impl ClientSink {
+    /// Queues a line; false when the client is gone or its queue is full.
+    fn send(&self, line: Line) -> bool {
+        self.tx.try_send(line).is_ok()
+    }
+}
+
+/// Server request ids (shared by every thread) and which thread asked each.
+#[derive(Default)]
+pub struct Approvals {
+    next_id: AtomicI64,
+    owners: Mutex<HashMap<i64, String>>,
+}
+
+impl Approvals {
+    fn register(&self, thread_id: &str) -> i64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut owners) = self.owners.lock() {
+            owners.insert(id, thread_id.to_string());
+        }
+        id
+    }
+
+    fn forget(&self, id: i64) {
+        if let Ok(mut owners) = self.owners.lock() {
+            owners.remove(&id);
+        }
+    }
+
+    /// The thread that asked request `id`, if it still waits for an answer.
+    pub fn owner(&self, id: i64) -> Option<String> {
+        self.owners.lock().ok()?.get(&id).cloned()
+    }
+}
+
+/// What handlers ask of a thread's pump.
+pub enum Control {
+    /// Send `response` (its `thread.status` and open turn filled in) then every later event.
+    Subscribe {
+        client: ClientSink,
+        response: Option<(Value, Value)>,
+        /// Lines to send right after the response (`thread/started`).
+        after: Vec<Line>,
+    },
+    Unsubscribe {
+        conn: u64,
+    },
+    StartTurn {
+        client: ClientSink,
+        id: Value,
+        input: Vec<UserInput>,
+    },
+    Steer {
+        client: ClientSink,
+        id: Value,
+        expected_turn_id: String,
+        input: Vec<UserInput>,
+    },
+    Interrupt {
+        client: ClientSink,
+        id: Value,
+        turn_id: String,
+    },
+    Answer {
+        client: ClientSink,
+        request_id: i64,
+        decision: ApprovalDecision,
+    },
+    /// The thread's status and open turn, for `thread/read` and `thread/list`.
+    Snapshot {
+        reply: tokio::sync::oneshot::Sender<(crate::protocol::ThreadStatus, Option<Turn>)>,
+    },
+}
+
+struct PendingAsk {
+    call_id: String,
+    line: Line,
+}
+
+/// The pump's state.
+pub struct Pump {
+    thread_id: String,
+    thread: ThreadClient,
+    translator: Translator,
+    subscribers: Vec<ClientSink>,
+    asks: HashMap<i64, PendingAsk>,
+    approvals: Arc<Approvals>,
+    turn_waiters: Vec<(ClientSink, Value)>,
+}
+
+impl Pump {
+    pub fn new(thread_id: String, thread: ThreadClient, approvals: Arc<Approvals>) -> Self {
+        Self {
+            translator: Translator::new(thread_id.clone()),
+            thread_id,
+            thread,
+            subscribers: Vec::new(),
+            asks: HashMap::new(),
+            approvals,
+            turn_waiters: Vec::new(),
+        }
+    }
+
+    /// Runs until the thread stops or every handle to it is dropped.
+    pub async fn run(mut self, mut control: mpsc::UnboundedReceiver<Control>) {
+        loop {
+            tokio::select! {
+                event = self.thread.next_event() => match event {
+                    Some(event) => self.on_event(&event.msg),
+                    None => break,
+                },
+                request = control.recv() => match request {
+                    Some(request) => self.on_control(request),
+                    None => break,
+                },
+            }
+        }
+        for id in self.asks.keys() {
+            self.approvals.forget(*id);
+        }
+        let _ = self.thread.submit(Op::Shutdown);
+    }
+
+    fn broadcast(&mut self, line: Line) {
+        let thread_id = &self.thread_id;
+        // A full queue drops the client from this thread (memory stays bounded); its writer
+        // tells it to catch up with `thread/resume`.
+        self.subscribers.retain(|client| {
+            if client.send(line.clone()) {
+                return true;
+            }
+            if !client.tx.is_closed() {
+                client.lag.record(thread_id);
+            }
+            false
+        });
+    }
+
+    fn subscribe(&mut self, client: &ClientSink) {
+        if !self.subscribers.iter().any(|c| c.conn == client.conn) {
+            self.subscribers.push(client.clone());
+        }
+    }
+
+    fn on_event(&mut self, msg: &EventMsg) {
+        let now = wire::now_ms();
+        let outs = self.translator.on_event(msg, now);
+        if let EventMsg::TurnStarted { .. } = msg {
+            self.answer_turn_waiters();
+        }
+        if let EventMsg::Error { error, .. } = msg {
+            if self.translator.current_turn().is_none() {
+                // A turn the runtime refused before it started.
+                for (client, id) in self.turn_waiters.drain(..) {
+                    client.send(wire::error(&id, error.to_string()));
+                }
+            }
+        }
+        for out in outs {
+            match out {
+                Out::Notify { method, params } => {
+                    self.broadcast(wire::notification(method, params));
+                }
+                Out::Ask {
+                    method,
+                    call_id,
+                    params,
+                } => {
+                    let request_id = self.approvals.register(&self.thread_id);
+                    let line = wire::server_request(request_id, method, params);
+                    self.asks.insert(
+                        request_id,
+                        PendingAsk {
+                            call_id,
+                            line: line.clone(),
+                        },
+                    );
+                    self.broadcast(line);
+                }
+            }
+        }
+        if matches!(
+            msg,
+            EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. }
+        ) {
+            // The runtime resolves whatever the ended turn still asked (as an abort).
+            for (id, _) in self.asks.drain() {
+                self.approvals.forget(id);
+            }
+        }
+    }
+
+    fn answer_turn_waiters(&mut self) {
+        let Some(turn) = self.translator.open_turn() else {
+            return;
+        };
+        let response = TurnStartResponse {
+            turn: Turn {
+                items: Vec::new(),
+                items_view: TurnItemsView::NotLoaded,
+                started_at: None,
+                ..turn
+            },
+        };
+        let result = serde_json::to_value(response).unwrap_or(Value::Null);
+        for (client, id) in self.turn_waiters.drain(..) {
+            client.send(wire::response(&id, result.clone()));
+        }
+    }
+
+    fn on_control(&mut self, request: Control) {
+        match request {
+            Control::Subscribe {
+                client,
+                response,
+                after,
+            } => {
+                if let Some((id, mut result)) = response {
+                    self.fill_state(&mut result);
+                    client.send(wire::response(&id, result));
+                }
+                for line in after {
+                    client.send(line);
+                }
+                self.subscribe(&client);
+                // Questions still open go to a client that (re)joins: nothing is lost.
+                let mut open: Vec<_> = self.asks.iter().collect();
+                open.sort_by_key(|(id, _)| **id);
+                for (_, ask) in open {
+                    client.send(ask.line.clone());
+                }
+            }
+            Control::Unsubscribe { conn } => self.subscribers.retain(|c| c.conn != conn),
+            Control::StartTurn { client, id, input } => {
+                if self.translator.current_turn().is_some() || !self.turn_waiters.is_empty() {
+                    client.send(wire::error(
+                        &id,
+                        "a turn is already running on this thread; use turn/steer to add input",
+                    ));
+                    return;
+                }
+                self.subscribe(&client);
+                self.translator.expect_input(input.clone());
+                match self.thread.submit(Op::UserInput {
+                    items: runtime_input(input),
+                }) {
+                    Ok(_) => self.turn_waiters.push((client, id)),
+                    Err(err) => {
+                        client.send(wire::error(&id, err.to_string()));
+                    }
+                }
+            }
+            Control::Steer {
+                client,
+                id,
+                expected_turn_id,
+                input,
+            } => {
+                let running = self.translator.current_turn().map(str::to_string);
+                match running {
+                    Some(turn_id) if turn_id == expected_turn_id => {
+                        let reply = match self.thread.submit(Op::UserInput {
+                            items: runtime_input(input),
+                        }) {
+                            Ok(_) => wire::response(
+                                &id,
+                                serde_json::to_value(TurnSteerResponse { turn_id })
+                                    .unwrap_or(Value::Null),
+                            ),
+                            Err(err) => wire::error(&id, err.to_string()),
+                        };
+                        client.send(reply);
+                    }
+                    Some(turn_id) => {
+                        client.send(wire::error(
+                            &id,
+                            format!(
+                                "expected turn {expected_turn_id}, but turn {turn_id} is running"
+                            ),
+                        ));
+                    }
+                    None => {
+                        client.send(wire::error(&id, "no turn is running on this thread"));
+                    }
+                }
+            }
+            Control::Interrupt {
+                client,
+                id,
+                turn_id,
+            } => {
+                let running = self.translator.current_turn() == Some(turn_id.as_str());
+                let reply = if !running {
+                    if parse_turn_id(&turn_id).is_none() {
+                        wire::error(&id, format!("invalid turn id: {turn_id}"))
+                    } else {
+                        wire::error(&id, format!("turn {turn_id} is not running"))
+                    }
+                } else {
+                    match self.thread.submit(Op::Interrupt) {
+                        Ok(_) => wire::response(&id, json!({})),
+                        Err(err) => wire::error(&id, err.to_string()),
+                    }
+                };
+                client.send(reply);
+            }
+            Control::Answer {
+                client,
+                request_id,
+                decision,
+            } => {
+                let Some(ask) = self.asks.remove(&request_id) else {
+                    client.send(wire::error(
+                        &json!(request_id),
+                        format!("server request {request_id} is unknown or already answered"),
+                    ));
+                    return;
+                };
+                self.approvals.forget(request_id);
+                let decision = match decision {
+                    ApprovalDecision::Accept => ReviewDecision::Approved,
+                    ApprovalDecision::AcceptForSession => ReviewDecision::ApprovedForSession,
+                    ApprovalDecision::Decline => ReviewDecision::Denied,
+                    ApprovalDecision::Cancel => ReviewDecision::Abort,
+                };
+                let _ = self.thread.submit(Op::ExecApproval {
+                    call_id: ask.call_id,
+                    decision,
+                });
+                let resolved = ServerRequestResolvedNotification {
+                    thread_id: self.thread_id.clone(),
+                    request_id,
+                };
+                self.broadcast(wire::notification(
+                    "serverRequest/resolved",
+                    serde_json::to_value(resolved).unwrap_or(Value::Null),
+                ));
+                for out in self.translator.approval_resolved() {
+                    if let Out::Notify { method, params } = out {
+                        self.broadcast(wire::notification(method, params));
+                    }
+                }
+            }
+            Control::Snapshot { reply } => {
+                let _ = reply.send((self.translator.status(), self.translator.open_turn()));
+            }
+        }
+    }
+
+    /// Puts the live status and the open turn (as it stands now) into a thread response.
+    fn fill_state(&self, result: &mut Value) {
+        let Some(thread) = result.get_mut("thread") else {
+            return;
+        };
+        thread["status"] = serde_json::to_value(self.translator.status()).unwrap_or(Value::Null);
+        let Some(turns) = thread.get_mut("turns").and_then(Value::as_array_mut) else {
+            return;
+        };
+        if let Some(last) = turns.last() {
+            if last.get("status") == Some(&json!(TurnStatus::InProgress)) {
+                turns.pop();
+            }
+        }
+        if let Some(open) = self.translator.open_turn() {
+            turns.push(serde_json::to_value(open).unwrap_or(Value::Null));
+        }
+    }
+}
+
+fn runtime_input(input: Vec<UserInput>) -> Vec<RuntimeInput> {
+    input
+        .into_iter()
+        .map(|piece| match piece {
+            UserInput::Text { text, .. } => RuntimeInput::Text { text },
+        })
+        .collect()
+}

@@ -1,0 +1,487 @@
+//! One connection's requests: parse params in Codex's shapes, act on the hub, answer.
+
+use crate::hub::{check_thread_id, sandbox_policy, Hub, HubError, LiveThread, SettingsRequest};
+use crate::live::{ClientSink, Control};
+use crate::protocol::*;
+use crate::wire::{self, invalid_params};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The methods Troupe implements (a request for any other gets Codex's unknown-variant error).
+pub const METHODS: &[&str] = &[
+    "initialize",
+    "thread/start",
+    "thread/resume",
+    "thread/fork",
+    "thread/list",
+    "thread/read",
+    "thread/archive",
+    "thread/unarchive",
+    "thread/name/set",
+    "turn/start",
+    "turn/steer",
+    "turn/interrupt",
+    "model/list",
+    "config/read",
+];
+
+/// What a handler produced: an answer now, or one the thread's pump sends later.
+pub enum Reply {
+    Now(Result<Value, String>),
+    Later,
+}
+
+fn parse<T: DeserializeOwned>(params: Value) -> Result<T, String> {
+    // Absent params are an empty object for methods whose fields are all optional.
+    let params = if params.is_null() { json!({}) } else { params };
+    serde_json::from_value(params).map_err(|err| invalid_params(&err))
+}
+
+fn value(result: impl Serialize) -> Result<Value, String> {
+    serde_json::to_value(result).map_err(|err| err.to_string())
+}
+
+fn err(e: HubError) -> String {
+    e.to_string()
+}
+
+/// Handles one request of an initialized connection.
+pub async fn handle(
+    hub: &Arc<Hub>,
+    client: &ClientSink,
+    id: &Value,
+    method: &str,
+    params: Value,
+) -> Reply {
+    let result = match method {
+        "thread/start" => return finish(thread_start(hub, client, id, params).await),
+        "thread/resume" => return thread_resume(hub, client, id, params).await,
+        "thread/fork" => return finish(thread_fork(hub, client, id, params).await),
+        "thread/list" => thread_list(hub, params).await,
+        "thread/read" => thread_read(hub, params).await,
+        "thread/archive" => thread_archive(hub, params).await,
+        "thread/unarchive" => thread_unarchive(hub, params).await,
+        "thread/name/set" => thread_name_set(hub, params).await,
+        "turn/start" => return turn_start(hub, client, id, params).await,
+        "turn/steer" => return turn_steer(hub, client, id, params).await,
+        "turn/interrupt" => return turn_interrupt(hub, client, id, params).await,
+        "model/list" => model_list(hub, params),
+        "config/read" => config_read(hub, params),
+        "initialize" => Err("Already initialized".into()),
+        other => Err(unknown_method(other)),
+    };
+    Reply::Now(result)
+}
+
+/// Codex's words for a method it does not know.
+pub fn unknown_method(method: &str) -> String {
+    let expected = METHODS
+        .iter()
+        .map(|m| format!("`{m}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("Invalid request: unknown variant `{method}`, expected one of {expected}")
+}
+
+fn settings_request(
+    cwd: Option<String>,
+    model: Option<String>,
+    model_provider: Option<String>,
+    approval: Option<AskForApproval>,
+    sandbox: Option<SandboxMode>,
+    config: Option<serde_json::Map<String, Value>>,
+) -> Result<SettingsRequest, String> {
+    use troupe_messages::policy as p;
+    let mut raw = Vec::new();
+    for (key, value) in config.unwrap_or_default() {
+        raw.push(format!("{key}={}", toml_value(&value)?));
+    }
+    Ok(SettingsRequest {
+        cwd: cwd.map(PathBuf::from),
+        model,
+        model_provider,
+        approval_policy: approval.map(|a| match a {
+            AskForApproval::Untrusted => p::AskForApproval::UnlessTrusted,
+            AskForApproval::OnFailure => p::AskForApproval::OnFailure,
+            AskForApproval::OnRequest => p::AskForApproval::OnRequest,
+            AskForApproval::Never => p::AskForApproval::Never,
+        }),
+        sandbox_mode: sandbox.map(|s| match s {
+            SandboxMode::ReadOnly => p::SandboxMode::ReadOnly,
+            SandboxMode::WorkspaceWrite => p::SandboxMode::WorkspaceWrite,
+            SandboxMode::DangerFullAccess => p::SandboxMode::DangerFullAccess,
+        }),
+        raw,
+    })
+}
+
+/// A JSON value as a TOML value for a `key=value` override.
+fn toml_value(value: &Value) -> Result<String, String> {
+    match value {
+        Value::String(_) | Value::Number(_) | Value::Bool(_) => Ok(value.to_string()),
+        Value::Array(items) => Ok(format!(
+            "[{}]",
+            items
+                .iter()
+                .map(toml_value)
+                .collect::<Result<Vec<_>, _>>()?
+                .join(", ")
+        )),
+        Value::Object(map) => Ok(format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| Ok(format!("{} = {}", Value::String(k.clone()), toml_value(v)?)))
+                .collect::<Result<Vec<_>, String>>()?
+                .join(", ")
+        )),
+        Value::Null => Err("Invalid request: config values cannot be null".into()),
+    }
+}
+
+fn opened(hub: &Hub, thread: Thread, live: &LiveThread) -> ThreadOpenedResponse {
+    let _ = hub;
+    ThreadOpenedResponse {
+        thread,
+        model: live.settings.model.clone(),
+        model_provider: live.settings.provider.id.clone(),
+        cwd: live.settings.cwd.display().to_string(),
+        approval_policy: serde_json::to_value(live.settings.approval_policy).unwrap_or(Value::Null),
+        approvals_reviewer: "user".into(),
+        sandbox: sandbox_policy(&live.settings),
+        instruction_sources: Vec::new(),
+        reasoning_effort: None,
+    }
+}
+
+async fn thread_start(
+    hub: &Arc<Hub>,
+    client: &ClientSink,
+    id: &Value,
+    params: Value,
+) -> Result<Value, String> {
+    let params: ThreadStartParams = parse(params)?;
+    let ask = settings_request(
+        params.cwd,
+        params.model,
+        params.model_provider,
+        params.approval_policy,
+        params.sandbox,
+        params.config,
+    )?;
+    let settings = hub.settings(&ask).map_err(err)?;
+    let (thread_id, live) = hub.start_thread(settings).await.map_err(err)?;
+    let thread = hub.live_wire_thread(&thread_id, &live);
+    let response = value(opened(hub, thread.clone(), &live))?;
+    // The response first, then `thread/started`, then the thread's events: the pump sends
+    // all three, in that order, to this client.
+    let started = wire::notification(
+        "thread/started",
+        value(ThreadStartedNotification { thread })?,
+    );
+    live.control
+        .send(Control::Subscribe {
+            client: client.clone(),
+            response: Some((id.clone(), response)),
+            after: vec![started],
+        })
+        .map_err(|_| "the thread has stopped".to_string())?;
+    Err(LATER.into())
+}
+
+/// Marks a result the pump answers.
+const LATER: &str = "\u{0}later";
+
+/// Maps the internal "answered later" marker.
+pub fn finish(result: Result<Value, String>) -> Reply {
+    match result {
+        Err(message) if message == LATER => Reply::Later,
+        other => Reply::Now(other),
+    }
+}
+
+async fn thread_resume(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
+    let result: Result<(), String> = async {
+        let params: ThreadResumeParams = parse(params)?;
+        let live = hub.thread(&params.thread_id).await.map_err(err)?;
+        let summary = hub.summary(&params.thread_id).map_err(err)?;
+        let thread = hub.wire_thread(&summary, !params.exclude_turns).await;
+        let response = value(opened(hub, thread, &live))?;
+        live.control
+            .send(Control::Subscribe {
+                client: client.clone(),
+                response: Some((id.clone(), response)),
+                after: Vec::new(),
+            })
+            .map_err(|_| "the thread has stopped".to_string())
+    }
+    .await;
+    match result {
+        Ok(()) => Reply::Later,
+        Err(message) => Reply::Now(Err(message)),
+    }
+}
+
+async fn thread_fork(
+    hub: &Arc<Hub>,
+    client: &ClientSink,
+    id: &Value,
+    params: Value,
+) -> Result<Value, String> {
+    let params: ThreadForkParams = parse(params)?;
+    let at_turn = match &params.last_turn_id {
+        Some(turn) => Some(
+            crate::translate::parse_turn_id(turn)
+                .ok_or_else(|| format!("invalid turn id: {turn}"))?
+                .0,
+        ),
+        None => None,
+    };
+    let (thread_id, live) = hub.fork(&params.thread_id, at_turn).await.map_err(err)?;
+    let summary = hub.summary(&thread_id).map_err(err)?;
+    let thread = hub.wire_thread(&summary, true).await;
+    let response = value(opened(hub, thread.clone(), &live))?;
+    let started = wire::notification(
+        "thread/started",
+        value(ThreadStartedNotification { thread })?,
+    );
+    live.control
+        .send(Control::Subscribe {
+            client: client.clone(),
+            response: Some((id.clone(), response)),
+            after: vec![started],
+        })
+        .map_err(|_| "the thread has stopped".to_string())?;
+    Err(LATER.into())
+}
+
+async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ThreadListParams = parse(params)?;
+    let archived = params.archived.unwrap_or(false);
+    let offset: usize = match &params.cursor {
+        Some(cursor) => cursor
+            .parse()
+            .map_err(|_| format!("invalid cursor: {cursor}"))?,
+        None => 0,
+    };
+    let limit = params.limit.unwrap_or(25).clamp(1, 200) as usize;
+    let cwd = params.cwd.as_ref().map(|dir| {
+        std::fs::canonicalize(dir)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| dir.clone())
+    });
+    let search = params.search_term.as_ref().map(|s| s.to_lowercase());
+    let summaries: Vec<_> = hub
+        .all_summaries()
+        .into_iter()
+        .filter(|s| s.archived == archived)
+        .filter(|s| cwd.as_ref().is_none_or(|dir| &s.cwd == dir))
+        .filter(|s| {
+            search.as_ref().is_none_or(|term| {
+                s.title.to_lowercase().contains(term)
+                    || hub
+                        .name(&s.id)
+                        .is_some_and(|n| n.to_lowercase().contains(term))
+            })
+        })
+        .collect();
+    let page: Vec<_> = summaries.iter().skip(offset).take(limit).collect();
+    let mut data = Vec::with_capacity(page.len());
+    for summary in &page {
+        let thread = hub.wire_thread(summary, false).await;
+        if let Some(providers) = &params.model_providers {
+            if !thread.model_provider.is_empty() && !providers.contains(&thread.model_provider) {
+                continue;
+            }
+        }
+        data.push(thread);
+    }
+    let next = offset + page.len();
+    value(ThreadListResponse {
+        data,
+        next_cursor: (next < summaries.len()).then(|| next.to_string()),
+    })
+}
+
+async fn thread_read(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ThreadReadParams = parse(params)?;
+    let summary = hub.summary(&params.thread_id).map_err(err)?;
+    let thread = hub.wire_thread(&summary, params.include_turns).await;
+    value(ThreadReadResponse { thread })
+}
+
+async fn thread_archive(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ThreadIdParams = parse(params)?;
+    check_thread_id(&params.thread_id).map_err(err)?;
+    if let Some(live) = hub.loaded(&params.thread_id) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if live.control.send(Control::Snapshot { reply: tx }).is_ok() {
+            if let Ok((ThreadStatus::Active { .. }, _)) = rx.await {
+                return Err(format!(
+                    "thread {} has a running turn; interrupt it first",
+                    params.thread_id
+                ));
+            }
+        }
+        hub.unload(&params.thread_id);
+        drop(live);
+        // The session lets go of its rollout once it has shut down.
+        for _ in 0..100 {
+            if troupe_actors::thread_store::ops::archive(&hub.home, hub.store(), &params.thread_id)
+                .is_ok()
+            {
+                return value(EmptyResponse {});
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    troupe_actors::thread_store::ops::archive(&hub.home, hub.store(), &params.thread_id)
+        .map_err(|e| e.to_string())?;
+    value(EmptyResponse {})
+}
+
+async fn thread_unarchive(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ThreadIdParams = parse(params)?;
+    check_thread_id(&params.thread_id).map_err(err)?;
+    let summary =
+        troupe_actors::thread_store::ops::unarchive(&hub.home, hub.store(), &params.thread_id)
+            .map_err(|e| e.to_string())?;
+    let thread = hub.wire_thread(&summary, false).await;
+    value(ThreadUnarchiveResponse { thread })
+}
+
+async fn thread_name_set(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ThreadSetNameParams = parse(params)?;
+    hub.summary(&params.thread_id).map_err(err)?;
+    hub.set_name(&params.thread_id, params.name)
+        .await
+        .map_err(err)?;
+    value(EmptyResponse {})
+}
+
+async fn turn_start(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
+    let result: Result<(), String> = async {
+        let params: TurnStartParams = parse(params)?;
+        if params.input.is_empty() {
+            return Err("Invalid request: `input` is empty".to_string());
+        }
+        if params.model.is_some() || params.cwd.is_some() || params.approval_policy.is_some() {
+            return Err(
+                "per-turn overrides (model, cwd, approvalPolicy) are not supported by Troupe's app-server yet; start a thread with them"
+                    .to_string(),
+            );
+        }
+        let live = hub.thread(&params.thread_id).await.map_err(err)?;
+        live.control
+            .send(Control::StartTurn {
+                client: client.clone(),
+                id: id.clone(),
+                input: params.input,
+            })
+            .map_err(|_| "the thread has stopped".to_string())
+    }
+    .await;
+    match result {
+        Ok(()) => Reply::Later,
+        Err(message) => Reply::Now(Err(message)),
+    }
+}
+
+async fn turn_steer(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
+    let result: Result<(), String> = async {
+        let params: TurnSteerParams = parse(params)?;
+        if params.input.is_empty() {
+            return Err("Invalid request: `input` is empty".to_string());
+        }
+        check_thread_id(&params.thread_id).map_err(err)?;
+        let live = hub
+            .loaded(&params.thread_id)
+            .ok_or_else(|| format!("no turn is running on thread {}", params.thread_id))?;
+        live.control
+            .send(Control::Steer {
+                client: client.clone(),
+                id: id.clone(),
+                expected_turn_id: params.expected_turn_id,
+                input: params.input,
+            })
+            .map_err(|_| "the thread has stopped".to_string())
+    }
+    .await;
+    match result {
+        Ok(()) => Reply::Later,
+        Err(message) => Reply::Now(Err(message)),
+    }
+}
+
+async fn turn_interrupt(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
+    let result: Result<(), String> = async {
+        let params: TurnInterruptParams = parse(params)?;
+        check_thread_id(&params.thread_id).map_err(err)?;
+        let live = hub
+            .loaded(&params.thread_id)
+            .ok_or_else(|| format!("turn {} is not running", params.turn_id))?;
+        live.control
+            .send(Control::Interrupt {
+                client: client.clone(),
+                id: id.clone(),
+                turn_id: params.turn_id,
+            })
+            .map_err(|_| "the thread has stopped".to_string())
+    }
+    .await;
+    match result {
+        Ok(()) => Reply::Later,
+        Err(message) => Reply::Now(Err(message)),
+    }
+}
+
+fn model_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let _params: ModelListParams = parse(params)?;
+    // Troupe has no model catalogue: the configured model is the one it offers.
+    let settings = hub.settings(&SettingsRequest::default()).map_err(err)?;
+    let model = Model {
+        id: settings.model.clone(),
+        model: settings.model.clone(),
+        display_name: settings.model.clone(),
+        description: format!(
+            "the configured model of provider `{}`",
+            settings.provider.id
+        ),
+        hidden: false,
+        is_default: true,
+        default_reasoning_effort: "medium".into(),
+        supported_reasoning_efforts: Vec::new(),
+    };
+    value(ModelListResponse {
+        data: vec![model],
+        next_cursor: None,
+    })
+}
+
+fn config_read(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ConfigReadParams = parse(params)?;
+    let settings = hub
+        .settings(&SettingsRequest {
+            cwd: params.cwd.map(PathBuf::from),
+            ..Default::default()
+        })
+        .map_err(err)?;
+    let config = json!({
+        "model": settings.model,
+        "model_provider": settings.provider.id,
+        "approval_policy": settings.approval_policy,
+        "sandbox_mode": settings.sandbox_mode,
+        "sandbox_workspace_write": {
+            "writable_roots": settings.sandbox.writable_roots,
+            "network_access": settings.sandbox.network_access,
+        },
+        "cwd": settings.cwd,
+    });
+    value(ConfigReadResponse {
+        config,
+        origins: serde_json::Map::new(),
+        layers: None,
+    })
+}

@@ -1,0 +1,171 @@
+//! The JSON schema of Troupe's wire, generated from the Rust types (`troupe app-server
+//! generate-json-schema`): one definition per params/result/notification type, keyed by the
+//! method it belongs to.
+
+use crate::protocol::*;
+use schemars::schema::RootSchema;
+use schemars::schema_for;
+
+/// `(method, kind, schema)` for every method and notification Troupe implements; `kind` is
+/// `params`, `response` or `notification` (a server request's params are `params`).
+pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
+    vec![
+        ("initialize", "params", schema_for!(InitializeParams)),
+        ("initialize", "response", schema_for!(InitializeResponse)),
+        ("thread/start", "params", schema_for!(ThreadStartParams)),
+        (
+            "thread/start",
+            "response",
+            schema_for!(ThreadOpenedResponse),
+        ),
+        ("thread/resume", "params", schema_for!(ThreadResumeParams)),
+        (
+            "thread/resume",
+            "response",
+            schema_for!(ThreadOpenedResponse),
+        ),
+        ("thread/fork", "params", schema_for!(ThreadForkParams)),
+        ("thread/fork", "response", schema_for!(ThreadOpenedResponse)),
+        ("thread/list", "params", schema_for!(ThreadListParams)),
+        ("thread/list", "response", schema_for!(ThreadListResponse)),
+        ("thread/read", "params", schema_for!(ThreadReadParams)),
+        ("thread/read", "response", schema_for!(ThreadReadResponse)),
+        ("thread/archive", "params", schema_for!(ThreadIdParams)),
+        ("thread/archive", "response", schema_for!(EmptyResponse)),
+        ("thread/unarchive", "params", schema_for!(ThreadIdParams)),
+        (
+            "thread/unarchive",
+            "response",
+            schema_for!(ThreadUnarchiveResponse),
+        ),
+        (
+            "thread/name/set",
+            "params",
+            schema_for!(ThreadSetNameParams),
+        ),
+        ("thread/name/set", "response", schema_for!(EmptyResponse)),
+        ("turn/start", "params", schema_for!(TurnStartParams)),
+        ("turn/start", "response", schema_for!(TurnStartResponse)),
+        ("turn/steer", "params", schema_for!(TurnSteerParams)),
+        ("turn/steer", "response", schema_for!(TurnSteerResponse)),
+        ("turn/interrupt", "params", schema_for!(TurnInterruptParams)),
+        ("turn/interrupt", "response", schema_for!(EmptyResponse)),
+        ("model/list", "params", schema_for!(ModelListParams)),
+        ("model/list", "response", schema_for!(ModelListResponse)),
+        ("config/read", "params", schema_for!(ConfigReadParams)),
+        ("config/read", "response", schema_for!(ConfigReadResponse)),
+        (
+            "thread/started",
+            "notification",
+            schema_for!(ThreadStartedNotification),
+        ),
+        (
+            "thread/status/changed",
+            "notification",
+            schema_for!(ThreadStatusChangedNotification),
+        ),
+        (
+            "turn/started",
+            "notification",
+            schema_for!(TurnNotification),
+        ),
+        (
+            "turn/completed",
+            "notification",
+            schema_for!(TurnNotification),
+        ),
+        (
+            "item/started",
+            "notification",
+            schema_for!(ItemStartedNotification),
+        ),
+        (
+            "item/completed",
+            "notification",
+            schema_for!(ItemCompletedNotification),
+        ),
+        (
+            "item/agentMessage/delta",
+            "notification",
+            schema_for!(ItemDeltaNotification),
+        ),
+        (
+            "item/commandExecution/outputDelta",
+            "notification",
+            schema_for!(ItemDeltaNotification),
+        ),
+        (
+            "item/fileChange/outputDelta",
+            "notification",
+            schema_for!(ItemDeltaNotification),
+        ),
+        (
+            "item/reasoning/summaryTextDelta",
+            "notification",
+            schema_for!(ReasoningSummaryTextDeltaNotification),
+        ),
+        (
+            "turn/diff/updated",
+            "notification",
+            schema_for!(TurnDiffUpdatedNotification),
+        ),
+        (
+            "turn/plan/updated",
+            "notification",
+            schema_for!(TurnPlanUpdatedNotification),
+        ),
+        (
+            "thread/tokenUsage/updated",
+            "notification",
+            schema_for!(ThreadTokenUsageUpdatedNotification),
+        ),
+        ("error", "notification", schema_for!(ErrorNotification)),
+        (
+            "serverRequest/resolved",
+            "notification",
+            schema_for!(ServerRequestResolvedNotification),
+        ),
+        (
+            "troupe/lagged",
+            "notification",
+            schema_for!(LaggedNotification),
+        ),
+        (
+            "item/commandExecution/requestApproval",
+            "params",
+            schema_for!(CommandExecutionRequestApprovalParams),
+        ),
+        (
+            "item/commandExecution/requestApproval",
+            "response",
+            schema_for!(ApprovalResponse),
+        ),
+        (
+            "item/fileChange/requestApproval",
+            "params",
+            schema_for!(FileChangeRequestApprovalParams),
+        ),
+        (
+            "item/fileChange/requestApproval",
+            "response",
+            schema_for!(ApprovalResponse),
+        ),
+    ]
+}
+
+/// One JSON document holding every schema: `{ "<method>": { "<kind>": schema } }`.
+pub fn wire_schema_document() -> serde_json::Value {
+    let mut document = serde_json::Map::new();
+    for (method, kind, schema) in wire_schemas() {
+        let entry = document
+            .entry(method.to_string())
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        if let Some(entry) = entry.as_object_mut() {
+            entry.insert(
+                kind.to_string(),
+                serde_json::to_value(schema).unwrap_or(serde_json::Value::Null),
+            );
+        }
+    }
+    serde_json::Value::Object(document)
+}

@@ -1,0 +1,708 @@
+//! Runtime events → app-server notifications and server requests, one thread at a time. Pure:
+//! the live pump feeds it a thread's events as they come, and `turns_from_rollout` feeds it the
+//! events a rollout recorded, so `thread/read` shows what a live client saw.
+
+use crate::protocol::{
+    CommandAction, ErrorNotification, FileUpdateChange, ItemCompletedNotification,
+    ItemDeltaNotification, ItemStartedNotification, ItemStatus, PatchChangeKind,
+    ReasoningSummaryTextDeltaNotification, ThreadActiveFlag, ThreadItem, ThreadStatus,
+    ThreadStatusChangedNotification, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification,
+    TokenUsageBreakdown, Turn, TurnDiffUpdatedNotification, TurnError, TurnItemsView,
+    TurnNotification, TurnPlanStep, TurnPlanUpdatedNotification, TurnStatus, UserInput,
+};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use troupe_messages::events::{AbortReason, EventMsg};
+use troupe_messages::ids::TurnId;
+use troupe_messages::items::{ResponseItem, Role};
+use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
+use troupe_messages::usage::TokenUsage;
+
+/// What one event becomes on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Out {
+    Notify {
+        method: &'static str,
+        params: Value,
+    },
+    /// A question for the client; `call_id` is what the answer resolves.
+    Ask {
+        method: &'static str,
+        call_id: String,
+        params: Value,
+    },
+}
+
+/// A wire turn id from the runtime's turn number.
+pub fn turn_wire_id(turn: TurnId) -> String {
+    format!("turn-{}", turn.0)
+}
+
+/// The runtime's turn number from a wire turn id.
+pub fn parse_turn_id(wire: &str) -> Option<TurnId> {
+    wire.strip_prefix("turn-")?.parse().ok().map(TurnId)
+}
+
+struct OpenTurn {
+    id: String,
+    started_ms: i64,
+    items: Vec<ThreadItem>,
+    agent: Option<(String, String)>,
+    reasoning: Option<(String, String)>,
+    error: Option<TurnError>,
+    /// The cwd of each command that began (its end does not repeat it).
+    command_cwds: HashMap<String, PathBuf>,
+}
+
+/// One thread's translation state: the open turn and its streaming items.
+pub struct Translator {
+    thread_id: String,
+    turn: Option<OpenTurn>,
+    /// Inputs submitted with `turn/start`, shown as the turn's first item when it starts.
+    pending_inputs: VecDeque<Vec<UserInput>>,
+    waiting_approvals: usize,
+    next_item: u64,
+    /// Kept only when rebuilding turns from a rollout.
+    finished: Option<Vec<Turn>>,
+}
+
+impl Translator {
+    pub fn new(thread_id: String) -> Self {
+        Self {
+            thread_id,
+            turn: None,
+            pending_inputs: VecDeque::new(),
+            waiting_approvals: 0,
+            next_item: 0,
+            finished: None,
+        }
+    }
+
+    /// The input of the next turn to start (shown as its `userMessage` item).
+    pub fn expect_input(&mut self, input: Vec<UserInput>) {
+        self.pending_inputs.push_back(input);
+    }
+
+    /// The running turn's wire id.
+    pub fn current_turn(&self) -> Option<&str> {
+        self.turn.as_ref().map(|t| t.id.as_str())
+    }
+
+    /// The thread's status as clients see it.
+    pub fn status(&self) -> ThreadStatus {
+        match &self.turn {
+            None => ThreadStatus::Idle,
+            Some(_) => ThreadStatus::Active {
+                active_flags: if self.waiting_approvals > 0 {
+                    vec![ThreadActiveFlag::WaitingOnApproval]
+                } else {
+                    Vec::new()
+                },
+            },
+        }
+    }
+
+    /// The running turn as it stands (items so far), for a client that resumes mid-turn.
+    pub fn open_turn(&self) -> Option<Turn> {
+        self.turn.as_ref().map(|t| Turn {
+            id: t.id.clone(),
+            items: t.items.clone(),
+            items_view: TurnItemsView::Full,
+            status: TurnStatus::InProgress,
+            error: None,
+            started_at: Some(t.started_ms / 1000),
+            completed_at: None,
+            duration_ms: None,
+        })
+    }
+
+    /// An approval request was answered (by any client).
+    pub fn approval_resolved(&mut self) -> Vec<Out> {
+        self.waiting_approvals = self.waiting_approvals.saturating_sub(1);
+        vec![self.status_changed()]
+    }
+
+    fn item_id(&mut self, prefix: &str) -> String {
+        self.next_item += 1;
+        format!("{prefix}_{}", self.next_item)
+    }
+
+    fn status_changed(&self) -> Out {
+        notify(
+            "thread/status/changed",
+            &ThreadStatusChangedNotification {
+                thread_id: self.thread_id.clone(),
+                status: self.status(),
+            },
+        )
+    }
+
+    fn started(&self, turn_id: &str, item: ThreadItem, now_ms: i64) -> Out {
+        notify(
+            "item/started",
+            &ItemStartedNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: turn_id.to_string(),
+                started_at_ms: now_ms,
+                item,
+            },
+        )
+    }
+
+    fn completed(&mut self, item: ThreadItem, now_ms: i64) -> Out {
+        let turn_id = self.turn_id();
+        if let Some(turn) = self.turn.as_mut() {
+            turn.items.push(item.clone());
+        }
+        notify(
+            "item/completed",
+            &ItemCompletedNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id,
+                completed_at_ms: now_ms,
+                item,
+            },
+        )
+    }
+
+    fn delta(&self, method: &'static str, item_id: &str, delta: &str) -> Out {
+        notify(
+            method,
+            &ItemDeltaNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn_id(),
+                item_id: item_id.to_string(),
+                delta: delta.to_string(),
+            },
+        )
+    }
+
+    fn turn_id(&self) -> String {
+        self.turn.as_ref().map(|t| t.id.clone()).unwrap_or_default()
+    }
+
+    /// Translates one event of this thread.
+    pub fn on_event(&mut self, msg: &EventMsg, now_ms: i64) -> Vec<Out> {
+        let mut out = Vec::new();
+        match msg {
+            EventMsg::TurnStarted { turn_id } => {
+                let id = turn_wire_id(*turn_id);
+                self.turn = Some(OpenTurn {
+                    id: id.clone(),
+                    started_ms: now_ms,
+                    items: Vec::new(),
+                    agent: None,
+                    reasoning: None,
+                    error: None,
+                    command_cwds: HashMap::new(),
+                });
+                out.push(self.status_changed());
+                let turn = self.open_turn();
+                if let Some(turn) = turn {
+                    out.push(notify(
+                        "turn/started",
+                        &TurnNotification {
+                            thread_id: self.thread_id.clone(),
+                            turn: Turn {
+                                items: Vec::new(),
+                                ..turn
+                            },
+                        },
+                    ));
+                }
+                if let Some(content) = self.pending_inputs.pop_front() {
+                    out.extend(self.user_message(content, now_ms));
+                }
+            }
+            EventMsg::InputInjected { text, .. } => {
+                let content = vec![UserInput::Text {
+                    text: text.clone(),
+                    text_elements: Vec::new(),
+                }];
+                out.extend(self.user_message(content, now_ms));
+            }
+            EventMsg::AgentMessageDelta { delta } => {
+                let item_id = self.open_agent(&mut out, now_ms);
+                if let Some((_, text)) = self.turn.as_mut().and_then(|t| t.agent.as_mut()) {
+                    text.push_str(delta);
+                }
+                out.push(self.delta("item/agentMessage/delta", &item_id, delta));
+            }
+            EventMsg::AgentMessage { message } => {
+                let item_id = self.open_agent(&mut out, now_ms);
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.agent = None;
+                }
+                let item = ThreadItem::AgentMessage {
+                    id: item_id,
+                    text: message.clone(),
+                    phase: None,
+                };
+                out.push(self.completed(item, now_ms));
+            }
+            EventMsg::AgentReasoningDelta { delta } => {
+                let item_id = self.open_reasoning(&mut out, now_ms);
+                out.push(notify(
+                    "item/reasoning/summaryTextDelta",
+                    &ReasoningSummaryTextDeltaNotification {
+                        thread_id: self.thread_id.clone(),
+                        turn_id: self.turn_id(),
+                        item_id,
+                        delta: delta.clone(),
+                        summary_index: 0,
+                    },
+                ));
+            }
+            EventMsg::AgentReasoning { text } => {
+                let item_id = self.open_reasoning(&mut out, now_ms);
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.reasoning = None;
+                }
+                let item = ThreadItem::Reasoning {
+                    id: item_id,
+                    summary: vec![text.clone()],
+                    content: Vec::new(),
+                };
+                out.push(self.completed(item, now_ms));
+            }
+            EventMsg::ExecCommandBegin {
+                call_id,
+                command,
+                cwd,
+            } => {
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.command_cwds.insert(call_id.clone(), cwd.clone());
+                }
+                let item = command_item(call_id, command, cwd, ItemStatus::InProgress);
+                out.push(self.started(&self.turn_id(), item, now_ms));
+            }
+            EventMsg::ExecCommandEnd {
+                call_id,
+                command,
+                exit_code,
+                aggregated_output,
+                duration_ms,
+                ..
+            } => {
+                // The runtime reports a command's output when it ends: one delta, then the item.
+                if !aggregated_output.is_empty() {
+                    out.push(self.delta(
+                        "item/commandExecution/outputDelta",
+                        call_id,
+                        aggregated_output,
+                    ));
+                }
+                let status = match exit_code {
+                    Some(0) => ItemStatus::Completed,
+                    _ => ItemStatus::Failed,
+                };
+                let cwd = self
+                    .turn
+                    .as_mut()
+                    .and_then(|t| t.command_cwds.remove(call_id))
+                    .unwrap_or_default();
+                let mut item = command_item(call_id, command, &cwd, status);
+                if let ThreadItem::CommandExecution {
+                    aggregated_output: out_field,
+                    exit_code: code,
+                    duration_ms: duration,
+                    ..
+                } = &mut item
+                {
+                    *out_field = Some(aggregated_output.clone());
+                    *code = *exit_code;
+                    *duration = Some(i64::try_from(*duration_ms).unwrap_or(i64::MAX));
+                }
+                out.push(self.completed(item, now_ms));
+            }
+            EventMsg::ExecApprovalRequest {
+                call_id,
+                command,
+                cwd,
+                reason,
+            } => {
+                self.waiting_approvals += 1;
+                out.push(self.status_changed());
+                let shown = shlex_join(command);
+                out.push(Out::Ask {
+                    method: "item/commandExecution/requestApproval",
+                    call_id: call_id.clone(),
+                    params: to_value(&crate::protocol::CommandExecutionRequestApprovalParams {
+                        thread_id: self.thread_id.clone(),
+                        turn_id: self.turn_id(),
+                        item_id: call_id.clone(),
+                        started_at_ms: now_ms,
+                        reason: reason.clone(),
+                        command: Some(shown.clone()),
+                        cwd: Some(cwd.display().to_string()),
+                        command_actions: Some(vec![CommandAction::Unknown { command: shown }]),
+                    }),
+                });
+            }
+            EventMsg::ApplyPatchApprovalRequest {
+                call_id, reason, ..
+            } => {
+                self.waiting_approvals += 1;
+                out.push(self.status_changed());
+                out.push(Out::Ask {
+                    method: "item/fileChange/requestApproval",
+                    call_id: call_id.clone(),
+                    params: to_value(&crate::protocol::FileChangeRequestApprovalParams {
+                        thread_id: self.thread_id.clone(),
+                        turn_id: self.turn_id(),
+                        item_id: call_id.clone(),
+                        started_at_ms: now_ms,
+                        reason: reason.clone(),
+                        grant_root: None,
+                    }),
+                });
+            }
+            EventMsg::ToolCallBegin { call_id, tool_name } => {
+                let item = tool_item(call_id, tool_name, ItemStatus::InProgress, None);
+                out.push(self.started(&self.turn_id(), item, now_ms));
+            }
+            EventMsg::ToolCallEnd {
+                call_id,
+                tool_name,
+                success,
+                ..
+            } => {
+                let status = if *success {
+                    ItemStatus::Completed
+                } else {
+                    ItemStatus::Failed
+                };
+                let item = tool_item(call_id, tool_name, status, Some(*success));
+                out.push(self.completed(item, now_ms));
+            }
+            EventMsg::PatchApplyBegin { call_id, changes } => {
+                let item = ThreadItem::FileChange {
+                    id: call_id.clone(),
+                    changes: file_changes(changes),
+                    status: ItemStatus::InProgress,
+                };
+                out.push(self.started(&self.turn_id(), item, now_ms));
+            }
+            EventMsg::PatchApplyEnd {
+                call_id,
+                changes,
+                success,
+                output,
+            } => {
+                if !output.is_empty() {
+                    out.push(self.delta("item/fileChange/outputDelta", call_id, output));
+                }
+                let item = ThreadItem::FileChange {
+                    id: call_id.clone(),
+                    changes: file_changes(changes),
+                    status: if *success {
+                        ItemStatus::Completed
+                    } else {
+                        ItemStatus::Failed
+                    },
+                };
+                out.push(self.completed(item, now_ms));
+            }
+            EventMsg::PlanUpdated { explanation, plan } => out.push(notify(
+                "turn/plan/updated",
+                &TurnPlanUpdatedNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn_id(),
+                    explanation: explanation.clone(),
+                    plan: plan.iter().map(plan_step).collect(),
+                },
+            )),
+            EventMsg::TurnDiff { unified_diff } => out.push(notify(
+                "turn/diff/updated",
+                &TurnDiffUpdatedNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn_id(),
+                    diff: unified_diff.clone(),
+                },
+            )),
+            EventMsg::TokenCount { last, total } => out.push(notify(
+                "thread/tokenUsage/updated",
+                &ThreadTokenUsageUpdatedNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn_id(),
+                    token_usage: ThreadTokenUsage {
+                        total: breakdown(total),
+                        last: breakdown(last),
+                        model_context_window: None,
+                    },
+                },
+            )),
+            EventMsg::StreamRetry { reason, .. } => {
+                out.push(self.error(reason.clone(), true));
+            }
+            EventMsg::Error { error, fatal } => {
+                let message = error.to_string();
+                if *fatal {
+                    if let Some(turn) = self.turn.as_mut() {
+                        turn.error = Some(TurnError {
+                            message: message.clone(),
+                            additional_details: None,
+                        });
+                    }
+                }
+                out.push(self.error(message, false));
+            }
+            EventMsg::TurnComplete { .. } => {
+                out.extend(self.end_turn(TurnStatus::Completed, now_ms))
+            }
+            EventMsg::TurnAborted { reason, .. } => {
+                let status = match reason {
+                    AbortReason::Interrupted | AbortReason::Shutdown => TurnStatus::Interrupted,
+                    AbortReason::Failed => TurnStatus::Failed,
+                };
+                out.extend(self.end_turn(status, now_ms));
+            }
+            // Already told another way (thread/started, item notifications), or nothing a
+            // Codex client has a notification for.
+            EventMsg::SessionConfigured { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::ContextCompacted { .. }
+            | EventMsg::Warning { .. }
+            | EventMsg::ShutdownComplete => {}
+        }
+        out
+    }
+
+    fn error(&self, message: String, will_retry: bool) -> Out {
+        notify(
+            "error",
+            &ErrorNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn_id(),
+                will_retry,
+                error: TurnError {
+                    message,
+                    additional_details: None,
+                },
+            },
+        )
+    }
+
+    fn user_message(&mut self, content: Vec<UserInput>, now_ms: i64) -> Vec<Out> {
+        let item = ThreadItem::UserMessage {
+            id: self.item_id("user"),
+            content,
+        };
+        vec![
+            self.started(&self.turn_id(), item.clone(), now_ms),
+            self.completed(item, now_ms),
+        ]
+    }
+
+    fn open_agent(&mut self, out: &mut Vec<Out>, now_ms: i64) -> String {
+        if let Some((id, _)) = self.turn.as_ref().and_then(|t| t.agent.as_ref()) {
+            return id.clone();
+        }
+        let id = self.item_id("msg");
+        let item = ThreadItem::AgentMessage {
+            id: id.clone(),
+            text: String::new(),
+            phase: None,
+        };
+        out.push(self.started(&self.turn_id(), item, now_ms));
+        if let Some(turn) = self.turn.as_mut() {
+            turn.agent = Some((id.clone(), String::new()));
+        }
+        id
+    }
+
+    fn open_reasoning(&mut self, out: &mut Vec<Out>, now_ms: i64) -> String {
+        if let Some((id, _)) = self.turn.as_ref().and_then(|t| t.reasoning.as_ref()) {
+            return id.clone();
+        }
+        let id = self.item_id("rs");
+        let item = ThreadItem::Reasoning {
+            id: id.clone(),
+            summary: Vec::new(),
+            content: Vec::new(),
+        };
+        out.push(self.started(&self.turn_id(), item, now_ms));
+        if let Some(turn) = self.turn.as_mut() {
+            turn.reasoning = Some((id.clone(), String::new()));
+        }
+        id
+    }
+
+    fn end_turn(&mut self, status: TurnStatus, now_ms: i64) -> Vec<Out> {
+        let Some(open) = self.turn.take() else {
+            return Vec::new();
+        };
+        self.waiting_approvals = 0;
+        let turn = Turn {
+            id: open.id,
+            items: open.items,
+            items_view: TurnItemsView::Full,
+            status,
+            error: open.error,
+            started_at: Some(open.started_ms / 1000),
+            completed_at: Some(now_ms / 1000),
+            duration_ms: Some(now_ms - open.started_ms),
+        };
+        if let Some(finished) = self.finished.as_mut() {
+            finished.push(turn.clone());
+        }
+        vec![
+            self.status_changed(),
+            notify(
+                "turn/completed",
+                &TurnNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn,
+                },
+            ),
+        ]
+    }
+}
+
+/// The turns a rollout records, with their items, as `thread/read` returns them. A turn the
+/// rollout leaves open (running now, or cut by a crash) is returned in progress.
+pub fn turns_from_rollout(thread_id: &str, lines: &[RolloutLine]) -> Vec<Turn> {
+    let mut translator = Translator::new(thread_id.to_string());
+    translator.finished = Some(Vec::new());
+    for line in lines {
+        let now_ms = crate::wire::parse_time_ms(&line.timestamp);
+        match &line.record {
+            RolloutRecord::ResponseItem(ResponseItem::Message {
+                role: Role::User,
+                content,
+                ..
+            }) if translator.turn.is_none() => {
+                // The input of the next turn (inside a turn, `InputInjected` shows it).
+                let text = content
+                    .iter()
+                    .map(|c| match c {
+                        troupe_messages::items::ContentItem::InputText { text }
+                        | troupe_messages::items::ContentItem::OutputText { text } => text.clone(),
+                    })
+                    .collect::<String>();
+                translator.pending_inputs.clear();
+                translator.expect_input(vec![UserInput::Text {
+                    text,
+                    text_elements: Vec::new(),
+                }]);
+            }
+            RolloutRecord::Event(msg) => {
+                translator.on_event(msg, now_ms);
+            }
+            RolloutRecord::SessionMeta(_)
+            | RolloutRecord::ResponseItem(_)
+            | RolloutRecord::TurnContext(_)
+            | RolloutRecord::Compacted(_) => {}
+        }
+    }
+    let open = translator.open_turn();
+    let mut turns = translator.finished.take().unwrap_or_default();
+    turns.extend(open);
+    turns
+}
+
+fn notify(method: &'static str, params: &impl Serialize) -> Out {
+    Out::Notify {
+        method,
+        params: to_value(params),
+    }
+}
+
+fn to_value(params: &impl Serialize) -> Value {
+    serde_json::to_value(params).unwrap_or(Value::Null)
+}
+
+fn command_item(
+    call_id: &str,
+    command: &[String],
+    cwd: &std::path::Path,
+    status: ItemStatus,
+) -> ThreadItem {
+    let shown = shlex_join(command);
+    ThreadItem::CommandExecution {
+        id: call_id.to_string(),
+        command: shown.clone(),
+        cwd: cwd.display().to_string(),
+        process_id: None,
+        source: "agent".into(),
+        status,
+        command_actions: vec![CommandAction::Unknown { command: shown }],
+        aggregated_output: None,
+        exit_code: None,
+        duration_ms: None,
+    }
+}
+
+fn tool_item(call_id: &str, tool: &str, status: ItemStatus, success: Option<bool>) -> ThreadItem {
+    ThreadItem::DynamicToolCall {
+        id: call_id.to_string(),
+        tool: tool.to_string(),
+        arguments: Value::Null,
+        status,
+        success,
+    }
+}
+
+fn file_changes(changes: &[FileChange]) -> Vec<FileUpdateChange> {
+    changes.iter().map(file_change).collect()
+}
+
+fn file_change(change: &FileChange) -> FileUpdateChange {
+    let kind = match change.kind {
+        FileChangeKind::Add => PatchChangeKind::Add,
+        FileChangeKind::Delete => PatchChangeKind::Delete,
+        FileChangeKind::Update => PatchChangeKind::Update {
+            move_path: change.move_path.as_ref().map(|p| p.display().to_string()),
+        },
+    };
+    // The runtime's events carry no per-file diff; `turn/diff/updated` has the turn's diff.
+    FileUpdateChange {
+        path: change.path.display().to_string(),
+        kind,
+        diff: String::new(),
+    }
+}
+
+fn plan_step(item: &PlanItem) -> TurnPlanStep {
+    let status = match item.status {
+        StepStatus::Pending => "pending",
+        StepStatus::InProgress => "inProgress",
+        StepStatus::Completed => "completed",
+    };
+    TurnPlanStep {
+        step: item.step.clone(),
+        status: status.to_string(),
+    }
+}
+
+fn breakdown(usage: &TokenUsage) -> TokenUsageBreakdown {
+    let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    TokenUsageBreakdown {
+        total_tokens: n(usage.total_tokens),
+        input_tokens: n(usage.input_tokens),
+        cached_input_tokens: n(usage.cached_input_tokens),
+        output_tokens: n(usage.output_tokens),
+        reasoning_output_tokens: n(usage.reasoning_output_tokens),
+    }
+}
+
+fn shlex_join(command: &[String]) -> String {
+    command
+        .iter()
+        .map(|part| {
+            if !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c))
+            {
+                part.clone()
+            } else {
+                format!("'{}'", part.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

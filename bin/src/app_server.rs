@@ -1,0 +1,92 @@
+//! `troupe app-server`: Codex's app-server wire over stdio, a unix socket or WebSocket.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+use troupe_actors::runtime::Runtime;
+use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_app_server::{Listen, ServeOptions};
+
+#[derive(Debug, Args)]
+pub struct AppServerArgs {
+    /// Where to listen: stdio:// (default), unix://PATH or ws://IP:PORT.
+    #[arg(long, default_value = "stdio://", value_name = "URL")]
+    listen: String,
+    /// Same as `--listen stdio://`.
+    #[arg(long, conflicts_with = "listen")]
+    stdio: bool,
+    /// Override a config value for every thread: `-c key=value` (value parsed as TOML).
+    #[arg(short = 'c', long = "config", value_name = "key=value")]
+    config: Vec<String>,
+    /// File holding the WebSocket capability token (clients send `Authorization: Bearer TOKEN`).
+    #[arg(long, value_name = "FILE")]
+    ws_token_file: Option<PathBuf>,
+    /// A browser origin allowed to open the WebSocket (repeatable); other origins are refused.
+    #[arg(long = "ws-allowed-origin", value_name = "ORIGIN")]
+    ws_allowed_origins: Vec<String>,
+    #[command(subcommand)]
+    command: Option<AppServerCommand>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum AppServerCommand {
+    /// Write the JSON schema of Troupe's wire (generated from its Rust types) to DIR.
+    GenerateJsonSchema {
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+pub async fn run(args: AppServerArgs) -> Result<()> {
+    if let Some(AppServerCommand::GenerateJsonSchema { out }) = args.command {
+        std::fs::create_dir_all(&out)
+            .with_context(|| format!("cannot create {}", out.display()))?;
+        let path = out.join("troupe_app_server.schemas.json");
+        let document = troupe_app_server::schema::wire_schema_document();
+        std::fs::write(&path, serde_json::to_vec_pretty(&document)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("{}", path.display());
+        return Ok(());
+    }
+    let listen: Listen = if args.stdio {
+        Listen::Stdio
+    } else {
+        args.listen.parse().map_err(anyhow::Error::msg)?
+    };
+    let ws_token = match &args.ws_token_file {
+        Some(path) => {
+            let token = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the token file {}", path.display()))?;
+            let token = token.trim().to_string();
+            if token.len() < 16 {
+                bail!(
+                    "the token in {} is shorter than 16 characters",
+                    path.display()
+                );
+            }
+            Some(token)
+        }
+        None => None,
+    };
+    let home = troupe_config::home::troupe_home()?;
+    // Check the config once at start: a broken config.toml is an error now, not per thread.
+    troupe_config::resolve::load_config(
+        &home,
+        &troupe_config::resolve::CliOverrides {
+            raw: args.config.clone(),
+            ..Default::default()
+        },
+    )?;
+    let store = crate::threads::open_store(&home, crate::threads::Reconcile::Run);
+    let runtime =
+        Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;
+    let options = ServeOptions {
+        listen,
+        home,
+        overrides: args.config,
+        ws_token,
+        allowed_origins: args.ws_allowed_origins,
+    };
+    troupe_app_server::serve(options, runtime, store).await?;
+    Ok(())
+}
