@@ -7,8 +7,7 @@ mod support;
 use app_server_support::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use support::Harness;
-use troupe_mock_model::{AutoConfig, Behaviour, MockResponse};
+use troupe_mock_model::{AutoConfig, MockResponse};
 
 fn text_of(message: &Value) -> String {
     message.to_string()
@@ -17,7 +16,7 @@ fn text_of(message: &Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_streams_codex_notifications_on_every_transport() {
     for transport in ALL {
-        let harness = Harness::new(vec![
+        let harness = harness(vec![
             MockResponse::shell("call_1", &["sh", "-c", "echo step-1"]),
             MockResponse::text("done"),
         ]);
@@ -32,7 +31,11 @@ async fn a_turn_streams_codex_notifications_on_every_transport() {
             .await;
         let result = &started["result"];
         let thread_id = result["thread"]["id"].as_str().expect("id").to_string();
-        assert_eq!(result["thread"]["status"], json!({"type": "idle"}), "{started}");
+        assert_eq!(
+            result["thread"]["status"],
+            json!({"type": "idle"}),
+            "{started}"
+        );
         assert_eq!(result["approvalPolicy"], json!("never"));
         assert_eq!(result["sandbox"], json!({"type": "dangerFullAccess"}));
         // thread/started follows the response.
@@ -44,62 +47,109 @@ async fn a_turn_streams_codex_notifications_on_every_transport() {
         let turn_id = client.start_turn(&thread_id, "run it").await;
         let seen = client.until_turn_completed(&thread_id).await;
         let names = methods(&seen);
-        let position = |m: &str| names.iter().position(|n| n == m).unwrap_or_else(|| panic!("{m} missing in {names:?} ({transport:?})"));
+        let position = |m: &str| {
+            names
+                .iter()
+                .position(|n| n == m)
+                .unwrap_or_else(|| panic!("{m} missing in {names:?} ({transport:?})"))
+        };
         assert!(position("thread/status/changed") < position("turn/started"));
         assert!(position("turn/started") < position("item/started"));
-        assert!(position("item/commandExecution/outputDelta") < position("item/agentMessage/delta"));
+        assert!(
+            position("item/commandExecution/outputDelta") < position("item/agentMessage/delta")
+        );
         assert!(names.contains(&"thread/tokenUsage/updated".to_string()));
         let last = seen.last().expect("turn/completed");
         assert_eq!(last["params"]["turn"]["id"], json!(turn_id));
         assert_eq!(last["params"]["turn"]["status"], "completed");
         let command = seen
             .iter()
-            .find(|m| m["method"] == "item/completed" && m["params"]["item"]["type"] == "commandExecution")
+            .find(|m| {
+                m["method"] == "item/completed" && m["params"]["item"]["type"] == "commandExecution"
+            })
             .expect("command item");
         assert_eq!(command["params"]["item"]["aggregatedOutput"], "step-1\n");
         assert_eq!(command["params"]["item"]["exitCode"], 0);
         assert_eq!(command["params"]["turnId"], json!(turn_id));
         let user = seen
             .iter()
-            .find(|m| m["method"] == "item/completed" && m["params"]["item"]["type"] == "userMessage")
+            .find(|m| {
+                m["method"] == "item/completed" && m["params"]["item"]["type"] == "userMessage"
+            })
             .expect("user item");
         assert_eq!(user["params"]["item"]["content"][0]["text"], "run it");
         let answer = seen
             .iter()
-            .find(|m| m["method"] == "item/completed" && m["params"]["item"]["type"] == "agentMessage")
+            .find(|m| {
+                m["method"] == "item/completed" && m["params"]["item"]["type"] == "agentMessage"
+            })
             .expect("agent item");
         assert_eq!(answer["params"]["item"]["text"], "done");
         // The status goes back to idle before turn/completed.
-        let idle = seen.iter().rposition(|m| m["method"] == "thread/status/changed").expect("idle");
+        let idle = seen
+            .iter()
+            .rposition(|m| m["method"] == "thread/status/changed")
+            .expect("idle");
         assert_eq!(seen[idle]["params"]["status"], json!({"type": "idle"}));
 
         // thread/read gives the same turn back from the rollout.
-        let read = client.request("thread/read", json!({"threadId": thread_id, "includeTurns": true})).await;
+        let read = client
+            .request(
+                "thread/read",
+                json!({"threadId": thread_id, "includeTurns": true}),
+            )
+            .await;
         let turns = read["thread"]["turns"].as_array().expect("turns");
         assert_eq!(turns.len(), 1, "{read}");
         assert_eq!(turns[0]["status"], "completed");
-        let kinds: Vec<_> = turns[0]["items"].as_array().expect("items").iter().map(|i| i["type"].clone()).collect();
-        assert_eq!(kinds, vec![json!("userMessage"), json!("commandExecution"), json!("agentMessage")], "{read}");
+        let kinds: Vec<_> = turns[0]["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["type"].clone())
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                json!("userMessage"),
+                json!("commandExecution"),
+                json!("agentMessage")
+            ],
+            "{read}"
+        );
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_codex_errors_and_the_connection_survives() {
-    let harness = Harness::new(vec![]);
+    let harness = harness(vec![]);
     let mut server = start(&harness, Transport::Stdio, &[]).await;
     let mut client = server.connect().await;
     let before = client.request_error("thread/list", json!({})).await;
     assert_eq!(before, "Not initialized");
     client.initialize().await;
     let again = client
-        .request_error("initialize", json!({"clientInfo": {"name": "x", "version": "1"}}))
+        .request_error(
+            "initialize",
+            json!({"clientInfo": {"name": "x", "version": "1"}}),
+        )
         .await;
     assert_eq!(again, "Already initialized");
     let unknown = client.request_error("nosuch/method", json!({})).await;
-    assert!(unknown.starts_with("Invalid request: unknown variant `nosuch/method`"), "{unknown}");
-    let wrong = client.request_error("thread/read", json!({"threadId": 123})).await;
-    assert!(wrong.contains("invalid type: integer `123`, expected a string"), "{wrong}");
-    let bad_id = client.request_error("thread/read", json!({"threadId": "nope"})).await;
+    assert!(
+        unknown.starts_with("Invalid request: unknown variant `nosuch/method`"),
+        "{unknown}"
+    );
+    let wrong = client
+        .request_error("thread/read", json!({"threadId": 123}))
+        .await;
+    assert!(
+        wrong.contains("invalid type: integer `123`, expected a string"),
+        "{wrong}"
+    );
+    let bad_id = client
+        .request_error("thread/read", json!({"threadId": "nope"}))
+        .await;
     assert!(bad_id.starts_with("invalid thread id"), "{bad_id}");
     let missing = client
         .request_error("turn/start", json!({"threadId": "0194c1a2-7b8c-7d8e-9f00-000000000000", "input": [{"type": "text", "text": "x"}]}))
@@ -107,35 +157,55 @@ async fn bad_input_gets_codex_errors_and_the_connection_survives() {
     assert!(missing.contains("thread not found"), "{missing}");
     // Not JSON: no answer (as Codex), and the next request is answered.
     client.send_raw("this is not json");
-    client.send_raw(&format!("{{\"id\": 7, \"method\": \"thread/list\", \"params\": {{}}, \"pad\": \"{}\"", "x"));
+    client.send_raw(&format!(
+        "{{\"id\": 7, \"method\": \"thread/list\", \"params\": {{}}, \"pad\": \"{}\"",
+        "x"
+    ));
     let listed = client.request("thread/list", json!({})).await;
     assert!(listed["data"].is_array());
     // Answers to approvals nobody asked for.
     client.send(json!({"id": 999, "result": {"decision": "accept"}}));
     let stray = client.response(999).await;
-    assert!(stray["error"]["message"].as_str().expect("message").contains("unknown or already answered"), "{stray}");
+    assert!(
+        stray["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("unknown or already answered"),
+        "{stray}"
+    );
     // A 100 MB line is refused without being held, and the connection goes on.
-    let huge = format!("{{\"id\": 1, \"method\": \"thread/list\", \"params\": {{\"searchTerm\": \"{}\"}}}}", "a".repeat(100 * 1024 * 1024));
+    let huge = format!(
+        "{{\"id\": 1, \"method\": \"thread/list\", \"params\": {{\"searchTerm\": \"{}\"}}}}",
+        "a".repeat(100 * 1024 * 1024)
+    );
     client.send_raw(&huge);
     drop(huge);
-    let refused = client.until(|m| m.get("error").is_some() && m["id"].is_null()).await;
+    let refused = client
+        .until(|m| m.get("error").is_some() && m["id"].is_null())
+        .await;
     let refusal = refused.last().expect("refusal");
-    assert!(refusal["error"]["message"].as_str().expect("message").contains("longer than"), "{refusal}");
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("longer than"),
+        "{refusal}"
+    );
     let listed = client.request("thread/list", json!({})).await;
     assert!(listed["data"].is_array());
-    assert!(server.child.try_wait().expect("status").is_none(), "the server still runs");
+    assert!(
+        server.child.try_wait().expect("status").is_none(),
+        "the server still runs"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_clients_on_twenty_threads_see_every_event_in_order() {
     for transport in [Transport::Unix, Transport::Ws] {
-        let harness = Harness::with_behaviour(
-            Behaviour::Auto(AutoConfig {
-                tool_calls: 2,
-                ..AutoConfig::default()
-            }),
-            "",
-        );
+        let harness = auto_harness(AutoConfig {
+            tool_calls: 2,
+            ..AutoConfig::default()
+        });
         let mut server = start(&harness, transport, &[]).await;
         let mut a = server.connect().await;
         let mut b = server.connect().await;
@@ -144,7 +214,10 @@ async fn two_clients_on_twenty_threads_see_every_event_in_order() {
         let mut threads = Vec::new();
         for _ in 0..20 {
             let id = a
-                .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}))
+                .start_thread(
+                    harness.workdir.path(),
+                    json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+                )
                 .await;
             b.request("thread/resume", json!({"threadId": id})).await;
             threads.push(id);
@@ -157,7 +230,11 @@ async fn two_clients_on_twenty_threads_see_every_event_in_order() {
         while done_a < threads.len() {
             let m = a.next().await;
             if let Some(t) = m["params"]["threadId"].as_str() {
-                let key = format!("{} {}", m["method"].as_str().unwrap_or(""), m["params"]["item"]["id"].as_str().unwrap_or(""));
+                let key = format!(
+                    "{} {}",
+                    m["method"].as_str().unwrap_or(""),
+                    m["params"]["item"]["id"].as_str().unwrap_or("")
+                );
                 per_thread_a.entry(t.to_string()).or_default().push(key);
                 if m["method"] == "turn/completed" {
                     done_a += 1;
@@ -169,7 +246,11 @@ async fn two_clients_on_twenty_threads_see_every_event_in_order() {
         while done_b < threads.len() {
             let m = b.next().await;
             if let Some(t) = m["params"]["threadId"].as_str() {
-                let key = format!("{} {}", m["method"].as_str().unwrap_or(""), m["params"]["item"]["id"].as_str().unwrap_or(""));
+                let key = format!(
+                    "{} {}",
+                    m["method"].as_str().unwrap_or(""),
+                    m["params"]["item"]["id"].as_str().unwrap_or("")
+                );
                 per_thread_b.entry(t.to_string()).or_default().push(key);
                 if m["method"] == "turn/completed" {
                     done_b += 1;
@@ -178,10 +259,29 @@ async fn two_clients_on_twenty_threads_see_every_event_in_order() {
         }
         for id in &threads {
             let seen_a = &per_thread_a[id];
-            assert_eq!(seen_a, &per_thread_b[id], "thread {id} differs between clients ({transport:?})");
-            assert_eq!(seen_a.iter().filter(|m| m.starts_with("item/completed call_")).count(), 2, "{seen_a:?}");
-            assert!(seen_a.first().expect("events").starts_with("thread/status/changed"), "{seen_a:?}");
-            assert!(seen_a.last().expect("events").starts_with("turn/completed"), "{seen_a:?}");
+            assert_eq!(
+                seen_a, &per_thread_b[id],
+                "thread {id} differs between clients ({transport:?})"
+            );
+            assert_eq!(
+                seen_a
+                    .iter()
+                    .filter(|m| m.starts_with("item/completed call_"))
+                    .count(),
+                2,
+                "{seen_a:?}"
+            );
+            assert!(
+                seen_a
+                    .first()
+                    .expect("events")
+                    .starts_with("thread/status/changed"),
+                "{seen_a:?}"
+            );
+            assert!(
+                seen_a.last().expect("events").starts_with("turn/completed"),
+                "{seen_a:?}"
+            );
         }
     }
 }
@@ -189,7 +289,7 @@ async fn two_clients_on_twenty_threads_see_every_event_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn approvals_round_trip_accept_decline_cancel() {
     for transport in ALL {
-        let harness = Harness::new(vec![
+        let harness = harness(vec![
             MockResponse::shell("call_a", &["touch", "accepted"]),
             MockResponse::shell("call_d", &["touch", "declined"]),
             MockResponse::text("after decline"),
@@ -199,39 +299,69 @@ async fn approvals_round_trip_accept_decline_cancel() {
         let mut client = server.connect().await;
         client.initialize().await;
         let thread_id = client
-            .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access", "approvalPolicy": "untrusted"}))
+            .start_thread(
+                harness.workdir.path(),
+                json!({"sandbox": "danger-full-access", "approvalPolicy": "untrusted"}),
+            )
             .await;
         client.start_turn(&thread_id, "touch things").await;
-        let asked = client.until(|m| m["method"] == "item/commandExecution/requestApproval").await;
+        let asked = client
+            .until(|m| m["method"] == "item/commandExecution/requestApproval")
+            .await;
         let ask = asked.last().expect("ask").clone();
         assert_eq!(ask["params"]["threadId"], json!(thread_id));
         assert_eq!(ask["params"]["itemId"], "call_a");
-        assert!(ask["params"]["command"].as_str().expect("command").contains("touch accepted"));
-        assert!(asked.iter().any(|m| m["method"] == "thread/status/changed" && m["params"]["status"]["activeFlags"] == json!(["waitingOnApproval"])), "{asked:?}");
+        assert!(ask["params"]["command"]
+            .as_str()
+            .expect("command")
+            .contains("touch accepted"));
+        assert!(
+            asked.iter().any(|m| m["method"] == "thread/status/changed"
+                && m["params"]["status"]["activeFlags"] == json!(["waitingOnApproval"])),
+            "{asked:?}"
+        );
         let request_id = ask["id"].as_i64().expect("server request id");
         client.send(json!({"id": request_id, "result": {"decision": "accept"}}));
-        let resolved = client.until(|m| m["method"] == "serverRequest/resolved").await;
-        assert_eq!(resolved.last().expect("resolved")["params"]["requestId"], json!(request_id));
+        let resolved = client
+            .until(|m| m["method"] == "serverRequest/resolved")
+            .await;
+        assert_eq!(
+            resolved.last().expect("resolved")["params"]["requestId"],
+            json!(request_id)
+        );
         // A second answer to the same request is refused.
         client.send(json!({"id": request_id, "result": {"decision": "accept"}}));
         let twice = client.response(request_id).await;
         assert!(text_of(&twice).contains("already answered"), "{twice}");
 
-        let asked = client.until(|m| m["method"] == "item/commandExecution/requestApproval").await;
+        let asked = client
+            .until(|m| m["method"] == "item/commandExecution/requestApproval")
+            .await;
         let ask = asked.last().expect("ask");
         assert_eq!(ask["params"]["itemId"], "call_d");
         client.send(json!({"id": ask["id"], "result": {"decision": "decline"}}));
         let seen = client.until_turn_completed(&thread_id).await;
-        assert_eq!(seen.last().expect("end")["params"]["turn"]["status"], "completed");
-        assert!(harness.workdir.path().join("accepted").exists(), "{transport:?}");
+        assert_eq!(
+            seen.last().expect("end")["params"]["turn"]["status"],
+            "completed"
+        );
+        assert!(
+            harness.workdir.path().join("accepted").exists(),
+            "{transport:?}"
+        );
         assert!(!harness.workdir.path().join("declined").exists());
 
         client.start_turn(&thread_id, "again").await;
-        let asked = client.until(|m| m["method"] == "item/commandExecution/requestApproval").await;
+        let asked = client
+            .until(|m| m["method"] == "item/commandExecution/requestApproval")
+            .await;
         let ask = asked.last().expect("ask");
         client.send(json!({"id": ask["id"], "result": {"decision": "cancel"}}));
         let seen = client.until_turn_completed(&thread_id).await;
-        assert_eq!(seen.last().expect("end")["params"]["turn"]["status"], "interrupted");
+        assert_eq!(
+            seen.last().expect("end")["params"]["turn"]["status"],
+            "interrupted"
+        );
         assert!(!harness.workdir.path().join("cancelled").exists());
     }
 }
@@ -239,7 +369,7 @@ async fn approvals_round_trip_accept_decline_cancel() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn steer_reaches_the_model_at_the_next_sampling() {
     for transport in ALL {
-        let harness = Harness::new(vec![
+        let harness = harness(vec![
             MockResponse::shell("call_1", &["sh", "-c", "sleep 1"]),
             MockResponse::text("steered"),
         ]);
@@ -247,10 +377,17 @@ async fn steer_reaches_the_model_at_the_next_sampling() {
         let mut client = server.connect().await;
         client.initialize().await;
         let thread_id = client
-            .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}))
+            .start_thread(
+                harness.workdir.path(),
+                json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+            )
             .await;
         let turn_id = client.start_turn(&thread_id, "start").await;
-        client.until(|m| m["method"] == "item/started" && m["params"]["item"]["type"] == "commandExecution").await;
+        client
+            .until(|m| {
+                m["method"] == "item/started" && m["params"]["item"]["type"] == "commandExecution"
+            })
+            .await;
         let wrong = client
             .request_error("turn/steer", json!({"threadId": thread_id, "expectedTurnId": "turn-99", "input": [{"type": "text", "text": "x"}]}))
             .await;
@@ -260,23 +397,32 @@ async fn steer_reaches_the_model_at_the_next_sampling() {
             .await;
         assert_eq!(steered["turnId"], json!(turn_id));
         let seen = client.until_turn_completed(&thread_id).await;
-        assert!(seen.iter().any(|m| m["method"] == "item/completed" && m["params"]["item"]["content"][0]["text"] == "STEER-42"), "{seen:?}");
+        assert!(
+            seen.iter().any(|m| m["method"] == "item/completed"
+                && m["params"]["item"]["content"][0]["text"] == "STEER-42"),
+            "{seen:?}"
+        );
         let requests = harness.mock.requests();
         assert_eq!(requests.len(), 2);
         assert!(!requests[0].body.to_string().contains("STEER-42"));
-        assert!(requests[1].body.to_string().contains("STEER-42"), "{transport:?}");
+        assert!(
+            requests[1].body.to_string().contains("STEER-42"),
+            "{transport:?}"
+        );
     }
 }
 
 fn alive(pid: i32) -> bool {
     std::path::Path::new(&format!("/proc/{pid}")).exists()
-        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ")
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .unwrap_or_default()
+            .contains(") Z ")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupt_ends_the_turn_and_its_processes() {
     for transport in ALL {
-        let harness = Harness::new(vec![MockResponse::shell(
+        let harness = harness(vec![MockResponse::shell(
             "call_1",
             &["sh", "-c", "echo $$ > pid; sleep 30"],
         )]);
@@ -284,13 +430,19 @@ async fn interrupt_ends_the_turn_and_its_processes() {
         let mut client = server.connect().await;
         client.initialize().await;
         let thread_id = client
-            .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}))
+            .start_thread(
+                harness.workdir.path(),
+                json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+            )
             .await;
         let turn_id = client.start_turn(&thread_id, "sleep").await;
         let pid_file = harness.workdir.path().join("pid");
         let mut pid = None;
         for _ in 0..300 {
-            if let Some(p) = std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse::<i32>().ok()) {
+            if let Some(p) = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|s| s.trim().parse::<i32>().ok())
+            {
                 pid = Some(p);
                 break;
             }
@@ -298,12 +450,28 @@ async fn interrupt_ends_the_turn_and_its_processes() {
         }
         let pid = pid.expect("the command started");
         assert!(alive(pid));
-        let result = client.request("turn/interrupt", json!({"threadId": thread_id, "turnId": turn_id})).await;
+        let result = client
+            .request(
+                "turn/interrupt",
+                json!({"threadId": thread_id, "turnId": turn_id}),
+            )
+            .await;
         assert_eq!(result, json!({}));
         let seen = client.until_turn_completed(&thread_id).await;
-        assert_eq!(seen.last().expect("end")["params"]["turn"]["status"], "interrupted");
-        assert!(!alive(pid), "the command outlived its interrupted turn ({transport:?})");
-        let again = client.request_error("turn/interrupt", json!({"threadId": thread_id, "turnId": turn_id})).await;
+        assert_eq!(
+            seen.last().expect("end")["params"]["turn"]["status"],
+            "interrupted"
+        );
+        assert!(
+            !alive(pid),
+            "the command outlived its interrupted turn ({transport:?})"
+        );
+        let again = client
+            .request_error(
+                "turn/interrupt",
+                json!({"threadId": thread_id, "turnId": turn_id}),
+            )
+            .await;
         assert!(again.contains("is not running"), "{again}");
     }
 }
@@ -311,7 +479,7 @@ async fn interrupt_ends_the_turn_and_its_processes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_disconnects_loses_nothing_on_resume() {
     for transport in [Transport::Unix, Transport::Ws] {
-        let harness = Harness::new(vec![
+        let harness = harness(vec![
             MockResponse::shell("call_1", &["sh", "-c", "sleep 1; echo slept"]),
             MockResponse::text("finished while away"),
         ]);
@@ -319,27 +487,57 @@ async fn a_client_that_disconnects_loses_nothing_on_resume() {
         let mut first = server.connect().await;
         first.initialize().await;
         let thread_id = first
-            .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}))
+            .start_thread(
+                harness.workdir.path(),
+                json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+            )
             .await;
         first.start_turn(&thread_id, "work").await;
-        first.until(|m| m["method"] == "item/started" && m["params"]["item"]["type"] == "commandExecution").await;
+        first
+            .until(|m| {
+                m["method"] == "item/started" && m["params"]["item"]["type"] == "commandExecution"
+            })
+            .await;
         drop(first);
         let mut second = server.connect().await;
         second.initialize().await;
-        let resumed = second.request("thread/resume", json!({"threadId": thread_id})).await;
-        let turns = resumed["thread"]["turns"].as_array().expect("turns").clone();
+        let resumed = second
+            .request("thread/resume", json!({"threadId": thread_id}))
+            .await;
+        let turns = resumed["thread"]["turns"]
+            .as_array()
+            .expect("turns")
+            .clone();
         let status = resumed["thread"]["status"].clone();
         let seen = if status["type"] == "active" {
-            assert_eq!(turns.last().expect("open turn")["status"], "inProgress", "{resumed}");
+            assert_eq!(
+                turns.last().expect("open turn")["status"],
+                "inProgress",
+                "{resumed}"
+            );
             second.until_turn_completed(&thread_id).await
         } else {
             Vec::new()
         };
-        let read = second.request("thread/read", json!({"threadId": thread_id, "includeTurns": true})).await;
-        let items = read["thread"]["turns"][0]["items"].as_array().expect("items").clone();
-        let command = items.iter().find(|i| i["type"] == "commandExecution").expect("command item");
+        let read = second
+            .request(
+                "thread/read",
+                json!({"threadId": thread_id, "includeTurns": true}),
+            )
+            .await;
+        let items = read["thread"]["turns"][0]["items"]
+            .as_array()
+            .expect("items")
+            .clone();
+        let command = items
+            .iter()
+            .find(|i| i["type"] == "commandExecution")
+            .expect("command item");
         assert_eq!(command["aggregatedOutput"], "slept\n", "{read}");
-        assert!(items.iter().any(|i| i["text"] == "finished while away"), "{read} {seen:?}");
+        assert!(
+            items.iter().any(|i| i["text"] == "finished while away"),
+            "{read} {seen:?}"
+        );
         assert_eq!(read["thread"]["turns"][0]["status"], "completed");
     }
 }
@@ -347,16 +545,26 @@ async fn a_client_that_disconnects_loses_nothing_on_resume() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websocket_needs_the_token_and_an_allowed_origin() {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let harness = Harness::new(vec![]);
-    let server = start(&harness, Transport::Ws, &["--ws-allowed-origin", "https://ok.example"]).await;
+    let harness = harness(vec![]);
+    let server = start(
+        &harness,
+        Transport::Ws,
+        &["--ws-allowed-origin", "https://ok.example"],
+    )
+    .await;
     let url = format!("ws://{}", server.ws_addr.as_ref().expect("addr"));
     let attempt = |token: Option<&str>, origin: Option<&str>| {
         let mut request = url.clone().into_client_request().expect("request");
         if let Some(token) = token {
-            request.headers_mut().insert("authorization", format!("Bearer {token}").parse().expect("header"));
+            request.headers_mut().insert(
+                "authorization",
+                format!("Bearer {token}").parse().expect("header"),
+            );
         }
         if let Some(origin) = origin {
-            request.headers_mut().insert("origin", origin.parse().expect("header"));
+            request
+                .headers_mut()
+                .insert("origin", origin.parse().expect("header"));
         }
         tokio_tungstenite::connect_async(request)
     };
@@ -366,37 +574,67 @@ async fn websocket_needs_the_token_and_an_allowed_origin() {
         Err(other) => panic!("unexpected: {other}"),
     };
     assert_eq!(status(attempt(None, None).await.map(|_| ())), 401);
-    assert_eq!(status(attempt(Some("wrong-token-wrong-token"), None).await.map(|_| ())), 401);
-    assert_eq!(status(attempt(Some(TOKEN), Some("https://evil.example")).await.map(|_| ())), 403);
-    assert_eq!(status(attempt(Some(TOKEN), Some("https://ok.example")).await.map(|_| ())), 101);
+    assert_eq!(
+        status(
+            attempt(Some("wrong-token-wrong-token"), None)
+                .await
+                .map(|_| ())
+        ),
+        401
+    );
+    assert_eq!(
+        status(
+            attempt(Some(TOKEN), Some("https://evil.example"))
+                .await
+                .map(|_| ())
+        ),
+        403
+    );
+    assert_eq!(
+        status(
+            attempt(Some(TOKEN), Some("https://ok.example"))
+                .await
+                .map(|_| ())
+        ),
+        101
+    );
     assert_eq!(status(attempt(Some(TOKEN), None).await.map(|_| ())), 101);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_non_loopback_websocket_needs_a_token_and_the_unix_socket_is_private() {
-    let harness = Harness::new(vec![]);
+    let harness = harness(vec![]);
     let output = harness
         .command()
         .args(["app-server", "--listen", "ws://0.0.0.0:0"])
         .output()
         .expect("runs");
     assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("without a capability token"), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("without a capability token"),
+        "{output:?}"
+    );
 
     let server = start(&harness, Transport::Unix, &[]).await;
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(server.socket.as_ref().expect("socket")).expect("socket exists").permissions().mode();
+    let mode = std::fs::metadata(server.socket.as_ref().expect("socket"))
+        .expect("socket exists")
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o600);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn threads_list_read_name_fork_archive_unarchive() {
-    let harness = Harness::new(vec![MockResponse::text("one"), MockResponse::text("two")]);
+    let harness = harness(vec![MockResponse::text("one"), MockResponse::text("two")]);
     let mut server = start(&harness, Transport::Stdio, &[]).await;
     let mut client = server.connect().await;
     client.initialize().await;
     let thread_id = client
-        .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}))
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+        )
         .await;
     client.start_turn(&thread_id, "first question").await;
     client.until_turn_completed(&thread_id).await;
@@ -407,32 +645,69 @@ async fn threads_list_read_name_fork_archive_unarchive() {
     let page = client.request("thread/list", json!({"limit": 1})).await;
     assert_eq!(page["data"].as_array().expect("data").len(), 1);
     let cursor = page["nextCursor"].as_str().expect("more").to_string();
-    let rest = client.request("thread/list", json!({"limit": 1, "cursor": cursor})).await;
+    let rest = client
+        .request("thread/list", json!({"limit": 1, "cursor": cursor}))
+        .await;
     assert_eq!(rest["data"].as_array().expect("data").len(), 1);
     assert!(rest["nextCursor"].is_null());
-    let found = client.request("thread/list", json!({"searchTerm": "FIRST"})).await;
+    let found = client
+        .request("thread/list", json!({"searchTerm": "FIRST"}))
+        .await;
     assert_eq!(found["data"][0]["id"], json!(thread_id), "{found}");
 
-    client.request("thread/name/set", json!({"threadId": thread_id, "name": "the first"})).await;
-    let read = client.request("thread/read", json!({"threadId": thread_id})).await;
+    client
+        .request(
+            "thread/name/set",
+            json!({"threadId": thread_id, "name": "the first"}),
+        )
+        .await;
+    let read = client
+        .request("thread/read", json!({"threadId": thread_id}))
+        .await;
     assert_eq!(read["thread"]["name"], "the first");
 
-    let forked = client.request("thread/fork", json!({"threadId": thread_id})).await;
-    let fork_id = forked["thread"]["id"].as_str().expect("fork id").to_string();
+    let forked = client
+        .request("thread/fork", json!({"threadId": thread_id}))
+        .await;
+    let fork_id = forked["thread"]["id"]
+        .as_str()
+        .expect("fork id")
+        .to_string();
     assert_ne!(fork_id, thread_id);
     assert_eq!(forked["thread"]["forkedFromId"], json!(thread_id));
-    assert_eq!(forked["thread"]["turns"].as_array().expect("turns").len(), 1, "{forked}");
+    assert_eq!(
+        forked["thread"]["turns"].as_array().expect("turns").len(),
+        1,
+        "{forked}"
+    );
 
-    client.request("thread/archive", json!({"threadId": other})).await;
+    client
+        .request("thread/archive", json!({"threadId": other}))
+        .await;
     let live = client.request("thread/list", json!({})).await;
-    assert!(!live["data"].as_array().expect("data").iter().any(|t| t["id"] == json!(other)));
-    let archived = client.request("thread/list", json!({"archived": true})).await;
-    assert!(archived["data"].as_array().expect("data").iter().any(|t| t["id"] == json!(other)));
+    assert!(!live["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .any(|t| t["id"] == json!(other)));
+    let archived = client
+        .request("thread/list", json!({"archived": true}))
+        .await;
+    assert!(archived["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .any(|t| t["id"] == json!(other)));
     let refused = client
-        .request_error("turn/start", json!({"threadId": other, "input": [{"type": "text", "text": "x"}]}))
+        .request_error(
+            "turn/start",
+            json!({"threadId": other, "input": [{"type": "text", "text": "x"}]}),
+        )
         .await;
     assert!(refused.contains("archived"), "{refused}");
-    let back = client.request("thread/unarchive", json!({"threadId": other})).await;
+    let back = client
+        .request("thread/unarchive", json!({"threadId": other}))
+        .await;
     assert_eq!(back["thread"]["id"], json!(other));
 
     let models = client.request("model/list", json!({})).await;

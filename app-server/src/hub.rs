@@ -32,6 +32,8 @@ pub struct LiveThread {
     pub settings: SessionSettings,
     pub rollout_path: PathBuf,
     pub forked_from: Option<String>,
+    /// Becomes true once the pump has ended and the session has stopped.
+    pub stopped: tokio::sync::watch::Receiver<bool>,
 }
 
 /// Thread settings a client asked for.
@@ -137,11 +139,13 @@ impl Hub {
         let thread_id = client.handle.thread_id.to_string();
         let rollout_path = client.handle.rollout_path.clone();
         let (control, inbox) = mpsc::unbounded_channel();
+        let (stopped_tx, stopped) = tokio::sync::watch::channel(false);
         let live = Arc::new(LiveThread {
             control,
             settings,
             rollout_path,
             forked_from,
+            stopped,
         });
         if let Ok(mut threads) = self.threads.lock() {
             threads.insert(thread_id.clone(), live.clone());
@@ -151,6 +155,7 @@ impl Hub {
         let id = thread_id.clone();
         tokio::spawn(async move {
             pump.run(inbox).await;
+            let _ = stopped_tx.send(true);
             // Forget the thread unless it was loaded again meanwhile.
             if let Some(threads) = threads.upgrade() {
                 if let Ok(mut threads) = threads.lock() {
@@ -304,10 +309,17 @@ impl Hub {
         Ok(())
     }
 
-    /// Stops a loaded thread (before archiving it).
-    pub fn unload(&self, thread_id: &str) {
-        if let Ok(mut threads) = self.threads.lock() {
-            threads.remove(thread_id);
+    /// Stops a loaded thread and waits until its session has stopped (before archiving it).
+    pub async fn unload(&self, thread_id: &str) {
+        let live = match self.threads.lock() {
+            Ok(mut threads) => threads.remove(thread_id),
+            Err(_) => None,
+        };
+        if let Some(live) = live {
+            let mut stopped = live.stopped.clone();
+            drop(live);
+            let wait = stopped.wait_for(|stopped| *stopped);
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(15), wait).await;
         }
     }
 

@@ -179,7 +179,11 @@ impl Pump {
         for id in self.asks.keys() {
             self.approvals.forget(*id);
         }
-        let _ = self.thread.submit(Op::Shutdown);
+        // Unloaded: stop the session and wait until it has let go of its rollout.
+        if self.thread.submit(Op::Shutdown).is_ok() {
+            let drain = async { while self.thread.next_event().await.is_some() {} };
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), drain).await;
+        }
     }
 
     fn broadcast(&mut self, line: Line) {

@@ -325,17 +325,8 @@ async fn thread_archive(hub: &Arc<Hub>, params: Value) -> Result<Value, String> 
                 ));
             }
         }
-        hub.unload(&params.thread_id);
         drop(live);
-        // The session lets go of its rollout once it has shut down.
-        for _ in 0..100 {
-            if troupe_actors::thread_store::ops::archive(&hub.home, hub.store(), &params.thread_id)
-                .is_ok()
-            {
-                return value(EmptyResponse {});
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        hub.unload(&params.thread_id).await;
     }
     troupe_actors::thread_store::ops::archive(&hub.home, hub.store(), &params.thread_id)
         .map_err(|e| e.to_string())?;

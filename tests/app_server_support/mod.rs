@@ -34,7 +34,10 @@ pub struct Server {
     pub transport: Transport,
     pub socket: Option<PathBuf>,
     pub ws_addr: Option<String>,
-    stdio: Option<(mpsc::UnboundedSender<String>, mpsc::UnboundedReceiver<Value>)>,
+    stdio: Option<(
+        mpsc::UnboundedSender<String>,
+        mpsc::UnboundedReceiver<Value>,
+    )>,
 }
 
 /// `troupe app-server` for this harness, listening on `transport`.
@@ -54,7 +57,8 @@ pub async fn start(harness: &Harness, transport: Transport, extra: &[&str]) -> S
     match transport {
         Transport::Stdio => {}
         Transport::Unix => {
-            cmd.arg("--listen").arg(format!("unix://{}", socket.display()));
+            cmd.arg("--listen")
+                .arg(format!("unix://{}", socket.display()));
         }
         Transport::Ws => {
             cmd.args(["--listen", "ws://127.0.0.1:0", "--ws-token-file"])
@@ -86,15 +90,11 @@ pub async fn start(harness: &Harness, transport: Transport, extra: &[&str]) -> S
                 .expect("server announces its address")
                 .expect("stderr readable")
                 .expect("a line");
-            let addr = line
-                .rsplit(' ')
-                .next()
-                .expect("an address")
-                .to_string();
+            let addr = line.rsplit(' ').next().expect("an address").to_string();
             if transport == Transport::Unix {
                 server.socket = Some(PathBuf::from(addr.trim_start_matches("unix://")));
             } else {
-                server.ws_addr = Some(addr);
+                server.ws_addr = Some(addr.trim_start_matches("ws://").to_string());
             }
             tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
         }
@@ -102,7 +102,13 @@ pub async fn start(harness: &Harness, transport: Transport, extra: &[&str]) -> S
     server
 }
 
-fn pump_lines<R, W>(read: R, mut write: W) -> (mpsc::UnboundedSender<String>, mpsc::UnboundedReceiver<Value>)
+fn pump_lines<R, W>(
+    read: R,
+    mut write: W,
+) -> (
+    mpsc::UnboundedSender<String>,
+    mpsc::UnboundedReceiver<Value>,
+)
 where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -111,7 +117,9 @@ where
     let (in_tx, in_rx) = mpsc::unbounded_channel::<Value>();
     tokio::spawn(async move {
         while let Some(line) = out_rx.recv().await {
-            if write.write_all(line.as_bytes()).await.is_err() || write.write_all(b"\n").await.is_err() {
+            if write.write_all(line.as_bytes()).await.is_err()
+                || write.write_all(b"\n").await.is_err()
+            {
                 break;
             }
             let _ = write.flush().await;
@@ -144,9 +152,10 @@ impl Server {
             Transport::Ws => {
                 let url = format!("ws://{}", self.ws_addr.as_ref().expect("ws address"));
                 let mut request = url.into_client_request().expect("request");
-                request
-                    .headers_mut()
-                    .insert("authorization", format!("Bearer {TOKEN}").parse().expect("header"));
+                request.headers_mut().insert(
+                    "authorization",
+                    format!("Bearer {TOKEN}").parse().expect("header"),
+                );
                 let (socket, _) = tokio_tungstenite::connect_async(request)
                     .await
                     .expect("websocket connects");
@@ -164,7 +173,8 @@ impl Server {
                 tokio::spawn(async move {
                     while let Some(Ok(message)) = read.next().await {
                         if let Message::Text(text) = message {
-                            let value: Value = serde_json::from_str(text.as_str()).expect("JSON frame");
+                            let value: Value =
+                                serde_json::from_str(text.as_str()).expect("JSON frame");
                             if in_tx.send(value).is_err() {
                                 break;
                             }
@@ -239,14 +249,19 @@ impl Client {
     /// The error message of a request that must fail (Codex's shape: code -32600).
     pub async fn request_error(&mut self, method: &str, params: Value) -> String {
         let response = self.request_raw(method, params).await;
-        let error = response.get("error").unwrap_or_else(|| panic!("{method} succeeded: {response}"));
+        let error = response
+            .get("error")
+            .unwrap_or_else(|| panic!("{method} succeeded: {response}"));
         assert_eq!(error["code"], json!(-32600), "{response}");
         error["message"].as_str().expect("message").to_string()
     }
 
     pub async fn initialize(&mut self) {
         let result = self
-            .request("initialize", json!({"clientInfo": {"name": "test", "version": "0.0.1"}}))
+            .request(
+                "initialize",
+                json!({"clientInfo": {"name": "test", "version": "0.0.1"}}),
+            )
             .await;
         assert!(result["userAgent"].as_str().is_some(), "{result}");
         self.send(json!({"method": "initialized"}));
@@ -287,7 +302,10 @@ impl Client {
             map.extend(extra.clone());
         }
         let result = self.request("thread/start", params).await;
-        result["thread"]["id"].as_str().expect("thread id").to_string()
+        result["thread"]["id"]
+            .as_str()
+            .expect("thread id")
+            .to_string()
     }
 
     /// Starts a turn with one text input; returns the turn id.
@@ -308,4 +326,16 @@ pub fn methods(messages: &[Value]) -> Vec<String> {
         .iter()
         .filter_map(|m| m["method"].as_str().map(str::to_string))
         .collect()
+}
+
+/// A harness built off the async runtime (the mock starts its own).
+pub fn harness(script: Vec<troupe_mock_model::MockResponse>) -> Harness {
+    tokio::task::block_in_place(|| Harness::new(script))
+}
+
+/// A harness whose mock answers every request from its body.
+pub fn auto_harness(config: troupe_mock_model::AutoConfig) -> Harness {
+    tokio::task::block_in_place(|| {
+        Harness::with_behaviour(troupe_mock_model::Behaviour::Auto(config), "")
+    })
 }
