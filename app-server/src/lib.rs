@@ -12,6 +12,8 @@ pub mod transport;
 pub mod wire;
 
 #[cfg(test)]
+mod schema_tests;
+#[cfg(test)]
 mod translate_tests;
 #[cfg(test)]
 mod wire_tests;

@@ -1,1 +1,210 @@
+use crate::protocol::UserInput;
+use crate::translate::{parse_turn_id, turn_wire_id, turns_from_rollout, Out, Translator};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use troupe_messages::events::{AbortReason, EventMsg};
+use troupe_messages::ids::TurnId;
+use troupe_messages::items::ResponseItem;
+use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+use troupe_messages::usage::TokenUsage;
 
+fn methods(outs: &[Out]) -> Vec<&'static str> {
+    outs.iter()
+        .map(|o| match o {
+            Out::Notify { method, .. } | Out::Ask { method, .. } => *method,
+        })
+        .collect()
+}
+
+fn params(out: &Out) -> &Value {
+    match out {
+        Out::Notify { params, .. } | Out::Ask { params, .. } => params,
+    }
+}
+
+fn text(t: &str) -> Vec<UserInput> {
+    vec![UserInput::Text {
+        text: t.into(),
+        text_elements: Vec::new(),
+    }]
+}
+
+#[test]
+fn turn_ids_round_trip() {
+    assert_eq!(turn_wire_id(TurnId(3)), "turn-3");
+    assert_eq!(parse_turn_id("turn-3"), Some(TurnId(3)));
+    assert_eq!(parse_turn_id("3"), None);
+}
+
+#[test]
+fn a_turn_becomes_codex_notifications_in_order() {
+    let mut t = Translator::new("th".into());
+    t.expect_input(text("hi"));
+    let start = t.on_event(&EventMsg::TurnStarted { turn_id: TurnId(1) }, 1000);
+    assert_eq!(
+        methods(&start),
+        vec![
+            "thread/status/changed",
+            "turn/started",
+            "item/started",
+            "item/completed"
+        ]
+    );
+    assert_eq!(
+        params(&start[0])["status"],
+        json!({"type": "active", "activeFlags": []})
+    );
+    assert_eq!(params(&start[3])["item"]["content"][0]["text"], "hi");
+    let delta = t.on_event(&EventMsg::AgentMessageDelta { delta: "do".into() }, 1001);
+    assert_eq!(
+        methods(&delta),
+        vec!["item/started", "item/agentMessage/delta"]
+    );
+    let item_id = params(&delta[1])["itemId"].clone();
+    let more = t.on_event(&EventMsg::AgentMessageDelta { delta: "ne".into() }, 1002);
+    assert_eq!(methods(&more), vec!["item/agentMessage/delta"]);
+    let done = t.on_event(
+        &EventMsg::AgentMessage {
+            message: "done".into(),
+        },
+        1003,
+    );
+    assert_eq!(params(&done[0])["item"]["id"], item_id);
+    assert_eq!(params(&done[0])["item"]["text"], "done");
+    let usage = t.on_event(
+        &EventMsg::TokenCount {
+            last: TokenUsage {
+                total_tokens: 5,
+                ..Default::default()
+            },
+            total: TokenUsage {
+                total_tokens: 9,
+                ..Default::default()
+            },
+        },
+        1004,
+    );
+    assert_eq!(params(&usage[0])["tokenUsage"]["total"]["totalTokens"], 9);
+    let end = t.on_event(
+        &EventMsg::TurnComplete {
+            turn_id: TurnId(1),
+            last_agent_message: Some("done".into()),
+            usage: TokenUsage::default(),
+        },
+        3000,
+    );
+    assert_eq!(
+        methods(&end),
+        vec!["thread/status/changed", "turn/completed"]
+    );
+    assert_eq!(params(&end[0])["status"], json!({"type": "idle"}));
+    let turn = &params(&end[1])["turn"];
+    assert_eq!(turn["status"], "completed");
+    assert_eq!(turn["durationMs"], 2000);
+    assert_eq!(turn["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(t.current_turn(), None);
+}
+
+#[test]
+fn commands_approvals_and_aborts() {
+    let mut t = Translator::new("th".into());
+    t.on_event(&EventMsg::TurnStarted { turn_id: TurnId(2) }, 0);
+    let ask = t.on_event(
+        &EventMsg::ExecApprovalRequest {
+            call_id: "c1".into(),
+            command: vec!["touch".into(), "a b".into()],
+            cwd: PathBuf::from("/w"),
+            reason: Some("why".into()),
+        },
+        5,
+    );
+    assert_eq!(
+        methods(&ask),
+        vec![
+            "thread/status/changed",
+            "item/commandExecution/requestApproval"
+        ]
+    );
+    assert_eq!(
+        params(&ask[0])["status"]["activeFlags"],
+        json!(["waitingOnApproval"])
+    );
+    assert_eq!(params(&ask[1])["command"], "touch 'a b'");
+    assert_eq!(params(&ask[1])["turnId"], "turn-2");
+    let resolved = t.approval_resolved();
+    assert_eq!(params(&resolved[0])["status"]["activeFlags"], json!([]));
+    t.on_event(
+        &EventMsg::ExecCommandBegin {
+            call_id: "c1".into(),
+            command: vec!["ls".into()],
+            cwd: PathBuf::from("/w"),
+        },
+        6,
+    );
+    let end = t.on_event(
+        &EventMsg::ExecCommandEnd {
+            call_id: "c1".into(),
+            command: vec!["ls".into()],
+            exit_code: Some(1),
+            aggregated_output: "out".into(),
+            duration_ms: 7,
+            timed_out: false,
+        },
+        7,
+    );
+    assert_eq!(
+        methods(&end),
+        vec!["item/commandExecution/outputDelta", "item/completed"]
+    );
+    let item = &params(&end[1])["item"];
+    assert_eq!(item["status"], "failed");
+    assert_eq!(item["cwd"], "/w");
+    assert_eq!(item["exitCode"], 1);
+    let aborted = t.on_event(
+        &EventMsg::TurnAborted {
+            turn_id: TurnId(2),
+            reason: AbortReason::Failed,
+        },
+        8,
+    );
+    assert_eq!(params(&aborted[1])["turn"]["status"], "failed");
+}
+
+#[test]
+fn a_rollout_gives_back_its_turns_with_items() {
+    let line = |record| RolloutLine {
+        timestamp: "2026-12-01T00:00:00.000Z".into(),
+        record,
+    };
+    let lines = vec![
+        line(RolloutRecord::ResponseItem(ResponseItem::user_text(
+            "first",
+        ))),
+        line(RolloutRecord::Event(EventMsg::TurnStarted {
+            turn_id: TurnId(1),
+        })),
+        line(RolloutRecord::Event(EventMsg::AgentMessage {
+            message: "one".into(),
+        })),
+        line(RolloutRecord::Event(EventMsg::TurnComplete {
+            turn_id: TurnId(1),
+            last_agent_message: None,
+            usage: TokenUsage::default(),
+        })),
+        line(RolloutRecord::ResponseItem(ResponseItem::user_text(
+            "second",
+        ))),
+        line(RolloutRecord::Event(EventMsg::TurnStarted {
+            turn_id: TurnId(2),
+        })),
+    ];
+    let turns = turns_from_rollout("th", &lines);
+    assert_eq!(turns.len(), 2);
+    let first = serde_json::to_value(&turns[0]).unwrap_or_default();
+    assert_eq!(first["id"], "turn-1");
+    assert_eq!(first["items"][0]["content"][0]["text"], "first");
+    assert_eq!(first["items"][1]["text"], "one");
+    let second = serde_json::to_value(&turns[1]).unwrap_or_default();
+    assert_eq!(second["status"], "inProgress");
+    assert_eq!(second["items"][0]["content"][0]["text"], "second");
+}
