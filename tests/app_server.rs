@@ -715,3 +715,121 @@ async fn threads_list_read_name_fork_archive_unarchive() {
     let config = client.request("config/read", json!({})).await;
     assert_eq!(config["config"]["model"], "mock-model");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_thread_is_unloaded_and_reloaded_with_identical_history() {
+    let harness = harness(vec![
+        MockResponse::text("first answer"),
+        MockResponse::text("second answer"),
+    ]);
+    let mut server = start(&harness, Transport::Unix, &["--idle-unload-secs", "1"]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let thread_id = client
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+        )
+        .await;
+    client.start_turn(&thread_id, "first").await;
+    client.until_turn_completed(&thread_id).await;
+    let before = client
+        .request(
+            "thread/read",
+            json!({"threadId": thread_id, "includeTurns": true}),
+        )
+        .await;
+    let rollout = std::path::PathBuf::from(before["thread"]["path"].as_str().expect("path"));
+    let mut unloaded = false;
+    for _ in 0..100 {
+        let read = client
+            .request("thread/read", json!({"threadId": thread_id}))
+            .await;
+        if read["thread"]["status"] == json!({"type": "notLoaded"}) {
+            unloaded = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(unloaded, "the idle thread was not unloaded");
+    let bytes_unloaded = std::fs::read(&rollout).expect("rollout");
+    // Used again: reloaded transparently, and this client (never resubscribed) hears it.
+    client.start_turn(&thread_id, "second").await;
+    let seen = client.until_turn_completed(&thread_id).await;
+    assert!(
+        seen.iter()
+            .any(|m| m["method"] == "item/completed"
+                && m["params"]["item"]["text"] == "second answer")
+    );
+    let requests = harness.mock.requests();
+    assert_eq!(requests.len(), 2);
+    let first_input = requests[0].body["input"].as_array().expect("input").clone();
+    let second_input = requests[1].body["input"].as_array().expect("input").clone();
+    // Byte-identical history: what the model saw before is exactly the start of what it sees now.
+    for (index, item) in first_input.iter().enumerate() {
+        assert_eq!(
+            item.to_string(),
+            second_input[index].to_string(),
+            "history item {index} changed"
+        );
+    }
+    let after = client
+        .request(
+            "thread/read",
+            json!({"threadId": thread_id, "includeTurns": true}),
+        )
+        .await;
+    assert_eq!(after["thread"]["turns"][0], before["thread"]["turns"][0]);
+    let bytes_after = std::fs::read(&rollout).expect("rollout");
+    assert!(
+        bytes_after.starts_with(&bytes_unloaded),
+        "the rollout was rewritten, not appended"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_gets_a_lag_notice_and_the_others_go_on() {
+    let harness = auto_harness(AutoConfig {
+        tool_calls: 0,
+        answer_bytes: 400_000,
+        answer_deltas: 20_000,
+        ..AutoConfig::default()
+    });
+    let mut server = start(&harness, Transport::Unix, &[]).await;
+    let mut reader = server.connect().await;
+    let mut sleeper = server.connect().await;
+    reader.initialize().await;
+    sleeper.initialize().await;
+    let thread_id = reader
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+        )
+        .await;
+    sleeper
+        .request("thread/resume", json!({"threadId": thread_id}))
+        .await;
+    sleeper.pause();
+    reader.start_turn(&thread_id, "talk a lot").await;
+    let seen = reader.until_turn_completed(&thread_id).await;
+    let deltas = seen
+        .iter()
+        .filter(|m| m["method"] == "item/agentMessage/delta")
+        .count();
+    assert_eq!(deltas, 20_000, "the reading client got every delta");
+    sleeper.resume();
+    let lagged = sleeper.until(|m| m["method"] == "troupe/lagged").await;
+    let notice = lagged.last().expect("notice");
+    assert_eq!(notice["params"]["threadId"], json!(thread_id));
+    // It catches up from the rollout.
+    let resumed = sleeper
+        .request("thread/resume", json!({"threadId": thread_id}))
+        .await;
+    let turns = resumed["thread"]["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 1);
+    assert_eq!(turns[0]["status"], "completed");
+    assert_eq!(
+        turns[0]["items"][1]["text"].as_str().map(str::len),
+        Some(400_000)
+    );
+}

@@ -59,6 +59,17 @@ pub struct Hub {
     loading: tokio::sync::Mutex<()>,
     pub approvals: Arc<Approvals>,
     names: Mutex<HashMap<String, String>>,
+    /// Threads idle longer than this are unloaded (and reloaded on their next use).
+    idle_unload: Option<std::time::Duration>,
+    /// Unloaded threads' subscribers, and when their session is gone.
+    dormant: Arc<Mutex<HashMap<String, Dormant>>>,
+    myself: std::sync::Weak<Hub>,
+}
+
+/// A thread unloaded while idle: who listens to it, and whether its session has stopped.
+struct Dormant {
+    subscribers: Vec<crate::live::ClientSink>,
+    stopped: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Hub {
@@ -67,9 +78,13 @@ impl Hub {
         home: PathBuf,
         overrides: Vec<String>,
         store: Option<Arc<ThreadStore>>,
-    ) -> Self {
+        idle_unload: Option<std::time::Duration>,
+    ) -> Arc<Self> {
         let names = load_names(&home);
-        Self {
+        Arc::new_cyclic(|myself| Self {
+            idle_unload,
+            dormant: Arc::new(Mutex::new(HashMap::new())),
+            myself: myself.clone(),
             runtime,
             home,
             overrides,
@@ -78,7 +93,7 @@ impl Hub {
             loading: tokio::sync::Mutex::new(()),
             approvals: Arc::new(Approvals::default()),
             names: Mutex::new(names),
-        }
+        })
     }
 
     /// Resolves settings for a thread the way `troupe exec` does, plus the client's choices.
@@ -152,17 +167,43 @@ impl Hub {
         }
         let pump = Pump::new(thread_id.clone(), client, self.approvals.clone());
         let threads = Arc::downgrade(&self.threads);
+        let dormant = Arc::downgrade(&self.dormant);
+        let hub = self.myself.clone();
         let id = thread_id.clone();
+        let me = Arc::downgrade(&live);
+        let stopped_rx = live.stopped.clone();
+        let idle_unload = self.idle_unload;
         tokio::spawn(async move {
-            pump.run(inbox).await;
-            let _ = stopped_tx.send(true);
-            // Forget the thread unless it was loaded again meanwhile.
-            if let Some(threads) = threads.upgrade() {
-                if let Ok(mut threads) = threads.lock() {
-                    if threads.get(&id).is_some_and(|t| t.control.is_closed()) {
-                        threads.remove(&id);
-                    }
+            // Idle for long enough: out of the map (new requests reload it), listeners kept.
+            let unlink = |subscribers: &[crate::live::ClientSink]| {
+                let (Some(threads), Some(dormant)) = (threads.upgrade(), dormant.upgrade()) else {
+                    return false;
+                };
+                let Ok(mut threads) = threads.lock() else {
+                    return false;
+                };
+                let ours = threads
+                    .get(&id)
+                    .is_some_and(|t| std::ptr::eq(Arc::as_ptr(t), me.as_ptr()));
+                if !ours {
+                    return false;
                 }
+                threads.remove(&id);
+                if let Ok(mut dormant) = dormant.lock() {
+                    dormant.insert(
+                        id.clone(),
+                        Dormant {
+                            subscribers: subscribers.to_vec(),
+                            stopped: stopped_rx.clone(),
+                        },
+                    );
+                }
+                true
+            };
+            let handover = pump.run(inbox, idle_unload, unlink).await;
+            let _ = stopped_tx.send(true);
+            if let Some(hub) = hub.upgrade() {
+                hub.after_pump(&id, handover).await;
             }
         });
         (thread_id, live)
@@ -197,12 +238,61 @@ impl Hub {
             cwd: Some(PathBuf::from(&summary.cwd)),
             ..Default::default()
         })?;
+        let dormant = self
+            .dormant
+            .lock()
+            .ok()
+            .and_then(|mut d| d.remove(thread_id));
+        if let Some(dormant) = &dormant {
+            // The unloaded session must have let go of its rollout first.
+            let mut stopped = dormant.stopped.clone();
+            let wait = stopped.wait_for(|stopped| *stopped);
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(15), wait).await;
+        }
         let client = self
             .runtime
             .resume_thread(settings.clone(), PathBuf::from(&summary.rollout_path))
             .await
             .map_err(request)?;
-        Ok(self.adopt(client, settings, summary.parent.clone()).1)
+        let live = self.adopt(client, settings, summary.parent.clone()).1;
+        for client in dormant.map(|d| d.subscribers).unwrap_or_default() {
+            let _ = live.control.send(Control::Subscribe {
+                client,
+                response: None,
+                after: Vec::new(),
+            });
+        }
+        Ok(live)
+    }
+
+    /// After a pump ended: forget the thread, and carry requests that came in while it was
+    /// being unloaded over to the reloaded thread.
+    async fn after_pump(&self, thread_id: &str, handover: crate::live::Handover) {
+        if let Ok(mut threads) = self.threads.lock() {
+            if threads
+                .get(thread_id)
+                .is_some_and(|t| t.control.is_closed())
+            {
+                threads.remove(thread_id);
+            }
+        }
+        if handover.leftover.is_empty() {
+            return;
+        }
+        match self.thread(thread_id).await {
+            Ok(live) => {
+                for request in handover.leftover {
+                    if let Err(unsent) = live.control.send(request) {
+                        unsent.0.fail("the thread stopped");
+                    }
+                }
+            }
+            Err(err) => {
+                for request in handover.leftover {
+                    request.fail(&err.to_string());
+                }
+            }
+        }
     }
 
     /// The index's summary of a thread (loaded or not).

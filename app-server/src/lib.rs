@@ -67,6 +67,8 @@ pub struct ServeOptions {
     pub overrides: Vec<String>,
     pub ws_token: Option<String>,
     pub allowed_origins: Vec<String>,
+    /// Unload threads idle for longer than this (reloaded on their next use).
+    pub idle_unload: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Error)]
@@ -88,7 +90,13 @@ pub async fn serve(
             return Err(ServeError::NoToken(*addr));
         }
     }
-    let hub = Arc::new(Hub::new(runtime, options.home, options.overrides, store));
+    let hub = Hub::new(
+        runtime,
+        options.home,
+        options.overrides,
+        store,
+        options.idle_unload,
+    );
     match options.listen {
         Listen::Stdio => transport::serve_stdio(hub.clone()).await,
         Listen::Unix(path) => {

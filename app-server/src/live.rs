@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::{mpsc, Notify};
+use tokio::time::Instant;
 use troupe_actors::runtime::ThreadClient;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::{Op, ReviewDecision, UserInput as RuntimeInput};
@@ -133,6 +135,42 @@ pub enum Control {
     },
 }
 
+/// What an idle-unloaded pump leaves for the thread's next load.
+#[derive(Default)]
+pub struct Handover {
+    pub subscribers: Vec<ClientSink>,
+    /// Requests that arrived while it was being unloaded.
+    pub leftover: Vec<Control>,
+}
+
+impl Control {
+    /// Answers a request that cannot be carried out (the thread could not be reloaded).
+    pub fn fail(self, message: &str) {
+        match self {
+            Control::StartTurn { client, id, .. }
+            | Control::Steer { client, id, .. }
+            | Control::Interrupt { client, id, .. } => {
+                client.send(wire::error(&id, message));
+            }
+            Control::Subscribe {
+                client,
+                response: Some((id, _)),
+                ..
+            } => {
+                client.send(wire::error(&id, message));
+            }
+            Control::Answer {
+                client, request_id, ..
+            } => {
+                client.send(wire::error(&json!(request_id), message));
+            }
+            Control::Subscribe { response: None, .. }
+            | Control::Unsubscribe { .. }
+            | Control::Snapshot { .. } => {}
+        }
+    }
+}
+
 struct PendingAsk {
     call_id: String,
     line: Line,
@@ -162,19 +200,51 @@ impl Pump {
         }
     }
 
-    /// Runs until the thread stops or every handle to it is dropped.
-    pub async fn run(mut self, mut control: mpsc::UnboundedReceiver<Control>) {
+    /// Runs until the thread stops, every handle to it is dropped, or it has been idle for
+    /// `idle_unload` and `unlink` took it out of the hub (then requests that were already
+    /// queued come back in the handover, for the reloaded thread).
+    pub async fn run(
+        mut self,
+        mut control: mpsc::UnboundedReceiver<Control>,
+        idle_unload: Option<Duration>,
+        unlink: impl Fn(&[ClientSink]) -> bool + Send,
+    ) -> Handover {
+        let mut handover = Handover::default();
+        let mut last_activity = Instant::now();
         loop {
+            let idle = idle_unload.filter(|_| self.is_idle());
+            let deadline = last_activity + idle.unwrap_or(Duration::from_secs(3600));
             tokio::select! {
                 event = self.thread.next_event() => match event {
                     Some(event) => self.on_event(&event.msg),
                     None => break,
                 },
                 request = control.recv() => match request {
+                    // Looking at a thread is not using it.
+                    Some(request @ Control::Snapshot { .. }) => {
+                        self.on_control(request);
+                        continue;
+                    }
                     Some(request) => self.on_control(request),
                     None => break,
                 },
+                () = tokio::time::sleep_until(deadline), if idle.is_some() => {
+                    if unlink(&self.subscribers) {
+                        control.close();
+                        while let Ok(request) = control.try_recv() {
+                            match request {
+                                Control::Unsubscribe { conn } => {
+                                    self.subscribers.retain(|c| c.conn != conn);
+                                }
+                                other => handover.leftover.push(other),
+                            }
+                        }
+                        handover.subscribers = std::mem::take(&mut self.subscribers);
+                        break;
+                    }
+                }
             }
+            last_activity = Instant::now();
         }
         for id in self.asks.keys() {
             self.approvals.forget(*id);
@@ -182,8 +252,16 @@ impl Pump {
         // Unloaded: stop the session and wait until it has let go of its rollout.
         if self.thread.submit(Op::Shutdown).is_ok() {
             let drain = async { while self.thread.next_event().await.is_some() {} };
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), drain).await;
+            let _ = tokio::time::timeout(Duration::from_secs(10), drain).await;
         }
+        handover
+    }
+
+    /// Nothing runs and nobody waits for an answer: the thread may be unloaded.
+    fn is_idle(&self) -> bool {
+        self.translator.current_turn().is_none()
+            && self.turn_waiters.is_empty()
+            && self.asks.is_empty()
     }
 
     fn broadcast(&mut self, line: Line) {

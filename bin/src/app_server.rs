@@ -24,6 +24,9 @@ pub struct AppServerArgs {
     /// A browser origin allowed to open the WebSocket (repeatable); other origins are refused.
     #[arg(long = "ws-allowed-origin", value_name = "ORIGIN")]
     ws_allowed_origins: Vec<String>,
+    /// Unload threads idle for longer than SECS (history stays on disk; they reload on use).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    idle_unload_secs: u64,
     #[command(subcommand)]
     command: Option<AppServerCommand>,
 }
@@ -86,6 +89,9 @@ pub async fn run(args: AppServerArgs) -> Result<()> {
         overrides: args.config,
         ws_token,
         allowed_origins: args.ws_allowed_origins,
+        // 0 keeps every thread loaded.
+        idle_unload: (args.idle_unload_secs > 0)
+            .then(|| std::time::Duration::from_secs(args.idle_unload_secs)),
     };
     troupe_app_server::serve(options, runtime, store).await?;
     Ok(())

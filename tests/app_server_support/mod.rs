@@ -7,6 +7,8 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
@@ -80,7 +82,7 @@ pub async fn start(harness: &Harness, transport: Transport, extra: &[&str]) -> S
         Transport::Stdio => {
             let stdin = server.child.stdin.take().expect("stdin");
             let stdout = server.child.stdout.take().expect("stdout");
-            server.stdio = Some(pump_lines(stdout, stdin));
+            server.stdio = Some(pump_lines(stdout, stdin, Arc::new(AtomicBool::new(false))));
             tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
         }
         Transport::Unix | Transport::Ws => {
@@ -105,6 +107,7 @@ pub async fn start(harness: &Harness, transport: Transport, extra: &[&str]) -> S
 fn pump_lines<R, W>(
     read: R,
     mut write: W,
+    paused: Arc<AtomicBool>,
 ) -> (
     mpsc::UnboundedSender<String>,
     mpsc::UnboundedReceiver<Value>,
@@ -126,8 +129,14 @@ where
         }
     });
     tokio::spawn(async move {
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
+        let mut lines = BufReader::with_capacity(4096, read).lines();
+        loop {
+            while paused.load(Ordering::SeqCst) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let Ok(Some(line)) = lines.next_line().await else {
+                break;
+            };
             let value: Value = serde_json::from_str(&line).expect("server writes JSON lines");
             if in_tx.send(value).is_err() {
                 break;
@@ -140,6 +149,7 @@ where
 impl Server {
     /// A new client connection (for stdio, the one client there is).
     pub async fn connect(&mut self) -> Client {
+        let paused = Arc::new(AtomicBool::new(false));
         let (tx, rx) = match self.transport {
             Transport::Stdio => self.stdio.take().expect("stdio has one client"),
             Transport::Unix => {
@@ -147,7 +157,7 @@ impl Server {
                     .await
                     .expect("connect to the unix socket");
                 let (read, write) = stream.into_split();
-                pump_lines(read, write)
+                pump_lines(read, write, paused.clone())
             }
             Transport::Ws => {
                 let url = format!("ws://{}", self.ws_addr.as_ref().expect("ws address"));
@@ -189,6 +199,7 @@ impl Server {
             rx,
             backlog: VecDeque::new(),
             next_id: 100,
+            paused,
         }
     }
 }
@@ -200,9 +211,19 @@ pub struct Client {
     /// Messages received while waiting for something else.
     pub backlog: VecDeque<Value>,
     next_id: i64,
+    paused: Arc<AtomicBool>,
 }
 
 impl Client {
+    /// Stops reading from the socket (the server's writes back up).
+    pub fn pause(&mut self) {
+        self.paused.store(true, Ordering::SeqCst);
+    }
+
+    pub fn resume(&mut self) {
+        self.paused.store(false, Ordering::SeqCst);
+    }
+
     pub fn send_raw(&self, line: &str) {
         self.tx.send(line.to_string()).expect("connection open");
     }
