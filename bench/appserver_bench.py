@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Codex's app-server under load (scenario 6): idle threads and concurrent turns.
 
-Usage: bench/appserver_bench.py [--codex BIN --mock BIN --raw DIR] [--troupe-output FILE]
-                                [--threads 1000] [--turns 100] [--calls 5]
+Usage: bench/appserver_bench.py [--codex BIN] [--troupe BIN] [--mock BIN --raw DIR]
+                                [--troupe-output FILE] [--threads 1000] [--turns 100] [--calls 5]
+
+With --troupe, the same two halves drive `troupe app-server` (the same wire) against the same
+mock, and both servers' notification latency is measured: for every notification received
+during the turns, client receive time (wall clock) minus the server's `emittedAtMs`; p50/p99
+over all of them.
 
 Drives `codex app-server` (JSON-RPC lines over stdio, protocol in
 /work/shared/spec/codex-app-server.md) against mock-model, two fresh servers:
@@ -20,11 +25,11 @@ Drives `codex app-server` (JSON-RPC lines over stdio, protocol in
    must have served TURNS x (CALLS + 1) requests.
 Prints a Markdown table on stdout, next to Troupe's figures for the same workload parsed from
 --troupe-output (the output of the runtime benchmarks `idle_threads` and `concurrent_turns`:
-in-process runtime level, Troupe has no app-server yet). Raw files go to DIR/appserver/.
+in-process runtime level). Raw files go to DIR/appserver/{codex,troupe}/
 """
 import argparse, json, os, queue, re, subprocess, sys, threading, time
 
-from resume_bench import codex_config, start_mock
+from resume_bench import codex_config, start_mock, troupe_config
 
 OVERLOADED = -32001  # "Server overloaded; retry later."
 
@@ -64,8 +69,13 @@ class AppServer:
     """A `codex app-server` child and a reader thread that routes its output."""
 
     def __init__(self, codex, env, cwd, log_path):
-        self.proc = subprocess.Popen([codex, "app-server"], env=env, cwd=cwd, stdin=subprocess.PIPE,
+        argv = [codex, "app-server"]
+        if os.path.basename(codex).startswith("troupe"):
+            argv += ["--idle-unload-secs", "0"]  # the idle half measures loaded threads
+        self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=open(log_path, "w"), bufsize=0)
+        self.latencies_ms = []  # receive wall time - emittedAtMs, every notification
+        self.measure = False
         self.next_id = 0
         self.pending = {}  # id -> Queue for the response
         self.notes = queue.Queue()  # (time, method, params) of every notification
@@ -88,6 +98,8 @@ class AppServer:
                 # A server request (approval...): not expected with approval_policy "never".
                 self.notes.put((now, "server-request:" + msg["method"], msg.get("params")))
             elif "method" in msg:
+                if self.measure and "emittedAtMs" in msg:
+                    self.latencies_ms.append(time.time() * 1000 - msg["emittedAtMs"])
                 self.notes.put((now, msg["method"], msg.get("params")))
         self.notes.put((time.monotonic(), "eof", None))
 
@@ -205,6 +217,7 @@ def turns(args, env, work, log):
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         t0 = time.monotonic()
+        server.measure = True
         prompt = [{"type": "text", "text": "Run the commands, then say done."}]
         server.call_all("turn/start", [{"threadId": t, "input": prompt} for t in ids], window=len(ids))
         completed, commands, answers = {}, {}, {}
@@ -233,7 +246,10 @@ def turns(args, env, work, log):
             raise RuntimeError(f"turns: {len(bad)} threads wrong (e.g. {bad[:1]}: "
                                f"{commands.get(bad[0]) if bad else ''} commands), "
                                f"{requests_in(log) - before_reqs} model requests")
-        return {"wall_s": wall, "hwm": hwm, "rss_before": rss_before, "tree_peak": peak_tree[0]}
+        lat = sorted(server.latencies_ms)
+        pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
+        return {"wall_s": wall, "hwm": hwm, "rss_before": rss_before, "tree_peak": peak_tree[0],
+                "lat_p50": pct(0.50), "lat_p99": pct(0.99), "lat_n": len(lat)}
     finally:
         server.stop()
 
@@ -287,9 +303,36 @@ def table(args, troupe, codex):
               f"the turns (sampled every 20 ms); with {args.threads:,} idle threads it held {mib(codex['tree'])} MiB.")
 
 
+def server_table(args, troupe, codex):
+    """App-server against app-server: the same wire, workload and mock."""
+    mib = lambda kib: f"{kib / 1024:.1f}"
+    c = codex or {}
+    rows = [
+        (f"{args.threads:,} idle threads: RSS per thread, KiB", "per", lambda d: f"{d['per']:.1f}"),
+        (f"{args.turns} concurrent turns × {args.calls} tool calls: wall, s", "wall_s",
+         lambda d: f"{d['wall_s']:.2f}"),
+        (f"{args.turns} concurrent turns × {args.calls} tool calls: peak RSS of the server, MiB", "hwm",
+         lambda d: mib(d["hwm"])),
+        ("notification latency server→client p50, ms", "lat_p50", lambda d: f"{d['lat_p50']:.1f}"),
+        ("notification latency server→client p99, ms", "lat_p99", lambda d: f"{d['lat_p99']:.1f}"),
+    ]
+    print()
+    print("| | Troupe `app-server` | Codex `app-server` | Troupe/Codex |")
+    print("|---|---|---|---|")
+    for label, key, fmt in rows:
+        ours = fmt(troupe) if key in troupe else "—"
+        theirs = fmt(c) if key in c else (args.codex_note or "—")
+        ratio = f"{troupe[key] / c[key]:.3f}" if key in c and c[key] else "—"
+        print(f"| {label} | {ours} | {theirs} | {ratio} |")
+    print()
+    print(f"Latency over {troupe.get('lat_n', 0)} notifications (Troupe) and {c.get('lat_n', 0)} (Codex): "
+          "client receive wall time minus the server's `emittedAtMs`.")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--codex")
+    ap.add_argument("--troupe", help="troupe binary: also drive `troupe app-server`")
     ap.add_argument("--codex-note", help="what to print in Codex's cells without --codex")
     ap.add_argument("--mock")
     ap.add_argument("--raw")
@@ -308,26 +351,46 @@ def main():
         except Exception as e:  # Codex is the reference: report its failure, keep Troupe's figures
             print(f"appserver_bench: Codex failed: {e}", file=sys.stderr)
             args.codex_note = f"failed: {str(e)[:120]}"
+    server = None
+    if args.troupe:
+        if not (args.mock and args.raw):
+            ap.error("--troupe needs --mock and --raw")
+        try:
+            server = run_server(args, "troupe", args.troupe)
+        except Exception as e:
+            print(f"appserver_bench: troupe app-server failed: {e}", file=sys.stderr)
+            sys.exit(1)
     table(args, troupe, codex)
+    if server:
+        server_table(args, server, codex)
     if args.troupe_output and not {"per", "wall_s"} <= troupe.keys():
         sys.exit("appserver_bench: Troupe's runtime benchmarks gave no figures")
 
 
 def run_codex(args):
-    args.raw = os.path.abspath(os.path.join(args.raw, "appserver"))
-    work = os.path.join(args.raw, "work")
-    codex_home = os.path.join(args.raw, "codex-home")
-    for d in (work, codex_home, os.path.join(args.raw, "home")):
+    return run_server(args, "codex", args.codex)
+
+
+def run_server(args, name, binary):
+    """Both halves against `binary app-server` (Codex's or Troupe's), fresh dirs and mock."""
+    raw = os.path.abspath(os.path.join(args.raw, "appserver", name))
+    work = os.path.join(raw, "work")
+    home = os.path.join(raw, f"{name}-home")
+    for d in (work, home, os.path.join(raw, "home")):
         os.makedirs(d)
-    log = os.path.join(args.raw, "mock.log")
+    log = os.path.join(raw, "mock.log")
     mock, url = start_mock(args.mock, log, args.calls, "true")
     try:
-        with open(os.path.join(codex_home, "config.toml"), "w") as f:
-            f.write(codex_config(url))
-        env = dict(os.environ, HOME=os.path.join(args.raw, "home"), CODEX_HOME=codex_home,
-                   MOCK_MODEL_API_KEY="x")
-        i = idle(args, env, work, log)
-        t = turns(args, env, work, log)
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write(codex_config(url) if name == "codex" else troupe_config(url))
+        env = dict(os.environ, HOME=os.path.join(raw, "home"), MOCK_MODEL_API_KEY="x",
+                   **{"CODEX_HOME" if name == "codex" else "TROUPE_HOME": home})
+        saved, args.raw = args.raw, raw
+        try:
+            i = idle(args, env, work, log)
+            t = turns(args, env, work, log)
+        finally:
+            args.raw = saved
     finally:
         mock.kill()
         mock.wait()
