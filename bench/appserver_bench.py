@@ -180,7 +180,7 @@ def requests_in(log):
 
 
 def idle(args, env, work, log):
-    server = AppServer(args.codex, env, work, os.path.join(args.raw, "idle.err"))
+    server = AppServer(args.server_bin, env, work, os.path.join(args.raw, "idle.err"))
     try:
         server.start()
         time.sleep(1.0)
@@ -199,7 +199,7 @@ def idle(args, env, work, log):
 
 
 def turns(args, env, work, log):
-    server = AppServer(args.codex, env, work, os.path.join(args.raw, "turns.err"))
+    server = AppServer(args.server_bin, env, work, os.path.join(args.raw, "turns.err"))
     try:
         server.start()
         ids = server.start_threads(args.turns, work)
@@ -385,7 +385,7 @@ def run_server(args, name, binary):
             f.write(codex_config(url) if name == "codex" else troupe_config(url))
         env = dict(os.environ, HOME=os.path.join(raw, "home"), MOCK_MODEL_API_KEY="x",
                    **{"CODEX_HOME" if name == "codex" else "TROUPE_HOME": home})
-        saved, args.raw = args.raw, raw
+        saved, args.raw, args.server_bin = args.raw, raw, binary
         try:
             i = idle(args, env, work, log)
             t = turns(args, env, work, log)
