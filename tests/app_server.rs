@@ -1,5 +1,6 @@
 //! `troupe app-server` end to end: the real binary, the mock model, a client written against
 //! Codex's app-server schema, over stdio, a unix socket and WebSocket.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod app_server_support;
 mod support;

@@ -23,11 +23,7 @@ pub async fn read_lines<R: AsyncRead + Unpin>(reader: R, frames: mpsc::Sender<In
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::new();
     let mut too_long = false;
-    loop {
-        let buf = match reader.fill_buf().await {
-            Ok(buf) => buf,
-            Err(_) => break,
-        };
+    while let Ok(buf) = reader.fill_buf().await {
         if buf.is_empty() {
             if !line.is_empty() && !too_long {
                 let _ = frames.send(InFrame::Line(line)).await;
@@ -206,6 +202,8 @@ pub async fn serve_ws(hub: Arc<Hub>, listener: tokio::net::TcpListener, auth: Ws
     }
 }
 
+// The handshake callback's error type is tungstenite's HTTP response: it cannot be boxed.
+#[allow(clippy::result_large_err)]
 async fn serve_ws_client(
     hub: Arc<Hub>,
     stream: tokio::net::TcpStream,
