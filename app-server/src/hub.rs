@@ -3,7 +3,7 @@
 
 use crate::live::{Approvals, Control, Pump};
 use crate::protocol::{SandboxPolicy, Thread, ThreadStatus};
-use crate::translate::turns_from_rollout;
+use crate::rollout_turns::turns_from_rollout;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -3,9 +3,11 @@
 
 pub mod connection;
 pub mod hub;
+pub mod items;
 pub mod live;
 pub mod methods;
 pub mod protocol;
+pub mod rollout_turns;
 pub mod schema;
 pub mod translate;
 pub mod transport;

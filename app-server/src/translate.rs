@@ -2,13 +2,13 @@
 //! the live pump feeds it a thread's events as they come, and `turns_from_rollout` feeds it the
 //! events a rollout recorded, so `thread/read` shows what a live client saw.
 
+use crate::items::{breakdown, command_item, file_changes, plan_step, shlex_join, tool_item};
 use crate::protocol::{
-    CommandAction, ErrorNotification, FileUpdateChange, ItemCompletedNotification,
-    ItemDeltaNotification, ItemStartedNotification, ItemStatus, PatchChangeKind,
-    ReasoningSummaryTextDeltaNotification, ThreadActiveFlag, ThreadItem, ThreadStatus,
-    ThreadStatusChangedNotification, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification,
-    TokenUsageBreakdown, Turn, TurnDiffUpdatedNotification, TurnError, TurnItemsView,
-    TurnNotification, TurnPlanStep, TurnPlanUpdatedNotification, TurnStatus, UserInput,
+    CommandAction, ErrorNotification, ItemCompletedNotification, ItemDeltaNotification,
+    ItemStartedNotification, ItemStatus, ReasoningSummaryTextDeltaNotification, ThreadActiveFlag,
+    ThreadItem, ThreadStatus, ThreadStatusChangedNotification, ThreadTokenUsage,
+    ThreadTokenUsageUpdatedNotification, Turn, TurnDiffUpdatedNotification, TurnError,
+    TurnItemsView, TurnNotification, TurnPlanUpdatedNotification, TurnStatus, UserInput,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -16,10 +16,6 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ids::TurnId;
-use troupe_messages::items::{ResponseItem, Role};
-use troupe_messages::rollout::{RolloutLine, RolloutRecord};
-use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
-use troupe_messages::usage::TokenUsage;
 
 /// What one event becomes on the wire.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +42,7 @@ pub fn parse_turn_id(wire: &str) -> Option<TurnId> {
     wire.strip_prefix("turn-")?.parse().ok().map(TurnId)
 }
 
-struct OpenTurn {
+pub(crate) struct OpenTurn {
     id: String,
     started_ms: i64,
     items: Vec<ThreadItem>,
@@ -60,13 +56,13 @@ struct OpenTurn {
 /// One thread's translation state: the open turn and its streaming items.
 pub struct Translator {
     thread_id: String,
-    turn: Option<OpenTurn>,
+    pub(crate) turn: Option<OpenTurn>,
     /// Inputs submitted with `turn/start`, shown as the turn's first item when it starts.
-    pending_inputs: VecDeque<Vec<UserInput>>,
+    pub(crate) pending_inputs: VecDeque<Vec<UserInput>>,
     waiting_approvals: usize,
     next_item: u64,
     /// Kept only when rebuilding turns from a rollout.
-    finished: Option<Vec<Turn>>,
+    pub(crate) finished: Option<Vec<Turn>>,
 }
 
 impl Translator {
@@ -562,147 +558,13 @@ impl Translator {
     }
 }
 
-/// The turns a rollout records, with their items, as `thread/read` returns them. A turn the
-/// rollout leaves open (running now, or cut by a crash) is returned in progress.
-pub fn turns_from_rollout(thread_id: &str, lines: &[RolloutLine]) -> Vec<Turn> {
-    let mut translator = Translator::new(thread_id.to_string());
-    translator.finished = Some(Vec::new());
-    for line in lines {
-        let now_ms = crate::wire::parse_time_ms(&line.timestamp);
-        match &line.record {
-            RolloutRecord::ResponseItem(ResponseItem::Message {
-                role: Role::User,
-                content,
-                ..
-            }) if translator.turn.is_none() => {
-                // The input of the next turn (inside a turn, `InputInjected` shows it).
-                let text = content
-                    .iter()
-                    .map(|c| match c {
-                        troupe_messages::items::ContentItem::InputText { text }
-                        | troupe_messages::items::ContentItem::OutputText { text } => text.clone(),
-                    })
-                    .collect::<String>();
-                translator.pending_inputs.clear();
-                translator.expect_input(vec![UserInput::Text {
-                    text,
-                    text_elements: Vec::new(),
-                }]);
-            }
-            RolloutRecord::Event(msg) => {
-                translator.on_event(msg, now_ms);
-            }
-            RolloutRecord::SessionMeta(_)
-            | RolloutRecord::ResponseItem(_)
-            | RolloutRecord::TurnContext(_)
-            | RolloutRecord::Compacted(_) => {}
-        }
-    }
-    let open = translator.open_turn();
-    let mut turns = translator.finished.take().unwrap_or_default();
-    turns.extend(open);
-    turns
-}
-
-fn notify(method: &'static str, params: &impl Serialize) -> Out {
+pub(crate) fn notify(method: &'static str, params: &impl Serialize) -> Out {
     Out::Notify {
         method,
         params: to_value(params),
     }
 }
 
-fn to_value(params: &impl Serialize) -> Value {
+pub(crate) fn to_value(params: &impl Serialize) -> Value {
     serde_json::to_value(params).unwrap_or(Value::Null)
-}
-
-fn command_item(
-    call_id: &str,
-    command: &[String],
-    cwd: &std::path::Path,
-    status: ItemStatus,
-) -> ThreadItem {
-    let shown = shlex_join(command);
-    ThreadItem::CommandExecution {
-        id: call_id.to_string(),
-        command: shown.clone(),
-        cwd: cwd.display().to_string(),
-        process_id: None,
-        source: "agent".into(),
-        status,
-        command_actions: vec![CommandAction::Unknown { command: shown }],
-        aggregated_output: None,
-        exit_code: None,
-        duration_ms: None,
-    }
-}
-
-fn tool_item(call_id: &str, tool: &str, status: ItemStatus, success: Option<bool>) -> ThreadItem {
-    ThreadItem::DynamicToolCall {
-        id: call_id.to_string(),
-        tool: tool.to_string(),
-        arguments: Value::Null,
-        status,
-        success,
-    }
-}
-
-fn file_changes(changes: &[FileChange]) -> Vec<FileUpdateChange> {
-    changes.iter().map(file_change).collect()
-}
-
-fn file_change(change: &FileChange) -> FileUpdateChange {
-    let kind = match change.kind {
-        FileChangeKind::Add => PatchChangeKind::Add,
-        FileChangeKind::Delete => PatchChangeKind::Delete,
-        FileChangeKind::Update => PatchChangeKind::Update {
-            move_path: change.move_path.as_ref().map(|p| p.display().to_string()),
-        },
-    };
-    // The runtime's events carry no per-file diff; `turn/diff/updated` has the turn's diff.
-    FileUpdateChange {
-        path: change.path.display().to_string(),
-        kind,
-        diff: String::new(),
-    }
-}
-
-fn plan_step(item: &PlanItem) -> TurnPlanStep {
-    let status = match item.status {
-        StepStatus::Pending => "pending",
-        StepStatus::InProgress => "inProgress",
-        StepStatus::Completed => "completed",
-    };
-    TurnPlanStep {
-        step: item.step.clone(),
-        status: status.to_string(),
-    }
-}
-
-fn breakdown(usage: &TokenUsage) -> TokenUsageBreakdown {
-    let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-    TokenUsageBreakdown {
-        total_tokens: n(usage.total_tokens),
-        input_tokens: n(usage.input_tokens),
-        cached_input_tokens: n(usage.cached_input_tokens),
-        output_tokens: n(usage.output_tokens),
-        reasoning_output_tokens: n(usage.reasoning_output_tokens),
-    }
-}
-
-fn shlex_join(command: &[String]) -> String {
-    command
-        .iter()
-        .map(|part| {
-            if !part.is_empty()
-                && part
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c))
-            {
-                part.clone()
-            } else {
-                format!("'{}'", part.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }

@@ -1,5 +1,6 @@
 use crate::protocol::UserInput;
-use crate::translate::{parse_turn_id, turn_wire_id, turns_from_rollout, Out, Translator};
+use crate::rollout_turns::turns_from_rollout;
+use crate::translate::{parse_turn_id, turn_wire_id, Out, Translator};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use troupe_messages::events::{AbortReason, EventMsg};

@@ -1,0 +1,50 @@
+//! A rollout's turns, as `thread/read` and `thread/resume` return them: the recorded events
+//! replayed through the same `Translator` a live client's notifications come from.
+
+use crate::protocol::{Turn, UserInput};
+use crate::translate::Translator;
+use troupe_messages::items::{ContentItem, ResponseItem, Role};
+use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+
+/// The turns a rollout records, with their items, as `thread/read` returns them. A turn the
+/// rollout leaves open (running now, or cut by a crash) is returned in progress.
+pub fn turns_from_rollout(thread_id: &str, lines: &[RolloutLine]) -> Vec<Turn> {
+    let mut translator = Translator::new(thread_id.to_string());
+    translator.finished = Some(Vec::new());
+    for line in lines {
+        let now_ms = crate::wire::parse_time_ms(&line.timestamp);
+        match &line.record {
+            RolloutRecord::ResponseItem(ResponseItem::Message {
+                role: Role::User,
+                content,
+                ..
+            }) if translator.turn.is_none() => {
+                // The input of the next turn (inside a turn, `InputInjected` shows it).
+                let text = content
+                    .iter()
+                    .map(|c| match c {
+                        ContentItem::InputText { text } | ContentItem::OutputText { text } => {
+                            text.clone()
+                        }
+                    })
+                    .collect::<String>();
+                translator.pending_inputs.clear();
+                translator.expect_input(vec![UserInput::Text {
+                    text,
+                    text_elements: Vec::new(),
+                }]);
+            }
+            RolloutRecord::Event(msg) => {
+                translator.on_event(msg, now_ms);
+            }
+            RolloutRecord::SessionMeta(_)
+            | RolloutRecord::ResponseItem(_)
+            | RolloutRecord::TurnContext(_)
+            | RolloutRecord::Compacted(_) => {}
+        }
+    }
+    let open = translator.open_turn();
+    let mut turns = translator.finished.take().unwrap_or_default();
+    turns.extend(open);
+    turns
+}
