@@ -562,3 +562,48 @@ async fn threads_list_read_name_fork_archive_unarchive() {
     let config = client.request("config/read", json!({})).await;
     assert_eq!(config["config"]["model"], "mock-model");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_patch_asks_with_file_change_approval_and_streams_its_item() {
+    use troupe_mock_model::events;
+    let patch = "*** Begin Patch\n*** Add File: added.txt\n+hello\n*** End Patch\n";
+    let custom_call = MockResponse::sse(vec![
+        events::created("resp_patch"),
+        events::custom_tool_call_done("p1", "apply_patch", patch),
+        events::completed("resp_patch", 10, 0, 5, 0),
+    ]);
+    let harness = harness(vec![custom_call, MockResponse::text("patched")]);
+    let mut server = start(&harness, Transport::Unix, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let thread_id = client
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "workspace-write", "approvalPolicy": "untrusted"}),
+        )
+        .await;
+    client.start_turn(&thread_id, "patch it").await;
+    let asked = client
+        .until(|m| m["method"] == "item/fileChange/requestApproval")
+        .await;
+    let ask = asked.last().expect("ask");
+    assert_eq!(ask["params"]["itemId"], "p1");
+    assert_eq!(ask["params"]["threadId"], json!(thread_id));
+    assert!(!harness.workdir.path().join("added.txt").exists());
+    client.send(json!({"id": ask["id"], "result": {"decision": "acceptForSession"}}));
+    let seen = client.until_turn_completed(&thread_id).await;
+    let item = seen
+        .iter()
+        .find(|m| m["method"] == "item/completed" && m["params"]["item"]["type"] == "fileChange")
+        .expect("fileChange item");
+    assert_eq!(item["params"]["item"]["status"], "completed");
+    assert_eq!(
+        item["params"]["item"]["changes"][0]["kind"],
+        json!({"type": "add"})
+    );
+    assert!(
+        seen.iter().any(|m| m["method"] == "turn/diff/updated"),
+        "{seen:?}"
+    );
+    assert!(harness.workdir.path().join("added.txt").exists());
+}
