@@ -3,8 +3,9 @@
 //! every subscriber sees the thread's notifications in the same order.
 
 use crate::protocol::{
-    ApprovalDecision, LaggedNotification, ServerRequestResolvedNotification, Turn, TurnItemsView,
-    TurnStartResponse, TurnStatus, TurnSteerResponse, UserInput,
+    ApprovalDecision, LaggedNotification, ServerRequestResolvedNotification, ThreadStatus,
+    ThreadStatusChangedNotification, Turn, TurnItemsView, TurnStartResponse, TurnStatus,
+    TurnSteerResponse, UserInput,
 };
 use crate::translate::{parse_turn_id, Out, Translator};
 use crate::wire::{self, Line};
@@ -217,7 +218,16 @@ impl Pump {
             tokio::select! {
                 event = self.thread.next_event() => match event {
                     Some(event) => self.on_event(&event.msg),
-                    None => break,
+                    None => {
+                        // The session stopped by itself: tell its listeners it is not loaded.
+                        let status = ThreadStatusChangedNotification {
+                            thread_id: self.thread_id.clone(),
+                            status: ThreadStatus::NotLoaded,
+                        };
+                        let params = serde_json::to_value(status).unwrap_or(Value::Null);
+                        self.broadcast(wire::notification("thread/status/changed", params));
+                        break;
+                    }
                 },
                 request = control.recv() => match request {
                     // Looking at a thread is not using it.
