@@ -42,6 +42,8 @@ pub struct ToolOrchestratorArgs {
     pub turn: ActorRef<TurnMsg>,
     pub registry: Arc<ToolRegistry>,
     pub approvals: SessionApprovals,
+    /// Resolved by the session when the user answers (one hop: no actor relays a decision).
+    pub pending_approvals: PendingApprovals,
     /// The turn's shared state (PTY sessions, diff); the turn ends its sessions itself.
     pub services: Arc<TurnServices>,
 }
@@ -78,7 +80,7 @@ impl Actor for ToolOrchestratorActor {
             sandbox,
             confined: None,
             approvals: args.approvals,
-            pending: PendingApprovals::default(),
+            pending: args.pending_approvals,
             cancel: CancellationToken::new(),
             services: args.services,
         })
@@ -106,7 +108,6 @@ impl Actor for ToolOrchestratorActor {
                     confined,
                     approvals: state.approvals.clone(),
                     pending: state.pending.clone(),
-                    turn: state.turn.clone(),
                     services: state.services.clone(),
                 };
                 let cancel = state.cancel.clone();
@@ -119,14 +120,6 @@ impl Actor for ToolOrchestratorActor {
                         }
                     }
                 });
-            }
-            ToolOrchestratorMsg::ExecApproval { call_id, decision } => {
-                if !state.pending.resolve(&call_id, decision) {
-                    let message = format!("no approval is pending for call `{call_id}`; ignored");
-                    let _ = state
-                        .turn
-                        .send_message(TurnMsg::ToolEvent(EventMsg::Warning { message }));
-                }
             }
         }
         Ok(())
@@ -218,7 +211,6 @@ struct Batch {
     confined: Result<ActorRef<SandboxMsg>, String>,
     approvals: SessionApprovals,
     pending: PendingApprovals,
-    turn: ActorRef<TurnMsg>,
     services: Arc<TurnServices>,
 }
 
@@ -244,7 +236,6 @@ impl Batch {
                 confined: self.confined.clone(),
                 approvals: self.approvals.clone(),
                 pending: self.pending.clone(),
-                turn: self.turn.clone(),
                 services: self.services.clone(),
             };
             // Aborted when dropped: an interrupted batch leaves no call running.
@@ -294,11 +285,9 @@ impl Batch {
 
     fn crashed(&self, call: &ToolCall, why: &str) -> ToolOutcome {
         let message = format!("tool `{}` crashed: {why}", call.tool_name);
-        let _ = self
-            .turn
-            .send_message(TurnMsg::ToolEvent(EventMsg::Warning {
-                message: message.clone(),
-            }));
+        self.services.tell(EventMsg::Warning {
+            message: message.clone(),
+        });
         ToolOutcome::error(message)
     }
 }
