@@ -92,6 +92,8 @@ impl SessionState {
             return;
         }
         self.persist.update_index(true);
+        // Awaited (on a blocking thread, not this worker): indexed before anyone hears of it.
+        self.persist.index_written().await;
         self.subscribers
             .send(Event {
                 id: submission.clone(),
