@@ -20,7 +20,11 @@ const ITEMS: usize = 100_000;
 const STARTS: usize = 20;
 
 /// A finished thread whose history holds `items` messages.
-fn write_long_rollout(home: &std::path::Path, cwd: &std::path::Path, items: usize) -> std::path::PathBuf {
+fn write_long_rollout(
+    home: &std::path::Path,
+    cwd: &std::path::Path,
+    items: usize,
+) -> std::path::PathBuf {
     let thread_id = ThreadId::new();
     let created_at = now_rfc3339();
     let meta = SessionMeta {
@@ -42,9 +46,9 @@ fn write_long_rollout(home: &std::path::Path, cwd: &std::path::Path, items: usiz
     };
     let mut lines = vec![line(RolloutRecord::SessionMeta(meta))];
     lines.extend((0..items).map(|n| {
-        line(RolloutRecord::ResponseItem(ResponseItem::user_text(format!(
-            "message number {n} of a long thread"
-        ))))
+        line(RolloutRecord::ResponseItem(ResponseItem::user_text(
+            format!("message number {n} of a long thread"),
+        )))
     }));
     let path = rollout_path(home, thread_id);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -59,7 +63,9 @@ async fn twenty_starts_are_not_delayed_behind_a_long_resume() {
     let cwd = tempfile::tempdir().unwrap();
     let settings = runtime_support::settings(&mock, home.path(), cwd.path());
     let long = write_long_rollout(home.path(), cwd.path(), ITEMS);
-    let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await.unwrap();
+    let runtime = Runtime::start(ToolRegistry::with_builtin_tools())
+        .await
+        .unwrap();
 
     // Tickets in the order the opens complete.
     let finished = Arc::new(AtomicUsize::new(0));
@@ -83,7 +89,11 @@ async fn twenty_starts_are_not_delayed_behind_a_long_resume() {
     let ((resume_ticket, resumed), started) =
         tokio::join!(resume, futures::future::join_all(starts));
     for (_, client) in &started {
-        assert!(client.is_ok(), "a start failed: {:?}", client.as_ref().err());
+        assert!(
+            client.is_ok(),
+            "a start failed: {:?}",
+            client.as_ref().err()
+        );
     }
     let resumed = resumed.expect("the long thread resumes");
     let history_len = {
@@ -94,9 +104,13 @@ async fn twenty_starts_are_not_delayed_behind_a_long_resume() {
         );
         reply.unwrap().len()
     };
-    assert_eq!(history_len, ITEMS, "the resumed thread has its whole history");
     assert_eq!(
-        resume_ticket, STARTS,
+        history_len, ITEMS,
+        "the resumed thread has its whole history"
+    );
+    assert_eq!(
+        resume_ticket,
+        STARTS,
         "every start completed before the long resume (the resume finished {}th of {})",
         resume_ticket + 1,
         STARTS + 1

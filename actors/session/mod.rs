@@ -29,7 +29,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use subscribers::Subscribers;
-use turn_ledger::TurnLedger;
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
@@ -39,6 +38,7 @@ use troupe_messages::ops::{Op, ReviewDecision, Submission};
 use troupe_messages::rollout::{CompactedRecord, HistoryPart, RolloutRecord};
 use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
+use turn_ledger::TurnLedger;
 
 /// How long an interrupt waits for the turn subtree to be gone.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -302,7 +302,11 @@ impl SessionState {
     /// Records the end of the turn that is over once everything it sent has been handled;
     /// then a shutdown or the next turn asked for meanwhile.
     async fn settle_ending(&mut self, myself: &ActorRef<SessionMsg>) {
-        if !self.ending.as_ref().is_some_and(|e| e.turn.ledger.settled()) {
+        if !self
+            .ending
+            .as_ref()
+            .is_some_and(|e| e.turn.ledger.settled())
+        {
             return;
         }
         let Some(ending) = self.ending.take() else {
@@ -445,7 +449,9 @@ impl SessionState {
                 }
             },
             Op::Compact => match &self.turn {
-                None if self.ending.is_none() => self.start_turn(myself, submission.id, Vec::new()).await,
+                None if self.ending.is_none() => {
+                    self.start_turn(myself, submission.id, Vec::new()).await
+                }
                 _ => {
                     let message = "a turn is running; compact again when it has ended".to_string();
                     self.emit(&submission.id, EventMsg::Warning { message })

@@ -8,7 +8,7 @@
 
 use crate::rollout_recorder::path::now_rfc3339;
 use crate::rollout_recorder::replay::Tracker;
-use crate::thread_store::summary::time_ms;
+use crate::thread_store::summary::thread_summary;
 use crate::thread_store::ThreadStore;
 use ractor::ActorRef;
 use std::path::PathBuf;
@@ -153,24 +153,18 @@ impl Persistence {
     /// The index entry as of now; `running` while a turn runs. `rollout_bytes` is left at 0:
     /// the index writer reads the file's size off the handler.
     pub fn summary(&self, running: bool) -> ThreadSummary {
-        ThreadSummary {
-            id: self.meta.thread_id.to_string(),
-            title: self.tracker.title.clone(),
-            cwd: self.meta.cwd.display().to_string(),
-            parent: self.meta.parent_thread_id.map(|id| id.to_string()),
-            created_at: self.meta.created_at.clone(),
-            updated_at_ms: time_ms(&self.last_timestamp),
-            status: if running {
-                ThreadStatus::Running
-            } else {
-                self.tracker.status
-            },
-            rollout_path: self.path.display().to_string(),
-            archived: false,
-            turns: self.tracker.turns,
-            tokens: self.tracker.tokens,
-            rollout_bytes: 0,
+        let mut summary = thread_summary(
+            &self.meta,
+            &self.tracker,
+            &self.last_timestamp,
+            &self.path,
+            false,
+            0,
+        );
+        if running {
+            summary.status = ThreadStatus::Running;
         }
+        summary
     }
 
     /// Queues the index entry (call after a flush, so the size matches the file).

@@ -3,8 +3,8 @@
 //! then the outer loop: queued input starts the next turn).
 
 use super::context::budget;
-use super::{context, RunningTurn, SessionMsg, SessionState, TurnOutcome};
 use super::turn_ledger::TurnLedger;
+use super::{context, RunningTurn, SessionMsg, SessionState, TurnOutcome};
 use crate::approvals::PendingApprovals;
 use crate::turn::outbox::TurnOutbox;
 use crate::turn::tokens::{auto_compact_limit, context_window, effective_limit};

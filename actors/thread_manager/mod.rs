@@ -80,11 +80,15 @@ async fn open_thread(
                 CLAIM_TIMEOUT_MS,
                 thread_id
             )
-                .map_err(|err| format!("the thread manager did not answer: {err}"))?;
+            .map_err(|err| format!("the thread manager did not answer: {err}"))?;
             if !claimed {
                 return Err(format!("thread {thread_id} is already open"));
             }
-            (thread_id, rollout_path, SessionStart::Resume(Box::new(loaded)))
+            (
+                thread_id,
+                rollout_path,
+                SessionStart::Resume(Box::new(loaded)),
+            )
         }
     };
     let started = start_session(&manager, services, thread_id, settings, path.clone(), start).await;

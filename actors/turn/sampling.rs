@@ -83,12 +83,8 @@ impl TurnState {
         } else {
             compact::LatestRequest::BeforeSummary
         };
-        let parts = compact::compaction_parts(
-            &self.setup.initial_context,
-            &self.history,
-            &summary,
-            latest,
-        );
+        let parts =
+            compact::compaction_parts(&self.setup.initial_context, &self.history, &summary, latest);
         let history = match compact::apply_parts(&self.history, &parts) {
             Ok(history) => history,
             Err(err) => {
