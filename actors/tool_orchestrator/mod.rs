@@ -19,6 +19,7 @@ pub mod turn_diff;
 pub mod unified_exec;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
+use crate::sandbox_linux::helper::HelperBackend;
 use crate::sandbox_linux::{probe, LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
@@ -30,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
-use troupe_messages::policy::SandboxMode;
+use troupe_messages::policy::{SandboxBackendKind, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolSpec};
 
@@ -182,18 +183,29 @@ impl ToolOrchestratorState {
             return existing.clone();
         }
         let spawned = match (probe::choose(settings.sandbox.backend), probe::helper_exe()) {
-            (Ok(backend), Ok(helper_exe)) => Actor::spawn_linked(
-                None,
-                LinuxSandboxActor,
-                LinuxSandboxArgs {
-                    helper_exe,
-                    backend,
-                },
-                myself.get_cell(),
-            )
-            .await
-            .map(|(actor, _)| actor)
-            .map_err(|e| format!("could not start the sandbox backend: {e}")),
+            (Ok(backend), Ok(helper_exe)) => {
+                // The weaker fallback was chosen for the user: they hear it as an event
+                // (the actors library never prints).
+                if backend == HelperBackend::Landlock
+                    && settings.sandbox.backend == SandboxBackendKind::Auto
+                {
+                    self.services.tell(EventMsg::Warning {
+                        message: probe::LANDLOCK_WARNING.to_string(),
+                    });
+                }
+                Actor::spawn_linked(
+                    None,
+                    LinuxSandboxActor,
+                    LinuxSandboxArgs {
+                        helper_exe,
+                        backend,
+                    },
+                    myself.get_cell(),
+                )
+                .await
+                .map(|(actor, _)| actor)
+                .map_err(|e| format!("could not start the sandbox backend: {e}"))
+            }
             (Err(why), _) | (_, Err(why)) => Err(why),
         };
         self.confined = Some(spawned.clone());
