@@ -48,7 +48,7 @@ fn index(home: &Path) -> Vec<ThreadSummary> {
         }
     };
     let mut all = store.all().unwrap();
-    all.sort_by(|a, b| a.id.cmp(&b.id));
+    all.sort_by_key(|a| a.id);
     all
 }
 
@@ -56,7 +56,7 @@ fn index(home: &Path) -> Vec<ThreadSummary> {
 fn from_files(home: &Path) -> Vec<ThreadSummary> {
     let (mut all, unreadable) = reconcile::scan(home);
     assert!(unreadable.is_empty(), "{unreadable:?}");
-    all.sort_by(|a, b| a.id.cmp(&b.id));
+    all.sort_by_key(|a| a.id);
     all
 }
 

@@ -117,7 +117,7 @@ pub struct ForkArgs {
 pub fn fork(home: &Path, args: ForkArgs) -> Result<()> {
     let store = open_store(home, Reconcile::Skip);
     let forked = ops::fork(home, store.as_deref(), &args.id, args.at_turn)?;
-    line(&forked.id)?;
+    line(forked.id)?;
     eprintln!(
         "forked into {} (continue it with `troupe exec resume {} PROMPT`)",
         forked.rollout_path.display(),
