@@ -2,6 +2,7 @@
 //! the pure logic it owns. See ARCHITECTURE.md for the tree and a walk through one turn.
 
 pub mod approvals;
+pub mod ask;
 mod locking;
 pub mod rollout_recorder;
 pub mod runtime;

@@ -106,20 +106,10 @@ impl Runtime {
         &self,
         msg: impl FnOnce(ractor::RpcReplyPort<Result<ThreadHandle, String>>) -> ThreadManagerMsg,
     ) -> Result<ThreadClient, RuntimeError> {
-        let handle = self
-            .manager
-            .call(msg, Some(CALL_TIMEOUT))
+        let handle = crate::ask::ask(&self.manager, msg, CALL_TIMEOUT)
             .await
-            .map_err(|err| RuntimeError::Manager(err.to_string()))?;
-        let handle = match handle {
-            ractor::rpc::CallResult::Success(result) => result.map_err(RuntimeError::Thread)?,
-            ractor::rpc::CallResult::Timeout => {
-                return Err(RuntimeError::Manager("timed out".into()))
-            }
-            ractor::rpc::CallResult::SenderError => {
-                return Err(RuntimeError::Manager("it stopped".into()))
-            }
-        };
+            .map_err(|err| RuntimeError::Manager(err.to_string()))?
+            .map_err(RuntimeError::Thread)?;
         let (tx, rx) = mpsc::channel(SUBSCRIBER_CAPACITY);
         handle
             .session

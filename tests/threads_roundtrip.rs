@@ -48,7 +48,7 @@ fn index(home: &Path) -> Vec<ThreadSummary> {
         }
     };
     let mut all = store.all().unwrap();
-    all.sort_by(|a, b| a.id.cmp(&b.id));
+    all.sort_by_key(|a| a.id);
     all
 }
 
@@ -56,7 +56,7 @@ fn index(home: &Path) -> Vec<ThreadSummary> {
 fn from_files(home: &Path) -> Vec<ThreadSummary> {
     let (mut all, unreadable) = reconcile::scan(home);
     assert!(unreadable.is_empty(), "{unreadable:?}");
-    all.sort_by(|a, b| a.id.cmp(&b.id));
+    all.sort_by_key(|a| a.id);
     all
 }
 
@@ -79,7 +79,7 @@ fn exec_list_resume_fork_archive_unarchive_delete_and_reindex() {
     let kept = index(home);
     assert_eq!(kept, from_files(home));
     assert_eq!(kept.len(), 1);
-    assert_eq!(kept[0].id, id);
+    assert_eq!(kept[0].id.to_string(), id);
     assert_eq!(kept[0].title, "first task");
     assert_eq!(kept[0].status, ThreadStatus::Completed);
     assert_eq!(kept[0].turns, 1);
@@ -108,8 +108,8 @@ fn exec_list_resume_fork_archive_unarchive_delete_and_reindex() {
         .to_string();
     let kept = index(home);
     assert_eq!(kept, from_files(home));
-    let fork = kept.iter().find(|t| t.id == fork_id).unwrap();
-    assert_eq!(fork.parent.as_deref(), Some(id.as_str()));
+    let fork = kept.iter().find(|t| t.id.to_string() == fork_id).unwrap();
+    assert_eq!(fork.parent.map(|p| p.to_string()), Some(id.clone()));
     assert_eq!(fork.turns, 1);
     assert_eq!(list(&harness, &[]).len(), 2);
 
@@ -121,10 +121,13 @@ fn exec_list_resume_fork_archive_unarchive_delete_and_reindex() {
         .join(source_path.file_name().unwrap());
     assert!(archived.exists());
     assert_eq!(index(home), from_files(home));
-    let visible: Vec<String> = list(&harness, &[]).into_iter().map(|t| t.id).collect();
+    let visible: Vec<String> = list(&harness, &[])
+        .into_iter()
+        .map(|t| t.id.to_string())
+        .collect();
     assert_eq!(visible, vec![fork_id.clone()]);
     let all = list(&harness, &["--all"]);
-    assert!(all.iter().any(|t| t.id == id && t.archived));
+    assert!(all.iter().any(|t| t.id.to_string() == id && t.archived));
 
     // unarchive: back where it was.
     run(&harness, &["unarchive", &id]);
@@ -154,7 +157,7 @@ fn exec_list_resume_fork_archive_unarchive_delete_and_reindex() {
     let kept = index(home);
     assert_eq!(kept, from_files(home));
     assert_eq!(kept.len(), 1);
-    assert_eq!(kept[0].id, fork_id);
+    assert_eq!(kept[0].id.to_string(), fork_id);
 
     // Unknown ids are clear errors.
     let unknown = harness.command().args(["archive", &id]).output().unwrap();

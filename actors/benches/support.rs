@@ -43,7 +43,7 @@ pub fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
             auto_compact_token_limit: None,
             reasoning_effort: None,
             shell_env: ShellEnvPolicy {
-                inherit: "all".into(),
+                inherit: troupe_messages::settings::ShellEnvInherit::All,
                 ..ShellEnvPolicy::default()
             },
             collaboration_mode: Default::default(),

@@ -11,16 +11,9 @@
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
-use troupe_messages::rollout::{RolloutLine, RolloutRecord, SessionMeta, ROLLOUT_FORMAT_VERSION};
-
-/// Line types this build understands.
-const KNOWN_TYPES: &[&str] = &[
-    "session_meta",
-    "response_item",
-    "turn_context",
-    "event",
-    "compacted",
-];
+use troupe_messages::rollout::{
+    record_types, RolloutLine, RolloutRecord, SessionMeta, ROLLOUT_FORMAT_VERSION,
+};
 
 #[derive(Debug, Error)]
 pub enum RolloutError {
@@ -161,7 +154,7 @@ fn classify(raw: &[u8]) -> Skip {
         return Skip::Torn;
     };
     match value.get("type").and_then(|t| t.as_str()) {
-        Some(kind) if !KNOWN_TYPES.contains(&kind) => Skip::UnknownType(kind.to_string()),
+        Some(kind) if !record_types().contains(&kind) => Skip::UnknownType(kind.to_string()),
         // Events are not history: one a newer build added is skipped, not fatal.
         Some("event") => {
             let inner = value

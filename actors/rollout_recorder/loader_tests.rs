@@ -139,3 +139,17 @@ fn a_missing_file_is_an_io_error_with_its_path() {
     let err = load(Path::new("/nonexistent/r.jsonl")).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/r.jsonl"), "{err}");
 }
+
+#[test]
+fn known_line_types_are_the_serde_names_of_the_record_variants() {
+    assert_eq!(
+        troupe_messages::rollout::record_types(),
+        [
+            "session_meta",
+            "response_item",
+            "turn_context",
+            "event",
+            "compacted"
+        ]
+    );
+}

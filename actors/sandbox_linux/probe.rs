@@ -96,7 +96,7 @@ pub fn choose(kind: SandboxBackendKind) -> Result<HelperBackend, String> {
         SandboxBackendKind::Auto if user_namespaces_work() => Ok(HelperBackend::Linux),
         SandboxBackendKind::Auto if landlock_works() => {
             if FALLBACK_WARNED.set(()).is_ok() {
-                eprintln!("warning: {LANDLOCK_WARNING}");
+                tracing::warn!("{LANDLOCK_WARNING}");
             }
             Ok(HelperBackend::Landlock)
         }

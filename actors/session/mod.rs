@@ -11,14 +11,16 @@ pub mod input_queue;
 pub mod persist;
 mod start;
 pub mod subscribers;
+pub mod turn_ledger;
 mod turns;
 
-use crate::approvals::SessionApprovals;
+use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::rollout_recorder::loader::LoadedRollout;
 use crate::rollout_recorder::writer::RolloutWriter;
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::turn::compact::apply_parts;
+use crate::turn::outbox::TurnOutbox;
 use crate::turn::tokens::TokenTracker;
 use input_queue::InputQueue;
 use persist::{persisted, Persistence};
@@ -32,10 +34,11 @@ use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
-use troupe_messages::ops::{Op, Submission};
+use troupe_messages::ops::{Op, ReviewDecision, Submission};
 use troupe_messages::rollout::{CompactedRecord, HistoryPart, RolloutRecord};
 use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
+use turn_ledger::TurnLedger;
 
 /// How long an interrupt waits for the turn subtree to be gone.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -108,6 +111,33 @@ struct RunningTurn {
     /// The submission that started it; its events carry this id.
     submission: String,
     usage: TokenUsage,
+    /// Counts what the turn's subtree sent; read when the session stops the turn.
+    outbox: TurnOutbox,
+    /// The turn's messages handled so far, against what it sent before its end.
+    ledger: TurnLedger,
+    /// The turn's calls waiting for the user; `Op::ExecApproval` resolves them here.
+    pending_approvals: PendingApprovals,
+}
+
+/// How a turn that is over ended; recorded once its ledger is settled.
+enum TurnOutcome {
+    /// It ended by itself (`TurnEnded`), or failed.
+    Ended {
+        last_agent_message: Option<String>,
+        aborted: Option<AbortReason>,
+    },
+    /// The session stopped it (interrupt, shutdown, a failed rollout, an abort decision).
+    Stopped(AbortReason),
+}
+
+/// A turn that is over, waiting for the session to handle every message it sent first.
+struct EndingTurn {
+    turn: RunningTurn,
+    outcome: TurnOutcome,
+    /// A shutdown asked for meanwhile, by this submission: done once the end is recorded.
+    then_shutdown: Option<String>,
+    /// Input typed meanwhile, by this submission: starts a turn once the end is recorded.
+    then_start: Option<String>,
 }
 
 pub struct SessionState {
@@ -122,6 +152,8 @@ pub struct SessionState {
     subscribers: Subscribers,
     queue: InputQueue,
     turn: Option<RunningTurn>,
+    /// The turn that is over and not yet recorded as such (see `turn_ledger`).
+    ending: Option<EndingTurn>,
     turns_started: u64,
     total_usage: TokenUsage,
     /// "Approved for session" cache and command rules, shared with every turn.
@@ -224,9 +256,9 @@ impl SessionState {
         self.history.push(item);
     }
 
-    /// Stops the running turn; `TurnStopped` (sent to ourselves) records the abort once every
-    /// item the turn sent before dying has been handled. False when no turn was running.
-    async fn interrupt(&mut self, myself: &ActorRef<SessionMsg>, reason: AbortReason) -> bool {
+    /// Stops the running turn; its abort is recorded once every message its subtree sent
+    /// before dying has been handled ([`Self::settle_ending`]). False when no turn was running.
+    async fn interrupt(&mut self, reason: AbortReason) -> bool {
         let Some(turn) = self.turn.take() else {
             return false;
         };
@@ -234,17 +266,94 @@ impl SessionState {
             .actor
             .stop_and_wait(Some("interrupted".into()), Some(STOP_GRACE))
             .await;
-        let _ = myself.send_message(SessionMsg::TurnStopped {
-            turn_id: turn.id,
-            submission: turn.submission,
-            reason,
-        });
+        // The subtree is gone: nothing it sends from now on belongs before the abort.
+        let sent = turn.outbox.sent();
+        let then_shutdown = (reason == AbortReason::Shutdown).then(|| turn.submission.clone());
+        self.turn_over(turn, sent, TurnOutcome::Stopped(reason), then_shutdown);
         true
+    }
+
+    /// `turn` is over after sending `sent` messages; its end waits in `ending`.
+    fn turn_over(
+        &mut self,
+        mut turn: RunningTurn,
+        sent: u64,
+        outcome: TurnOutcome,
+        then_shutdown: Option<String>,
+    ) {
+        turn.ledger.ended_after(sent);
+        self.ending = Some(EndingTurn {
+            turn,
+            outcome,
+            then_shutdown,
+            then_start: None,
+        });
+    }
+
+    /// One message of turn `turn_id` was handled.
+    fn handled_turn_message(&mut self, turn_id: TurnId) {
+        if let Some(turn) = self.turn.as_mut().filter(|t| t.id == turn_id) {
+            turn.ledger.handled_one();
+        } else if let Some(ending) = self.ending.as_mut().filter(|e| e.turn.id == turn_id) {
+            ending.turn.ledger.handled_one();
+        }
+    }
+
+    /// Records the end of the turn that is over once everything it sent has been handled;
+    /// then a shutdown or the next turn asked for meanwhile.
+    async fn settle_ending(&mut self, myself: &ActorRef<SessionMsg>) {
+        if !self
+            .ending
+            .as_ref()
+            .is_some_and(|e| e.turn.ledger.settled())
+        {
+            return;
+        }
+        let Some(ending) = self.ending.take() else {
+            return;
+        };
+        let EndingTurn {
+            turn,
+            outcome,
+            then_shutdown,
+            then_start,
+        } = ending;
+        let turn_id = turn.id;
+        match outcome {
+            TurnOutcome::Ended {
+                last_agent_message,
+                aborted,
+            } => {
+                let msg = match aborted {
+                    None => EventMsg::TurnComplete {
+                        turn_id,
+                        last_agent_message,
+                        usage: turn.usage,
+                    },
+                    Some(reason) => EventMsg::TurnAborted { turn_id, reason },
+                };
+                self.emit(&turn.submission, msg).await;
+                if then_shutdown.is_none() {
+                    self.after_turn(myself, turn.submission).await;
+                }
+            }
+            TurnOutcome::Stopped(reason) => {
+                self.emit(&turn.submission, EventMsg::TurnAborted { turn_id, reason })
+                    .await;
+            }
+        }
+        if let Some(submission) = then_shutdown {
+            self.finish_shutdown(myself, &submission).await;
+        } else if let Some(submission) = then_start.filter(|_| self.turn.is_none()) {
+            let inputs = self.queue.take_all();
+            self.start_turn(myself, submission, inputs).await;
+        }
     }
 
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
         self.flush().await;
         self.persist.update_index(false);
+        self.persist.index_written().await;
         self.emit(submission, EventMsg::ShutdownComplete).await;
         if let Some(manager) = &self.manager {
             let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
@@ -279,18 +388,28 @@ impl SessionState {
                     let seq = self.queue.push(items.clone());
                     let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
                 }
-                None => {
-                    let mut inputs = self.queue.take_all();
-                    inputs.extend(items);
-                    self.start_turn(myself, submission.id, inputs).await;
-                }
+                None => match self.ending.as_mut() {
+                    // The last turn's end is not recorded yet: this input's turn follows it.
+                    Some(ending) => {
+                        self.queue.push(items);
+                        ending.then_start = Some(submission.id);
+                    }
+                    None => {
+                        let mut inputs = self.queue.take_all();
+                        inputs.extend(items);
+                        self.start_turn(myself, submission.id, inputs).await;
+                    }
+                },
             },
             Op::Interrupt => {
-                self.interrupt(myself, AbortReason::Interrupted).await;
+                self.interrupt(AbortReason::Interrupted).await;
             }
             Op::Shutdown => {
-                if !self.interrupt(myself, AbortReason::Shutdown).await {
-                    self.finish_shutdown(myself, &submission.id).await;
+                if !self.interrupt(AbortReason::Shutdown).await {
+                    match self.ending.as_mut() {
+                        Some(ending) => ending.then_shutdown = Some(submission.id),
+                        None => self.finish_shutdown(myself, &submission.id).await,
+                    }
                 }
             }
             Op::OverrideTurnContext {
@@ -309,12 +428,19 @@ impl SessionState {
                     collaboration_mode.unwrap_or(settings.context.collaboration_mode);
                 self.settings = Arc::new(settings);
             }
-            // Calls go down: the decision travels session → turn → orchestrator.
+            // One hop: the call's task awaits this decision; no actor relays it.
             Op::ExecApproval { call_id, decision } => match &self.turn {
                 Some(turn) => {
-                    let _ = turn
-                        .actor
-                        .send_message(TurnMsg::ExecApproval { call_id, decision });
+                    if !turn.pending_approvals.resolve(&call_id, decision) {
+                        let message =
+                            format!("no approval is pending for call `{call_id}`; ignored");
+                        self.emit(&submission.id, EventMsg::Warning { message })
+                            .await;
+                    } else if decision == ReviewDecision::Abort {
+                        // "Abort" ends the turn as interrupted; every running call gets an
+                        // output from the turn's stop.
+                        self.interrupt(AbortReason::Interrupted).await;
+                    }
                 }
                 None => {
                     let message = format!("no turn is running; approval for `{call_id}` ignored");
@@ -323,8 +449,10 @@ impl SessionState {
                 }
             },
             Op::Compact => match &self.turn {
-                None => self.start_turn(myself, submission.id, Vec::new()).await,
-                Some(_) => {
+                None if self.ending.is_none() => {
+                    self.start_turn(myself, submission.id, Vec::new()).await
+                }
+                _ => {
                     let message = "a turn is running; compact again when it has ended".to_string();
                     self.emit(&submission.id, EventMsg::Warning { message })
                         .await;
@@ -397,7 +525,8 @@ impl Actor for SessionActor {
             SessionMsg::GetHistory { reply } => {
                 let _ = reply.send(state.history.clone());
             }
-            SessionMsg::TurnItem { item, .. } => {
+            SessionMsg::TurnItem { turn_id, item } => {
+                state.handled_turn_message(turn_id);
                 state.push_history(item.clone());
                 state
                     .record(vec![RolloutRecord::ResponseItem(item.clone())])
@@ -407,8 +536,12 @@ impl Actor for SessionActor {
                     .emit(&submission, EventMsg::ItemRecorded { item })
                     .await;
             }
-            SessionMsg::TurnEvent { msg, .. } if msg.is_delta() => state.emit_delta(msg).await,
+            SessionMsg::TurnEvent { turn_id, msg } if msg.is_delta() => {
+                state.handled_turn_message(turn_id);
+                state.emit_delta(msg).await
+            }
             SessionMsg::TurnEvent { turn_id, msg } => {
+                state.handled_turn_message(turn_id);
                 let msg = match msg {
                     EventMsg::TokenCount { last, .. } => {
                         state.tokens.on_usage(&last);
@@ -431,6 +564,7 @@ impl Actor for SessionActor {
                 history,
                 parts,
             } => {
+                state.handled_turn_message(turn_id);
                 // A format-1 rollout keeps format-1 lines, so older versions still read it.
                 let by_reference = state.persist.format_version() >= 2;
                 let record =
@@ -440,6 +574,7 @@ impl Actor for SessionActor {
                 state.record(vec![RolloutRecord::Compacted(record)]).await;
             }
             SessionMsg::TurnCheckpoint { turn_id } => {
+                state.handled_turn_message(turn_id);
                 if let Some(turn) = state.turn.as_ref().filter(|t| t.id == turn_id) {
                     let actor = turn.actor.clone();
                     if state.persist.policy != FsyncPolicy::TurnBoundaries {
@@ -452,33 +587,22 @@ impl Actor for SessionActor {
                 }
             }
             SessionMsg::RolloutFailed { error } => state.persistence_failed(error).await,
-            SessionMsg::InputConsumed { up_to_seq, .. } => state.queue.consumed_up_to(up_to_seq),
-            SessionMsg::TurnStopped {
-                turn_id,
-                submission,
-                reason,
-            } => {
-                state
-                    .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
-                    .await;
-                if reason == AbortReason::Shutdown {
-                    state.finish_shutdown(&myself, &submission).await;
-                }
+            SessionMsg::InputConsumed { turn_id, up_to_seq } => {
+                state.handled_turn_message(turn_id);
+                state.queue.consumed_up_to(up_to_seq)
             }
             SessionMsg::TurnEnded {
                 turn_id,
                 last_agent_message,
                 aborted,
-            } => {
-                state
-                    .on_turn_ended(&myself, turn_id, last_agent_message, aborted)
-                    .await
-            }
+                messages_before,
+            } => state.on_turn_ended(turn_id, last_agent_message, aborted, messages_before),
         }
         // The rollout failed while handling this: no further tool call or request.
         if state.persist.failure.is_some() && state.turn.is_some() {
-            state.interrupt(&myself, AbortReason::Failed).await;
+            state.interrupt(AbortReason::Failed).await;
         }
+        state.settle_ending(&myself).await;
         Ok(())
     }
 
@@ -504,16 +628,16 @@ impl Actor for SessionActor {
             state
                 .emit(&submission, EventMsg::Error { error, fatal: true })
                 .await;
-            state
-                .on_turn_ended(&myself, turn_id, None, Some(AbortReason::Failed))
-                .await;
+            let sent = state.turn.as_ref().map_or(0, |t| t.outbox.sent());
+            state.on_turn_ended(turn_id, None, Some(AbortReason::Failed), sent);
         } else if who.get_id() == state.persist.recorder.get_id() {
             let message = format!("the rollout recorder failed: {reason}");
             state.persistence_failed(message).await;
             if state.turn.is_some() {
-                state.interrupt(&myself, AbortReason::Failed).await;
+                state.interrupt(AbortReason::Failed).await;
             }
         }
+        state.settle_ending(&myself).await;
         Ok(())
     }
 

@@ -8,12 +8,13 @@
 
 use crate::rollout_recorder::path::now_rfc3339;
 use crate::rollout_recorder::replay::Tracker;
-use crate::thread_store::summary::time_ms;
+use crate::thread_store::summary::thread_summary;
 use crate::thread_store::ThreadStore;
 use ractor::ActorRef;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
 use troupe_messages::events::EventMsg;
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::RolloutMsg;
@@ -63,7 +64,8 @@ pub fn persisted(msg: &EventMsg) -> bool {
 pub struct Persistence {
     pub recorder: ActorRef<RolloutMsg>,
     pub policy: FsyncPolicy,
-    store: Option<Arc<ThreadStore>>,
+    /// The thread's index entry writer, when this process holds the index.
+    index: Option<IndexWriter>,
     path: PathBuf,
     meta: SessionMeta,
     pub tracker: Tracker,
@@ -93,7 +95,7 @@ impl Persistence {
         Self {
             recorder,
             policy,
-            store,
+            index: store.map(|store| IndexWriter::spawn(store, path.clone())),
             path,
             meta,
             tracker,
@@ -132,60 +134,106 @@ impl Persistence {
         if !self.dirty {
             return Ok(());
         }
-        let result = self
-            .recorder
-            .call(|reply| RolloutMsg::Flush { reply }, Some(FLUSH_TIMEOUT))
-            .await;
-        match result {
-            Ok(ractor::rpc::CallResult::Success(Ok(()))) => {
+        let flush = |reply| RolloutMsg::Flush { reply };
+        match crate::ask::ask(&self.recorder, flush, FLUSH_TIMEOUT).await {
+            Ok(Ok(())) => {
                 self.dirty = false;
                 Ok(())
             }
-            Ok(ractor::rpc::CallResult::Success(Err(err))) => Err(err),
-            Ok(ractor::rpc::CallResult::Timeout) => Err(format!(
+            Ok(Err(err)) => Err(err),
+            Err(crate::ask::AskError::Timeout) => Err(format!(
                 "writing {} timed out after {}s",
                 self.path.display(),
                 FLUSH_TIMEOUT.as_secs()
             )),
-            Ok(ractor::rpc::CallResult::SenderError) | Err(_) => {
-                Err("the rollout recorder stopped".to_string())
-            }
+            Err(crate::ask::AskError::Stopped) => Err("the rollout recorder stopped".to_string()),
         }
     }
 
-    /// The index entry as of now; `running` while a turn runs.
+    /// The index entry as of now; `running` while a turn runs. `rollout_bytes` is left at 0:
+    /// the index writer reads the file's size off the handler.
     pub fn summary(&self, running: bool) -> ThreadSummary {
-        ThreadSummary {
-            id: self.meta.thread_id.to_string(),
-            title: self.tracker.title.clone(),
-            cwd: self.meta.cwd.display().to_string(),
-            parent: self.meta.parent_thread_id.map(|id| id.to_string()),
-            created_at: self.meta.created_at.clone(),
-            updated_at_ms: time_ms(&self.last_timestamp),
-            status: if running {
-                ThreadStatus::Running
-            } else {
-                self.tracker.status
-            },
-            rollout_path: self.path.display().to_string(),
-            archived: false,
-            turns: self.tracker.turns,
-            tokens: self.tracker.tokens,
-            rollout_bytes: std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0),
+        let mut summary = thread_summary(
+            &self.meta,
+            &self.tracker,
+            &self.last_timestamp,
+            &self.path,
+            false,
+            0,
+        );
+        if running {
+            summary.status = ThreadStatus::Running;
+        }
+        summary
+    }
+
+    /// Queues the index entry (call after a flush, so the size matches the file).
+    pub fn update_index(&self, running: bool) {
+        if let Some(index) = &self.index {
+            index.put(self.summary(running));
         }
     }
 
-    /// Writes the index entry (call after a flush, so the size matches the file).
-    pub fn update_index(&self, running: bool) {
-        let Some(store) = &self.store else {
-            return;
-        };
-        // Flushed at once: a process may exit (or be killed) right after a turn.
-        if let Err(err) = store
-            .put(&self.summary(running))
-            .and_then(|()| store.flush())
-        {
-            tracing::warn!(%err, "thread index not updated");
+    /// Waits until every queued index entry is written (before the thread says it is shut
+    /// down: the process may exit right after).
+    pub async fn index_written(&self) {
+        if let Some(index) = &self.index {
+            index.drained().await;
+        }
+    }
+}
+
+/// Writes a thread's index entries in the order they were queued, off the session's
+/// handler: the rollout's size (`fs::metadata`), the sled write and its flush run on a
+/// blocking thread, one entry at a time.
+struct IndexWriter {
+    updates: mpsc::UnboundedSender<IndexUpdate>,
+}
+
+enum IndexUpdate {
+    Put(Box<ThreadSummary>),
+    /// Answered once every update queued before it is written.
+    Drained(oneshot::Sender<()>),
+}
+
+impl IndexWriter {
+    fn spawn(store: Arc<ThreadStore>, path: PathBuf) -> Self {
+        let (updates, mut queue) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(update) = queue.recv().await {
+                match update {
+                    IndexUpdate::Put(mut summary) => {
+                        let (store, path) = (store.clone(), path.clone());
+                        let written = tokio::task::spawn_blocking(move || {
+                            summary.rollout_bytes =
+                                std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                            // Flushed at once: a process may exit (or be killed) right after a turn.
+                            store.put(&summary).and_then(|()| store.flush())
+                        })
+                        .await;
+                        match written {
+                            Ok(Ok(())) => {}
+                            Ok(Err(err)) => tracing::warn!(%err, "thread index not updated"),
+                            Err(err) => tracing::warn!(%err, "thread index writer stopped"),
+                        }
+                    }
+                    IndexUpdate::Drained(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        Self { updates }
+    }
+
+    fn put(&self, summary: ThreadSummary) {
+        let _ = self.updates.send(IndexUpdate::Put(Box::new(summary)));
+    }
+
+    async fn drained(&self) {
+        let (done, written) = oneshot::channel();
+        if self.updates.send(IndexUpdate::Drained(done)).is_ok() {
+            let _ = written.await;
         }
     }
 }

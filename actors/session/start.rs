@@ -116,6 +116,7 @@ pub(super) async fn start(
         subscribers: Subscribers::default(),
         queue: InputQueue::default(),
         turn: None,
+        ending: None,
         turns_started: replayed.tracker.turns,
         total_usage: replayed.tracker.tokens,
         startup_warnings: warnings,

@@ -3,7 +3,10 @@
 //! then the outer loop: queued input starts the next turn).
 
 use super::context::budget;
-use super::{context, RunningTurn, SessionMsg, SessionState};
+use super::turn_ledger::TurnLedger;
+use super::{context, RunningTurn, SessionMsg, SessionState, TurnOutcome};
+use crate::approvals::PendingApprovals;
+use crate::turn::outbox::TurnOutbox;
 use crate::turn::tokens::{auto_compact_limit, context_window, effective_limit};
 use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
 use ractor::{Actor, ActorRef};
@@ -89,16 +92,21 @@ impl SessionState {
             return;
         }
         self.persist.update_index(true);
+        // Awaited (on a blocking thread, not this worker): indexed before anyone hears of it.
+        self.persist.index_written().await;
         self.subscribers
             .send(Event {
                 id: submission.clone(),
                 msg: started,
             })
             .await;
+        let outbox = TurnOutbox::new(myself.clone(), turn_id);
+        let pending_approvals = PendingApprovals::default();
         let args = TurnArgs {
             thread_id: self.thread_id,
             turn_id,
-            session: myself.clone(),
+            outbox: outbox.clone(),
+            pending_approvals: pending_approvals.clone(),
             settings: self.settings.clone(),
             history: self.history.clone(),
             registry: self.registry.clone(),
@@ -115,6 +123,9 @@ impl SessionState {
                     actor,
                     submission,
                     usage: TokenUsage::default(),
+                    outbox,
+                    ledger: TurnLedger::default(),
+                    pending_approvals,
                 });
             }
             Err(err) => {
@@ -193,29 +204,26 @@ impl SessionState {
         }
     }
 
-    pub(super) async fn on_turn_ended(
+    /// The running turn `turn_id` ended after sending `sent` messages: its end is recorded
+    /// once they are all handled (`settle_ending`).
+    pub(super) fn on_turn_ended(
         &mut self,
-        myself: &ActorRef<SessionMsg>,
         turn_id: TurnId,
         last_agent_message: Option<String>,
         aborted: Option<AbortReason>,
+        sent: u64,
     ) {
-        // A turn that was interrupted already had its ending recorded.
+        // A turn the session stopped has its ending recorded already (or waiting).
         if self.turn.as_ref().map(|t| t.id) != Some(turn_id) {
             return;
         }
         let Some(turn) = self.turn.take() else {
             return;
         };
-        let msg = match aborted {
-            None => EventMsg::TurnComplete {
-                turn_id,
-                last_agent_message,
-                usage: turn.usage,
-            },
-            Some(reason) => EventMsg::TurnAborted { turn_id, reason },
+        let outcome = TurnOutcome::Ended {
+            last_agent_message,
+            aborted,
         };
-        self.emit(&turn.submission, msg).await;
-        self.after_turn(myself, turn.submission).await;
+        self.turn_over(turn, sent, outcome, None);
     }
 }

@@ -1,6 +1,10 @@
 //! ThreadManager: the registry of live threads and the owner of shared services (the HTTP
 //! client with its connection pool, the tool registry, the thread index, the rollout writer). Spawns one session
 //! per thread — new, or resumed from its rollout — and survives any of them failing.
+//!
+//! Its handler never waits on a thread's start: loading a rollout, evaluating rules files and
+//! the session's own start run in an opener task per request, which claims the thread id
+//! (`ClaimThread`), then reports the started session (`ThreadOpened`).
 
 use crate::rollout_recorder::loader;
 use crate::rollout_recorder::path::rollout_path;
@@ -8,8 +12,8 @@ use crate::rollout_recorder::writer::RolloutWriter;
 use crate::session::{SessionActor, SessionArgs, SessionStart};
 use crate::thread_store::ThreadStore;
 use crate::tool_orchestrator::registry::ToolRegistry;
-use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
-use std::collections::HashMap;
+use ractor::{call_t, Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use troupe_messages::ids::ThreadId;
@@ -30,49 +34,110 @@ pub struct ThreadManagerArgs {
 }
 
 pub struct ThreadManagerState {
+    /// What an opener task needs to start a session (cloned into each).
+    services: SessionServices,
+    threads: HashMap<ThreadId, ActorRef<SessionMsg>>,
+    /// Threads claimed by an opener task whose session is not started yet.
+    opening: HashSet<ThreadId>,
+}
+
+/// The shared services every session gets.
+#[derive(Clone)]
+struct SessionServices {
     registry: Arc<ToolRegistry>,
     http: reqwest::Client,
     store: Option<Arc<ThreadStore>>,
     rollout_writer: RolloutWriter,
-    threads: HashMap<ThreadId, ActorRef<SessionMsg>>,
 }
 
-impl ThreadManagerState {
-    async fn spawn(
-        &mut self,
-        myself: &ActorRef<ThreadManagerMsg>,
-        thread_id: ThreadId,
-        settings: SessionSettings,
-        path: PathBuf,
-        start: SessionStart,
-    ) -> Result<ThreadHandle, String> {
-        // A broken rules file stops the thread from starting: nothing may run without its
-        // rules (new and resumed threads alike).
-        let rules = crate::session::load_rules(&settings)
-            .await
-            .map_err(|err| format!("cannot start the thread: {err}"))?;
-        let args = SessionArgs {
-            rules,
-            thread_id,
-            settings,
-            rollout_path: path.clone(),
-            registry: self.registry.clone(),
-            http: self.http.clone(),
-            manager: Some(myself.clone()),
-            start,
-            store: self.store.clone(),
-            rollout_writer: self.rollout_writer.clone(),
-        };
-        let (session, _) = Actor::spawn_linked(None, SessionActor, args, myself.get_cell())
-            .await
-            .map_err(|err| format!("could not start the thread: {err}"))?;
-        self.threads.insert(thread_id, session.clone());
-        Ok(ThreadHandle {
-            thread_id,
-            session,
-            rollout_path: path,
-        })
-    }
+/// Deadline of an opener task's claim (the manager answers at once unless it is stopping).
+const CLAIM_TIMEOUT_MS: u64 = 30_000;
+
+/// Opens a thread off the manager's handler: loads its rules (and, for a resume, its
+/// rollout, after claiming its id), starts its session, reports to the manager, answers the
+/// caller. A slow resume thus delays no other thread start.
+async fn open_thread(
+    manager: ActorRef<ThreadManagerMsg>,
+    services: SessionServices,
+    settings: SessionSettings,
+    opening: Opening,
+) -> Result<ThreadHandle, String> {
+    let (thread_id, path, start) = match opening {
+        Opening::New { thread_id } => {
+            let path = rollout_path(&settings.troupe_home, thread_id);
+            (thread_id, path, SessionStart::New)
+        }
+        Opening::Resume { rollout_path } => {
+            let load_path = rollout_path.clone();
+            let loaded = tokio::task::spawn_blocking(move || loader::load(&load_path))
+                .await
+                .map_err(|err| format!("the rollout loader stopped: {err}"))?
+                .map_err(|err| err.to_string())?;
+            let thread_id = loaded.meta.thread_id;
+            let claimed = call_t!(
+                manager,
+                ThreadManagerMsg::ClaimThread,
+                CLAIM_TIMEOUT_MS,
+                thread_id
+            )
+            .map_err(|err| format!("the thread manager did not answer: {err}"))?;
+            if !claimed {
+                return Err(format!("thread {thread_id} is already open"));
+            }
+            (
+                thread_id,
+                rollout_path,
+                SessionStart::Resume(Box::new(loaded)),
+            )
+        }
+    };
+    let started = start_session(&manager, services, thread_id, settings, path.clone(), start).await;
+    let session = started.as_ref().ok().cloned();
+    let _ = manager.send_message(ThreadManagerMsg::ThreadOpened { thread_id, session });
+    Ok(ThreadHandle {
+        thread_id,
+        session: started?,
+        rollout_path: path,
+    })
+}
+
+/// What an opener task opens.
+enum Opening {
+    /// A new thread under this (already claimed) id.
+    New { thread_id: ThreadId },
+    /// The thread recorded in this rollout.
+    Resume { rollout_path: PathBuf },
+}
+
+async fn start_session(
+    manager: &ActorRef<ThreadManagerMsg>,
+    services: SessionServices,
+    thread_id: ThreadId,
+    settings: SessionSettings,
+    path: PathBuf,
+    start: SessionStart,
+) -> Result<ActorRef<SessionMsg>, String> {
+    // A broken rules file stops the thread from starting: nothing may run without its
+    // rules (new and resumed threads alike).
+    let rules = crate::session::load_rules(&settings)
+        .await
+        .map_err(|err| format!("cannot start the thread: {err}"))?;
+    let args = SessionArgs {
+        rules,
+        thread_id,
+        settings,
+        rollout_path: path,
+        registry: services.registry,
+        http: services.http,
+        manager: Some(manager.clone()),
+        start,
+        store: services.store,
+        rollout_writer: services.rollout_writer,
+    };
+    let (session, _) = Actor::spawn_linked(None, SessionActor, args, manager.get_cell())
+        .await
+        .map_err(|err| format!("could not start the thread: {err}"))?;
+    Ok(session)
 }
 
 impl Actor for ThreadManagerActor {
@@ -86,11 +151,14 @@ impl Actor for ThreadManagerActor {
         args: ThreadManagerArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
         Ok(ThreadManagerState {
-            registry: args.registry,
-            http: args.http,
-            store: args.store,
-            rollout_writer: args.rollout_writer,
+            services: SessionServices {
+                registry: args.registry,
+                http: args.http,
+                store: args.store,
+                rollout_writer: args.rollout_writer,
+            },
             threads: HashMap::new(),
+            opening: HashSet::new(),
         })
     }
 
@@ -100,34 +168,37 @@ impl Actor for ThreadManagerActor {
         message: Self::Msg,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
+        // Opening happens in a task: the handler only keeps the registry.
+        let spawn_opener = |opening: Opening, settings: SessionSettings, reply: RpcReplyPort<_>| {
+            let (manager, services) = (myself.clone(), state.services.clone());
+            tokio::spawn(async move {
+                let _ = reply.send(open_thread(manager, services, settings, opening).await);
+            });
+        };
         match message {
             ThreadManagerMsg::StartThread { settings, reply } => {
                 let thread_id = ThreadId::new();
-                let path = rollout_path(&settings.troupe_home, thread_id);
-                let result = state
-                    .spawn(&myself, thread_id, *settings, path, SessionStart::New)
-                    .await;
-                let _ = reply.send(result);
+                state.opening.insert(thread_id);
+                spawn_opener(Opening::New { thread_id }, *settings, reply);
             }
             ThreadManagerMsg::ResumeThread {
                 settings,
                 rollout_path,
                 reply,
-            } => {
-                let result = match loader::load(&rollout_path) {
-                    Ok(loaded) if state.threads.contains_key(&loaded.meta.thread_id) => {
-                        Err(format!("thread {} is already open", loaded.meta.thread_id))
-                    }
-                    Ok(loaded) => {
-                        let thread_id = loaded.meta.thread_id;
-                        let start = SessionStart::Resume(Box::new(loaded));
-                        state
-                            .spawn(&myself, thread_id, *settings, rollout_path, start)
-                            .await
-                    }
-                    Err(err) => Err(err.to_string()),
-                };
-                let _ = reply.send(result);
+            } => spawn_opener(Opening::Resume { rollout_path }, *settings, reply),
+            ThreadManagerMsg::ClaimThread(thread_id, reply) => {
+                let free =
+                    !state.threads.contains_key(&thread_id) && !state.opening.contains(&thread_id);
+                if free {
+                    state.opening.insert(thread_id);
+                }
+                let _ = reply.send(free);
+            }
+            ThreadManagerMsg::ThreadOpened { thread_id, session } => {
+                state.opening.remove(&thread_id);
+                if let Some(session) = session {
+                    state.threads.insert(thread_id, session);
+                }
             }
             ThreadManagerMsg::ThreadStopped { thread_id } => {
                 state.threads.remove(&thread_id);

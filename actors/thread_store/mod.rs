@@ -18,6 +18,7 @@ pub(crate) mod test_support;
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+use troupe_messages::ids::ThreadId;
 use troupe_messages::threads::ThreadSummary;
 
 /// Version of the index layout; a different one is rebuilt from the rollouts.
@@ -112,7 +113,7 @@ impl ThreadStore {
         let value = bincode::serialize(summary).map_err(|e| self.failed(e))?;
         let old = self
             .threads
-            .insert(summary.id.as_bytes(), value)
+            .insert(summary.id.to_string().as_bytes(), value)
             .map_err(|e| self.failed(e))?;
         if let Some(old) = old.and_then(|bytes| self.decode(&bytes).ok()) {
             self.by_updated
@@ -120,7 +121,7 @@ impl ThreadStore {
                 .map_err(|e| self.failed(e))?;
         }
         self.by_updated
-            .insert(updated_key(summary), summary.id.as_bytes())
+            .insert(updated_key(summary), summary.id.to_string().as_bytes())
             .map_err(|e| self.failed(e))?;
         Ok(())
     }
@@ -137,11 +138,23 @@ impl ThreadStore {
         }
     }
 
+    /// Every thread whose id starts with `prefix` (lowercase hex), in id order: a range scan
+    /// of the index, not a walk over the rollout files.
+    pub fn with_prefix(&self, prefix: &str) -> Result<Vec<ThreadSummary>, StoreError> {
+        self.threads
+            .scan_prefix(prefix.as_bytes())
+            .map(|entry| {
+                let (_, bytes) = entry.map_err(|e| self.failed(e))?;
+                self.decode(&bytes)
+            })
+            .collect()
+    }
+
     /// Drops a thread from the index (its files are not touched).
-    pub fn remove(&self, id: &str) -> Result<(), StoreError> {
+    pub fn remove(&self, id: ThreadId) -> Result<(), StoreError> {
         if let Some(old) = self
             .threads
-            .remove(id.as_bytes())
+            .remove(id.to_string().as_bytes())
             .map_err(|e| self.failed(e))?
         {
             if let Ok(old) = self.decode(&old) {
@@ -191,10 +204,11 @@ impl ThreadStore {
 
 /// Key of the by-updated tree: big-endian time, then the id (unique, sorts by time).
 fn updated_key(summary: &ThreadSummary) -> Vec<u8> {
-    let mut key = Vec::with_capacity(8 + summary.id.len());
+    let id = summary.id.to_string();
+    let mut key = Vec::with_capacity(8 + id.len());
     // Offset so that negative times still sort before positive ones.
     key.extend_from_slice(&(summary.updated_at_ms as u64 ^ (1 << 63)).to_be_bytes());
-    key.extend_from_slice(summary.id.as_bytes());
+    key.extend_from_slice(id.as_bytes());
     key
 }
 

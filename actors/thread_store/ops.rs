@@ -50,20 +50,35 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
     }
 }
 
-/// The thread whose id is `query` or starts with it (index first, then the files).
+/// The thread whose id is `query` or starts with it: a prefix scan of the index, then — when
+/// the index has no live match (another process held it, a file moved) — the files.
 pub fn find(
     home: &Path,
     store: Option<&ThreadStore>,
     query: &str,
 ) -> Result<ThreadSummary, OpsError> {
-    if let Some(store) = store {
-        if let Some(found) = store.get(query)? {
-            if Path::new(&found.rollout_path).exists() {
-                return Ok(found);
+    let query_lower = query.to_ascii_lowercase();
+    if let (Some(store), false) = (store, query.is_empty()) {
+        let mut live: Vec<ThreadSummary> = store
+            .with_prefix(&query_lower)?
+            .into_iter()
+            .filter(|found| found.rollout_path.exists())
+            .collect();
+        match live.len() {
+            0 => {}
+            1 => return Ok(live.remove(0)),
+            _ => {
+                return Err(OpsError::Ambiguous {
+                    prefix: query.to_string(),
+                    matches: live
+                        .iter()
+                        .map(|s| s.id.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })
             }
         }
     }
-    let query_lower = query.to_ascii_lowercase();
     let matches: Vec<PathBuf> = rollout_files(home)
         .into_iter()
         .filter(|path| {
@@ -94,10 +109,10 @@ pub fn file_thread_id(path: &Path) -> Option<String> {
 /// Refuses a thread a live process holds; a stale lock (dead pid) is removed, as it would
 /// be taken over anyway and must not be left behind when the rollout moves.
 fn ensure_not_running(summary: &ThreadSummary) -> Result<(), OpsError> {
-    let rollout = Path::new(&summary.rollout_path);
+    let rollout = summary.rollout_path.as_path();
     match lock::holder(rollout) {
         Some(pid) => Err(OpsError::InUse {
-            id: summary.id.clone(),
+            id: summary.id.to_string(),
             pid,
         }),
         None => {
@@ -128,10 +143,10 @@ pub fn archive(
 ) -> Result<ThreadSummary, OpsError> {
     let summary = find(home, store, query)?;
     if summary.archived {
-        return Err(OpsError::AlreadyArchived(summary.id));
+        return Err(OpsError::AlreadyArchived(summary.id.to_string()));
     }
     ensure_not_running(&summary)?;
-    let from = PathBuf::from(&summary.rollout_path);
+    let from = summary.rollout_path.clone();
     let dir = home.join("archived_sessions");
     std::fs::create_dir_all(&dir).map_err(io("cannot create", &dir))?;
     let to = dir.join(from.file_name().unwrap_or_default());
@@ -147,9 +162,9 @@ pub fn unarchive(
 ) -> Result<ThreadSummary, OpsError> {
     let summary = find(home, store, query)?;
     if !summary.archived {
-        return Err(OpsError::NotArchived(summary.id));
+        return Err(OpsError::NotArchived(summary.id.to_string()));
     }
-    let from = PathBuf::from(&summary.rollout_path);
+    let from = summary.rollout_path.clone();
     let name = from.file_name().unwrap_or_default().to_os_string();
     let date = name
         .to_str()
@@ -175,10 +190,10 @@ pub fn delete(
 ) -> Result<ThreadSummary, OpsError> {
     let summary = find(home, store, query)?;
     ensure_not_running(&summary)?;
-    let path = PathBuf::from(&summary.rollout_path);
+    let path = summary.rollout_path.clone();
     std::fs::remove_file(&path).map_err(io("cannot delete", &path))?;
     if let Some(store) = store {
-        store.remove(&summary.id)?;
+        store.remove(summary.id)?;
         store.flush()?;
     }
     Ok(summary)
@@ -206,14 +221,14 @@ pub fn fork(
     at_turn: Option<u64>,
 ) -> Result<ThreadSummary, OpsError> {
     let source = find(home, store, query)?;
-    let loaded = loader::load(Path::new(&source.rollout_path))?;
+    let loaded = loader::load(&source.rollout_path)?;
     let turns = crate::rollout_recorder::replay::replay(&loaded.lines)
         .tracker
         .turns;
     let last_turn = match at_turn {
         Some(n) if n == 0 || n > turns => {
             return Err(OpsError::NoSuchTurn {
-                id: source.id,
+                id: source.id.to_string(),
                 turns,
             })
         }

@@ -94,16 +94,15 @@ pub fn sort_newest_first(summaries: &mut [ThreadSummary]) {
 /// Updates the index from the files under `home`.
 pub fn reconcile(store: &ThreadStore, home: &Path) -> Result<ReconcileReport, StoreError> {
     let mut report = ReconcileReport::default();
-    let mut indexed: HashMap<String, ThreadSummary> = store
+    let mut indexed: HashMap<PathBuf, ThreadSummary> = store
         .all()?
         .into_iter()
         .map(|s| (s.rollout_path.clone(), s))
         .collect();
     for path in rollout_files(home) {
         report.files += 1;
-        let key = path.display().to_string();
         let size = std::fs::metadata(&path).map(|m| m.len()).ok();
-        let known = indexed.remove(&key);
+        let known = indexed.remove(&path);
         let running = lock::holder(&path).is_some();
         let fresh = known.as_ref().is_some_and(|s| {
             Some(s.rollout_bytes) == size && (s.status == ThreadStatus::Running) == running
@@ -114,7 +113,7 @@ pub fn reconcile(store: &ThreadStore, home: &Path) -> Result<ReconcileReport, St
         match summarize_file(home, &path) {
             Ok(summary) => {
                 if let Some(old) = known.filter(|old| old.id != summary.id) {
-                    store.remove(&old.id)?;
+                    store.remove(old.id)?;
                 }
                 store.put(&summary)?;
                 report.refreshed += 1;
@@ -125,10 +124,10 @@ pub fn reconcile(store: &ThreadStore, home: &Path) -> Result<ReconcileReport, St
     // Whatever is left has no file any more (moved files were re-added under their new path).
     for (_, gone) in indexed {
         let moved = store
-            .get(&gone.id)?
+            .get(&gone.id.to_string())?
             .is_some_and(|now| now.rollout_path != gone.rollout_path);
         if !moved {
-            store.remove(&gone.id)?;
+            store.remove(gone.id)?;
             report.removed += 1;
         }
     }

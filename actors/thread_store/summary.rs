@@ -1,7 +1,9 @@
 //! A rollout condensed to its index entry.
 
 use crate::rollout_recorder::loader::LoadedRollout;
-use crate::rollout_recorder::replay::replay;
+use crate::rollout_recorder::replay::{replay, Tracker};
+use std::path::Path;
+use troupe_messages::rollout::SessionMeta;
 use troupe_messages::threads::ThreadSummary;
 
 /// Milliseconds since the epoch of an RFC 3339 time; 0 when it does not parse.
@@ -16,6 +18,33 @@ pub fn is_archived(home: &std::path::Path, path: &std::path::Path) -> bool {
     path.starts_with(home.join("archived_sessions"))
 }
 
+/// The index entry of a thread from what its rollout says — its meta, the replayed
+/// `tracker`, the time of its last line — where it lies and how big it is. The one
+/// constructor: the live session and the rebuild from files both use it.
+pub fn thread_summary(
+    meta: &SessionMeta,
+    tracker: &Tracker,
+    last_timestamp: &str,
+    rollout_path: &Path,
+    archived: bool,
+    rollout_bytes: u64,
+) -> ThreadSummary {
+    ThreadSummary {
+        id: meta.thread_id,
+        title: tracker.title.clone(),
+        cwd: meta.cwd.clone(),
+        parent: meta.parent_thread_id,
+        created_at: meta.created_at.clone(),
+        updated_at_ms: time_ms(last_timestamp),
+        status: tracker.status,
+        rollout_path: rollout_path.to_path_buf(),
+        archived,
+        turns: tracker.turns,
+        tokens: tracker.tokens,
+        rollout_bytes,
+    }
+}
+
 /// The index entry of a loaded rollout.
 pub fn summarize(rollout: &LoadedRollout, archived: bool) -> ThreadSummary {
     let tracker = replay(&rollout.lines).tracker;
@@ -24,18 +53,12 @@ pub fn summarize(rollout: &LoadedRollout, archived: bool) -> ThreadSummary {
         .last()
         .map(|line| line.timestamp.as_str())
         .unwrap_or(&rollout.meta.created_at);
-    ThreadSummary {
-        id: rollout.meta.thread_id.to_string(),
-        title: tracker.title,
-        cwd: rollout.meta.cwd.display().to_string(),
-        parent: rollout.meta.parent_thread_id.map(|id| id.to_string()),
-        created_at: rollout.meta.created_at.clone(),
-        updated_at_ms: time_ms(updated),
-        status: tracker.status,
-        rollout_path: rollout.path.display().to_string(),
+    thread_summary(
+        &rollout.meta,
+        &tracker,
+        updated,
+        &rollout.path,
         archived,
-        turns: tracker.turns,
-        tokens: tracker.tokens,
-        rollout_bytes: rollout.bytes,
-    }
+        rollout.bytes,
+    )
 }

@@ -9,7 +9,6 @@ use serde::Deserialize;
 use serde_json::json;
 use std::path::PathBuf;
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::TurnMsg;
 use troupe_messages::settings::{ApplyPatchToolType, SessionSettings};
 use troupe_messages::tools::{FileChange, FileChangeKind, ToolPayload, ToolSpec};
 
@@ -167,7 +166,7 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
 }
 
 fn tell(ctx: &ToolContext, msg: EventMsg) {
-    let _ = ctx.turn.send_message(TurnMsg::ToolEvent(msg));
+    ctx.services.tell(msg);
 }
 
 /// The plan's changes as the event contract shows them.

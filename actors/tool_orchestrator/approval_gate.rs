@@ -1,6 +1,6 @@
 //! Asking the user, shared by every tool that needs approval (shell commands, patches): the
-//! session cache first, then a request event up the tree and a wait for the decision that
-//! comes back down as `ToolOrchestratorMsg::ExecApproval`.
+//! session cache first, then a request event to the session and a wait for the decision,
+//! which the session delivers in one hop by resolving the call's entry in `PendingApprovals`.
 
 use super::apply_patch::beneath::canonical;
 use super::registry::{ToolContext, ToolOutcome};
@@ -10,7 +10,6 @@ use crate::locking::lock;
 use crate::sandbox_linux::profile::{is_protected_write, resolve_profile};
 use std::path::PathBuf;
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::TurnMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{AskForApproval, FileSystemSandboxKind, PermissionProfile};
 
@@ -28,8 +27,8 @@ pub async fn approve(
         return Ok(());
     }
     let decision = ctx.pending.register(&ctx.call.call_id);
-    let _ = ctx.turn.send_message(TurnMsg::ToolEvent(request));
-    // A dropped sender means the orchestrator is stopping (interrupt): treat as abort.
+    ctx.services.tell(request);
+    // A dropped sender means the turn is stopping (interrupt): treat as abort.
     match decision.await.unwrap_or(ReviewDecision::Abort) {
         ReviewDecision::Approved => Ok(()),
         ReviewDecision::ApprovedForSession => {
@@ -37,10 +36,8 @@ pub async fn approve(
             Ok(())
         }
         ReviewDecision::Denied => Err(ToolOutcome::error(REJECTED_BY_USER)),
-        ReviewDecision::Abort => {
-            let _ = ctx.turn.send_message(TurnMsg::AbortRequested);
-            Err(ToolOutcome::error("aborted by user"))
-        }
+        // The session stops the turn itself when it delivers an abort.
+        ReviewDecision::Abort => Err(ToolOutcome::error("aborted by user")),
     }
 }
 

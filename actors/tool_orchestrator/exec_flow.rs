@@ -208,19 +208,14 @@ async fn attempt(
     };
     ctx.services
         .begin_command(&ctx.call.call_id, &args.command, cwd);
-    let result = backend
-        .call(
-            |reply| SandboxMsg::Spawn {
-                request: Box::new(request),
-                reply,
-            },
-            Some(timeout + REPLY_GRACE),
-        )
-        .await;
-    let result = match result {
-        Ok(ractor::rpc::CallResult::Success(inner)) => inner,
-        Ok(ractor::rpc::CallResult::Timeout) => Err("the sandbox did not answer in time".into()),
-        Ok(ractor::rpc::CallResult::SenderError) | Err(_) => {
+    let spawn = |reply| SandboxMsg::Spawn {
+        request: Box::new(request),
+        reply,
+    };
+    let result = match crate::ask::ask(&backend, spawn, timeout + REPLY_GRACE).await {
+        Ok(inner) => inner,
+        Err(crate::ask::AskError::Timeout) => Err("the sandbox did not answer in time".into()),
+        Err(crate::ask::AskError::Stopped) => {
             Err("the sandbox backend stopped before the command finished".into())
         }
     };

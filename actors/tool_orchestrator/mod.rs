@@ -19,6 +19,7 @@ pub mod turn_diff;
 pub mod unified_exec;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
+use crate::sandbox_linux::helper::HelperBackend;
 use crate::sandbox_linux::{probe, LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
@@ -30,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
-use troupe_messages::policy::SandboxMode;
+use troupe_messages::policy::{SandboxBackendKind, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolSpec};
 
@@ -42,6 +43,8 @@ pub struct ToolOrchestratorArgs {
     pub turn: ActorRef<TurnMsg>,
     pub registry: Arc<ToolRegistry>,
     pub approvals: SessionApprovals,
+    /// Resolved by the session when the user answers (one hop: no actor relays a decision).
+    pub pending_approvals: PendingApprovals,
     /// The turn's shared state (PTY sessions, diff); the turn ends its sessions itself.
     pub services: Arc<TurnServices>,
 }
@@ -78,7 +81,7 @@ impl Actor for ToolOrchestratorActor {
             sandbox,
             confined: None,
             approvals: args.approvals,
-            pending: PendingApprovals::default(),
+            pending: args.pending_approvals,
             cancel: CancellationToken::new(),
             services: args.services,
         })
@@ -106,7 +109,6 @@ impl Actor for ToolOrchestratorActor {
                     confined,
                     approvals: state.approvals.clone(),
                     pending: state.pending.clone(),
-                    turn: state.turn.clone(),
                     services: state.services.clone(),
                 };
                 let cancel = state.cancel.clone();
@@ -119,14 +121,6 @@ impl Actor for ToolOrchestratorActor {
                         }
                     }
                 });
-            }
-            ToolOrchestratorMsg::ExecApproval { call_id, decision } => {
-                if !state.pending.resolve(&call_id, decision) {
-                    let message = format!("no approval is pending for call `{call_id}`; ignored");
-                    let _ = state
-                        .turn
-                        .send_message(TurnMsg::ToolEvent(EventMsg::Warning { message }));
-                }
             }
         }
         Ok(())
@@ -189,18 +183,29 @@ impl ToolOrchestratorState {
             return existing.clone();
         }
         let spawned = match (probe::choose(settings.sandbox.backend), probe::helper_exe()) {
-            (Ok(backend), Ok(helper_exe)) => Actor::spawn_linked(
-                None,
-                LinuxSandboxActor,
-                LinuxSandboxArgs {
-                    helper_exe,
-                    backend,
-                },
-                myself.get_cell(),
-            )
-            .await
-            .map(|(actor, _)| actor)
-            .map_err(|e| format!("could not start the sandbox backend: {e}")),
+            (Ok(backend), Ok(helper_exe)) => {
+                // The weaker fallback was chosen for the user: they hear it as an event
+                // (the actors library never prints).
+                if backend == HelperBackend::Landlock
+                    && settings.sandbox.backend == SandboxBackendKind::Auto
+                {
+                    self.services.tell(EventMsg::Warning {
+                        message: probe::LANDLOCK_WARNING.to_string(),
+                    });
+                }
+                Actor::spawn_linked(
+                    None,
+                    LinuxSandboxActor,
+                    LinuxSandboxArgs {
+                        helper_exe,
+                        backend,
+                    },
+                    myself.get_cell(),
+                )
+                .await
+                .map(|(actor, _)| actor)
+                .map_err(|e| format!("could not start the sandbox backend: {e}"))
+            }
             (Err(why), _) | (_, Err(why)) => Err(why),
         };
         self.confined = Some(spawned.clone());
@@ -218,7 +223,6 @@ struct Batch {
     confined: Result<ActorRef<SandboxMsg>, String>,
     approvals: SessionApprovals,
     pending: PendingApprovals,
-    turn: ActorRef<TurnMsg>,
     services: Arc<TurnServices>,
 }
 
@@ -244,7 +248,6 @@ impl Batch {
                 confined: self.confined.clone(),
                 approvals: self.approvals.clone(),
                 pending: self.pending.clone(),
-                turn: self.turn.clone(),
                 services: self.services.clone(),
             };
             // Aborted when dropped: an interrupted batch leaves no call running.
@@ -294,11 +297,9 @@ impl Batch {
 
     fn crashed(&self, call: &ToolCall, why: &str) -> ToolOutcome {
         let message = format!("tool `{}` crashed: {why}", call.tool_name);
-        let _ = self
-            .turn
-            .send_message(TurnMsg::ToolEvent(EventMsg::Warning {
-                message: message.clone(),
-            }));
+        self.services.tell(EventMsg::Warning {
+            message: message.clone(),
+        });
         ToolOutcome::error(message)
     }
 }

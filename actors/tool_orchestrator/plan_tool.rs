@@ -6,7 +6,6 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::TurnMsg;
 use troupe_messages::tools::{PlanItem, StepStatus, ToolPayload, ToolSpec};
 
 /// Handler of `update_plan`.
@@ -65,12 +64,10 @@ impl ToolHandler for PlanHandler {
                 Ok(args) => args,
                 Err(message) => return ToolOutcome::error(message),
             };
-            let _ = ctx
-                .turn
-                .send_message(TurnMsg::ToolEvent(EventMsg::PlanUpdated {
-                    explanation: args.explanation,
-                    plan: args.plan,
-                }));
+            ctx.services.tell(EventMsg::PlanUpdated {
+                explanation: args.explanation,
+                plan: args.plan,
+            });
             ToolOutcome {
                 content: "Plan updated".into(),
                 success: true,

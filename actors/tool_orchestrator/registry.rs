@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use ractor::ActorRef;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
+use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolSpec};
 
@@ -36,9 +36,8 @@ pub struct ToolContext {
     pub approvals: SessionApprovals,
     /// Where the user's decisions for this orchestrator's calls arrive.
     pub pending: PendingApprovals,
-    /// Where progress events go (the turn forwards them to the session).
-    pub turn: ActorRef<TurnMsg>,
-    /// State shared by the turn's calls: PTY sessions, the turn's diff.
+    /// State shared by the turn's calls: PTY sessions, the turn's diff, and the one route of
+    /// their events to the session (`TurnServices::tell`).
     pub services: Arc<TurnServices>,
 }
 

@@ -35,6 +35,12 @@ impl TurnServices {
         }
     }
 
+    /// Tells the session an event of this turn's calls (approval requests, patch events,
+    /// plans, warnings, command begin/end): the only route, counted by the turn's outbox.
+    pub fn tell(&self, msg: EventMsg) {
+        self.exec.tell(msg);
+    }
+
     /// A one-shot command starts: reports its begin the way its end will go (straight to the
     /// session), so an interrupt can still end it in order.
     pub fn begin_command(&self, call_id: &str, command: &[String], cwd: &Path) {

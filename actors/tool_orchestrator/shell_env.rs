@@ -3,7 +3,7 @@
 //! include-only globs, then set).
 
 use std::collections::BTreeMap;
-use troupe_messages::settings::ShellEnvPolicy;
+use troupe_messages::settings::{ShellEnvInherit, ShellEnvPolicy};
 
 /// Variables kept by `inherit = "core"`.
 const CORE_VARS: &[&str] = &[
@@ -16,12 +16,12 @@ pub fn child_env(
     policy: &ShellEnvPolicy,
     parent: impl Iterator<Item = (String, String)>,
 ) -> BTreeMap<String, String> {
-    let mut env: BTreeMap<String, String> = match policy.inherit.as_str() {
-        "none" => BTreeMap::new(),
-        "core" => parent
+    let mut env: BTreeMap<String, String> = match policy.inherit {
+        ShellEnvInherit::None => BTreeMap::new(),
+        ShellEnvInherit::Core => parent
             .filter(|(k, _)| CORE_VARS.contains(&k.as_str()))
             .collect(),
-        _ => parent.collect(),
+        ShellEnvInherit::All => parent.collect(),
     };
     if !policy.ignore_default_excludes {
         env.retain(|name, _| {

@@ -16,9 +16,24 @@ fn parent() -> impl Iterator<Item = (String, String)> {
 
 fn policy(inherit: &str) -> ShellEnvPolicy {
     ShellEnvPolicy {
-        inherit: inherit.into(),
+        inherit: serde_json::from_value(serde_json::Value::from(inherit)).unwrap(),
         ..ShellEnvPolicy::default()
     }
+}
+
+#[test]
+fn inherit_reads_the_names_rollouts_hold() {
+    use troupe_messages::settings::ShellEnvInherit;
+    let read = |text: &str| serde_json::from_str::<ShellEnvInherit>(text).unwrap();
+    assert_eq!(read("\"all\""), ShellEnvInherit::All);
+    assert_eq!(read("\"core\""), ShellEnvInherit::Core);
+    assert_eq!(read("\"none\""), ShellEnvInherit::None);
+    // `ShellEnvPolicy::default()` used to hold an empty string, which meant `all`.
+    assert_eq!(read("\"\""), ShellEnvInherit::All);
+    assert_eq!(
+        serde_json::to_string(&ShellEnvInherit::Core).unwrap(),
+        "\"core\""
+    );
 }
 
 #[test]

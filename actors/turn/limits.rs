@@ -10,7 +10,7 @@ use troupe_messages::sampling::ModelRequest;
 impl TurnState {
     /// Hands `request` to the sampler, unless the turn already sent `max_requests_per_turn`.
     pub(super) fn send_request(&mut self, request: ModelRequest) {
-        let max = self.args.settings.context.max_requests_per_turn;
+        let max = self.setup.settings.context.max_requests_per_turn;
         if self.requests_sent >= max {
             self.fail(ModelError::LimitReached {
                 message: format!(
@@ -31,9 +31,9 @@ impl TurnState {
     /// compaction the turn samples, even when the history is still over the limit. Past
     /// `max_compactions_per_turn` the turn fails instead.
     pub(super) fn may_compact_automatically(&mut self) -> bool {
-        let max = self.args.settings.context.max_compactions_per_turn;
+        let max = self.setup.settings.context.max_compactions_per_turn;
         if self.compactions >= max {
-            let limit = tokens::auto_compact_limit(&self.args.settings).unwrap_or_default();
+            let limit = tokens::auto_compact_limit(&self.setup.settings).unwrap_or_default();
             self.fail(ModelError::ContextWindowExceeded {
                 message: format!(
                     "the history (about {} tokens) is still over the auto-compaction limit of \
@@ -53,7 +53,7 @@ impl TurnState {
     /// Whether the next request, about `overhead` tokens of instructions and tools plus the
     /// history, fits the context window; fails the turn (nothing sent) when it cannot.
     pub(super) fn fits_window(&mut self, overhead: u64) -> bool {
-        let Some(window) = tokens::context_window(&self.args.settings) else {
+        let Some(window) = tokens::context_window(&self.setup.settings) else {
             return true;
         };
         let history = self.tokens.current();

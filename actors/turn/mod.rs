@@ -8,16 +8,18 @@
 
 pub mod compact;
 mod limits;
+pub mod outbox;
 pub mod prompt;
 mod sampling;
 pub mod tokens;
 
-use crate::approvals::SessionApprovals;
+use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::sampler::{SamplerActor, SamplerArgs};
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::tool_orchestrator::services::TurnServices;
 use crate::tool_orchestrator::unified_exec::sessions::EventSink;
 use crate::tool_orchestrator::{ToolOrchestratorActor, ToolOrchestratorArgs};
+use outbox::TurnOutbox;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,7 +41,8 @@ pub struct TurnActor;
 pub struct TurnArgs {
     pub thread_id: ThreadId,
     pub turn_id: TurnId,
-    pub session: ActorRef<SessionMsg>,
+    /// Everything the turn's subtree tells the session goes through it (counted).
+    pub outbox: TurnOutbox,
     pub settings: Arc<SessionSettings>,
     /// The history so far, ending with this turn's user message.
     pub history: Vec<ResponseItem>,
@@ -47,6 +50,8 @@ pub struct TurnArgs {
     pub http: reqwest::Client,
     /// The session's approval cache and command rules.
     pub approvals: SessionApprovals,
+    /// Where the session resolves this turn's approval requests (the user's decisions).
+    pub pending_approvals: PendingApprovals,
     /// The thread's initial context (kept at the head of a compacted history).
     pub initial_context: Arc<Vec<ResponseItem>>,
     /// The session's token count for `history`.
@@ -73,8 +78,35 @@ enum Phase {
     },
 }
 
+/// What a turn was started with and never changes.
+struct TurnSetup {
+    thread_id: ThreadId,
+    turn_id: TurnId,
+    outbox: TurnOutbox,
+    settings: Arc<SessionSettings>,
+    registry: Arc<ToolRegistry>,
+    /// The thread's initial context (kept at the head of a compacted history).
+    initial_context: Arc<Vec<ResponseItem>>,
+}
+
+/// Where a turn is in its life; it only moves forward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lifecycle {
+    /// Sampling, running tools, waiting for checkpoints.
+    Running,
+    /// Decided to end (`None`: finished normally) at the end of the message being handled;
+    /// nothing more is handled.
+    Ending(Option<AbortReason>),
+    /// Told the session and stopping.
+    Ended,
+}
+
 pub struct TurnState {
-    args: TurnArgs,
+    setup: TurnSetup,
+    /// The history so far: the session's at the start, plus what this turn added.
+    history: Vec<ResponseItem>,
+    mode: TurnMode,
+    lifecycle: Lifecycle,
     sampler: ActorRef<SamplerMsg>,
     orchestrator: ActorRef<ToolOrchestratorMsg>,
     /// Injected input waiting for the next sampling boundary, with the session's numbers.
@@ -88,9 +120,6 @@ pub struct TurnState {
     phase: Phase,
     /// Settings of the request in flight (the mode may tighten the session's).
     step_settings: Arc<SessionSettings>,
-    ended: bool,
-    /// Set by `end`, taken by `finish`: how the turn ended.
-    ending: Option<Option<AbortReason>>,
     /// Shared with the orchestrator's calls; the turn ends the PTY sessions it holds.
     services: Arc<TurnServices>,
     /// Model requests sent by this turn (sampling and compaction), for the ceiling.
@@ -103,40 +132,36 @@ pub struct TurnState {
 
 impl TurnState {
     fn tell_session(&self, msg: SessionMsg) {
-        let _ = self.args.session.send_message(msg);
+        self.setup.outbox.send(msg);
     }
 
     fn event(&self, msg: EventMsg) {
-        self.tell_session(SessionMsg::TurnEvent {
-            turn_id: self.args.turn_id,
-            msg,
-        });
+        self.setup.outbox.event(msg);
     }
 
     fn record(&mut self, item: ResponseItem) {
         self.tokens.on_item(&item);
-        self.args.history.push(item.clone());
+        self.history.push(item.clone());
         self.tell_session(SessionMsg::TurnItem {
-            turn_id: self.args.turn_id,
+            turn_id: self.setup.turn_id,
             item,
         });
     }
 
     /// Ends the turn; `finish` (at the end of the handler) does the rest.
     fn end(&mut self, aborted: Option<AbortReason>) {
-        if self.ended {
-            return;
+        if self.lifecycle == Lifecycle::Running {
+            self.lifecycle = Lifecycle::Ending(aborted);
         }
-        self.ended = true;
-        self.ending = Some(aborted);
     }
 
     /// After `end`: kills the PTY sessions still running (each reports its `ExecCommandEnd`
     /// first), then tells the session the turn ended, and stops.
     async fn finish(&mut self, myself: &ActorRef<TurnMsg>) {
-        let Some(aborted) = self.ending.take() else {
+        let Lifecycle::Ending(aborted) = self.lifecycle else {
             return;
         };
+        self.lifecycle = Lifecycle::Ended;
         let why = match aborted {
             None => "the turn ended",
             Some(AbortReason::Interrupted) => "the turn was interrupted",
@@ -144,11 +169,9 @@ impl TurnState {
             Some(AbortReason::Failed) => "the turn failed",
         };
         self.services.exec.end_all(why).await;
-        self.tell_session(SessionMsg::TurnEnded {
-            turn_id: self.args.turn_id,
-            last_agent_message: self.last_agent_message.clone(),
-            aborted,
-        });
+        self.setup
+            .outbox
+            .end(self.last_agent_message.clone(), aborted);
         myself.stop(None);
     }
 
@@ -170,12 +193,12 @@ impl TurnState {
         for (_, inputs) in injected {
             self.record(prompt::user_message(&inputs));
             self.event(EventMsg::InputInjected {
-                turn_id: self.args.turn_id,
+                turn_id: self.setup.turn_id,
                 text: prompt::input_text(&inputs),
             });
         }
         self.tell_session(SessionMsg::InputConsumed {
-            turn_id: self.args.turn_id,
+            turn_id: self.setup.turn_id,
             up_to_seq: last_seq,
         });
         true
@@ -186,13 +209,13 @@ impl TurnState {
     fn sample_next(&mut self) {
         if self.drain_injected() {
             self.tell_session(SessionMsg::TurnCheckpoint {
-                turn_id: self.args.turn_id,
+                turn_id: self.setup.turn_id,
             });
             return;
         }
         let (step_settings, tools) = prompt::for_mode(
-            &self.args.settings,
-            self.args.registry.specs_for(&self.args.settings),
+            &self.setup.settings,
+            self.setup.registry.specs_for(&self.setup.settings),
         );
         self.step_settings = Arc::new(step_settings);
         let overhead = tokens::request_overhead(&self.step_settings.base_instructions, &tools);
@@ -201,9 +224,9 @@ impl TurnState {
         }
         self.compacted_since_sample = false;
         let request = prompt::build_request(
-            self.args.thread_id,
+            self.setup.thread_id,
             &self.step_settings,
-            &self.args.history,
+            &self.history,
             tools,
         );
         self.in_flight = Some(request.clone());
@@ -232,12 +255,11 @@ impl Actor for TurnActor {
             myself.get_cell(),
         )
         .await?;
-        // Exec events go straight to the session: they arrive even while the turn stops.
+        // Tool events go straight to the session, counted by the turn's outbox: they arrive
+        // even while the turn stops, and before the turn's end.
         let events: EventSink = {
-            let (session, turn_id) = (args.session.clone(), args.turn_id);
-            Arc::new(move |msg| {
-                let _ = session.send_message(SessionMsg::TurnEvent { turn_id, msg });
-            })
+            let outbox = args.outbox.clone();
+            Arc::new(move |msg| outbox.event(msg))
         };
         let services = Arc::new(TurnServices::new(
             events,
@@ -250,17 +272,26 @@ impl Actor for TurnActor {
                 turn: myself.clone(),
                 registry: args.registry.clone(),
                 approvals: args.approvals.clone(),
+                pending_approvals: args.pending_approvals.clone(),
                 services: services.clone(),
             },
             myself.get_cell(),
         )
         .await?;
-        let tokens = args.tokens.clone();
-        let step_settings = args.settings.clone();
         Ok(TurnState {
-            step_settings,
-            args,
-            tokens,
+            step_settings: args.settings.clone(),
+            setup: TurnSetup {
+                thread_id: args.thread_id,
+                turn_id: args.turn_id,
+                outbox: args.outbox,
+                settings: args.settings,
+                registry: args.registry,
+                initial_context: args.initial_context,
+            },
+            history: args.history,
+            mode: args.mode,
+            lifecycle: Lifecycle::Running,
+            tokens: args.tokens,
             phase: Phase::Sampling,
             sampler,
             orchestrator,
@@ -268,8 +299,6 @@ impl Actor for TurnActor {
             last_agent_message: None,
             in_flight: None,
             running_calls: Vec::new(),
-            ended: false,
-            ending: None,
             services,
             requests_sent: 0,
             compactions: 0,
@@ -292,16 +321,16 @@ impl Actor for TurnActor {
         message: Self::Msg,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        if state.ended {
+        if state.lifecycle != Lifecycle::Running {
             return Ok(());
         }
         match message {
-            TurnMsg::SampleNext => match state.args.mode {
+            TurnMsg::SampleNext => match state.mode {
                 TurnMode::CompactOnly => state.start_compaction(false),
                 TurnMode::Regular {
                     compact_first: true,
                 } => {
-                    state.args.mode = TurnMode::Regular {
+                    state.mode = TurnMode::Regular {
                         compact_first: false,
                     };
                     if state.may_compact_automatically() {
@@ -314,15 +343,6 @@ impl Actor for TurnActor {
             },
             TurnMsg::InjectInput { seq, items } => state.injected.push((seq, items)),
             TurnMsg::Sampler(update) => state.on_sampler(update),
-            TurnMsg::ToolEvent(msg) => state.event(msg),
-            TurnMsg::ExecApproval { call_id, decision } => {
-                let _ = state
-                    .orchestrator
-                    .send_message(ToolOrchestratorMsg::ExecApproval { call_id, decision });
-            }
-            // The user answered "abort" to an approval: the turn ends as interrupted, and
-            // `post_stop` gives every running call an output.
-            TurnMsg::AbortRequested => state.end(Some(AbortReason::Interrupted)),
             TurnMsg::ToolsFinished { outputs } => {
                 state.running_calls.clear();
                 for output in &outputs {
@@ -331,7 +351,7 @@ impl Actor for TurnActor {
                 // Sample again only once the results are committed to the rollout, so
                 // everything a request carries is on disk (resume sees what the model saw).
                 state.tell_session(SessionMsg::TurnCheckpoint {
-                    turn_id: state.args.turn_id,
+                    turn_id: state.setup.turn_id,
                 });
             }
             TurnMsg::Checkpointed => {
@@ -340,7 +360,7 @@ impl Actor for TurnActor {
                 // limit is followed by a sample, not by another compaction).
                 let over = state
                     .tokens
-                    .over(tokens::auto_compact_limit(&state.args.settings));
+                    .over(tokens::auto_compact_limit(&state.setup.settings));
                 if over && !state.compacted_since_sample {
                     if state.may_compact_automatically() {
                         state.start_compaction(true);

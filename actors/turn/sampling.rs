@@ -56,9 +56,9 @@ impl TurnState {
         self.phase = Phase::Compacting { then_sample };
         self.compacted_since_sample = true;
         let mut request = prompt::build_request(
-            self.args.thread_id,
-            &self.args.settings,
-            &compact::summary_request_input(&self.args.history),
+            self.setup.thread_id,
+            &self.setup.settings,
+            &compact::summary_request_input(&self.history),
             Vec::new(),
         );
         request.parallel_tool_calls = false;
@@ -83,13 +83,9 @@ impl TurnState {
         } else {
             compact::LatestRequest::BeforeSummary
         };
-        let parts = compact::compaction_parts(
-            &self.args.initial_context,
-            &self.args.history,
-            &summary,
-            latest,
-        );
-        let history = match compact::apply_parts(&self.args.history, &parts) {
+        let parts =
+            compact::compaction_parts(&self.setup.initial_context, &self.history, &summary, latest);
+        let history = match compact::apply_parts(&self.history, &parts) {
             Ok(history) => history,
             Err(err) => {
                 self.fail(ModelError::Internal {
@@ -99,14 +95,14 @@ impl TurnState {
             }
         };
         self.tokens = TokenTracker::for_history(&history);
-        self.args.history = history.clone();
+        self.history = history.clone();
         self.tell_session(SessionMsg::HistoryReplaced {
-            turn_id: self.args.turn_id,
+            turn_id: self.setup.turn_id,
             history,
             parts,
         });
         self.event(EventMsg::ContextCompacted {
-            turn_id: self.args.turn_id,
+            turn_id: self.setup.turn_id,
             tokens_before,
             tokens_after: self.tokens.current(),
         });

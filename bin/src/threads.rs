@@ -72,9 +72,7 @@ pub fn list(home: &Path, args: ListArgs) -> Result<()> {
     let cwd = match &args.cwd {
         Some(dir) => Some(
             std::fs::canonicalize(dir)
-                .with_context(|| format!("--cwd {}: not a directory", dir.display()))?
-                .display()
-                .to_string(),
+                .with_context(|| format!("--cwd {}: not a directory", dir.display()))?,
         ),
         None => None,
     };
@@ -102,7 +100,7 @@ fn human_line(t: &ThreadSummary) -> String {
         t.id,
         t.status.as_str(),
         t.title,
-        t.cwd
+        t.cwd.display()
     )
 }
 
@@ -119,10 +117,11 @@ pub struct ForkArgs {
 pub fn fork(home: &Path, args: ForkArgs) -> Result<()> {
     let store = open_store(home, Reconcile::Skip);
     let forked = ops::fork(home, store.as_deref(), &args.id, args.at_turn)?;
-    line(&forked.id)?;
+    line(forked.id)?;
     eprintln!(
         "forked into {} (continue it with `troupe exec resume {} PROMPT`)",
-        forked.rollout_path, forked.id
+        forked.rollout_path.display(),
+        forked.id
     );
     Ok(())
 }
@@ -137,7 +136,11 @@ pub struct IdArg {
 pub fn archive(home: &Path, args: IdArg) -> Result<()> {
     let store = open_store(home, Reconcile::Skip);
     let done = ops::archive(home, store.as_deref(), &args.id)?;
-    line(format_args!("archived {} → {}", done.id, done.rollout_path))?;
+    line(format_args!(
+        "archived {} → {}",
+        done.id,
+        done.rollout_path.display()
+    ))?;
     Ok(())
 }
 
@@ -147,7 +150,8 @@ pub fn unarchive(home: &Path, args: IdArg) -> Result<()> {
     let done = ops::unarchive(home, store.as_deref(), &args.id)?;
     line(format_args!(
         "unarchived {} → {}",
-        done.id, done.rollout_path
+        done.id,
+        done.rollout_path.display()
     ))?;
     Ok(())
 }
@@ -172,7 +176,9 @@ pub fn delete(home: &Path, args: DeleteArgs) -> Result<()> {
         }
         eprint!(
             "delete thread {} ({}) and its rollout {}? [y/N] ",
-            target.id, target.title, target.rollout_path
+            target.id,
+            target.title,
+            target.rollout_path.display()
         );
         let mut answer = String::new();
         stdin.lock().read_line(&mut answer)?;
@@ -181,6 +187,10 @@ pub fn delete(home: &Path, args: DeleteArgs) -> Result<()> {
         }
     }
     let done = ops::delete(home, store.as_deref(), &args.id)?;
-    line(format_args!("deleted {} ({})", done.id, done.rollout_path))?;
+    line(format_args!(
+        "deleted {} ({})",
+        done.id,
+        done.rollout_path.display()
+    ))?;
     Ok(())
 }

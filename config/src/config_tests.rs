@@ -180,7 +180,10 @@ fn an_unknown_shell_environment_inherit_value_is_an_error_naming_file_line_and_k
     assert!(err.contains("bogus") && err.contains("`core`"), "{err}");
     let home = home_with("[shell_environment_policy]\ninherit = \"core\"\n");
     let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
-    assert_eq!(settings.context.shell_env.inherit, "core");
+    assert_eq!(
+        settings.context.shell_env.inherit,
+        troupe_messages::settings::ShellEnvInherit::Core
+    );
 }
 
 #[test]

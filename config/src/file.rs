@@ -137,12 +137,12 @@ pub enum ShellEnvInherit {
     None,
 }
 
-impl ShellEnvInherit {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ShellEnvInherit::All => "all",
-            ShellEnvInherit::Core => "core",
-            ShellEnvInherit::None => "none",
+impl From<ShellEnvInherit> for troupe_messages::settings::ShellEnvInherit {
+    fn from(value: ShellEnvInherit) -> Self {
+        match value {
+            ShellEnvInherit::All => Self::All,
+            ShellEnvInherit::Core => Self::Core,
+            ShellEnvInherit::None => Self::None,
         }
     }
 }

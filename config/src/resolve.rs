@@ -286,10 +286,7 @@ fn resolve(
                 .model_reasoning_effort
                 .map(|e| format!("{e:?}").to_lowercase()),
             shell_env: ShellEnvPolicy {
-                inherit: env
-                    .inherit
-                    .map_or("all", crate::file::ShellEnvInherit::as_str)
-                    .to_string(),
+                inherit: env.inherit.map(Into::into).unwrap_or_default(),
                 ignore_default_excludes: env.ignore_default_excludes,
                 exclude: env.exclude,
                 set: env.set,

@@ -7,7 +7,7 @@
 use crate::events::{AbortReason, Event, EventMsg};
 use crate::ids::{ThreadId, TurnId};
 use crate::items::ResponseItem;
-use crate::ops::{ReviewDecision, Submission, UserInput};
+use crate::ops::{Submission, UserInput};
 use crate::rollout::{HistoryPart, RolloutLine};
 use crate::sampling::{ModelRequest, SamplerUpdate};
 use crate::settings::SessionSettings;
@@ -37,6 +37,16 @@ pub enum ThreadManagerMsg {
         settings: Box<SessionSettings>,
         rollout_path: PathBuf,
         reply: RpcReplyPort<Result<ThreadHandle, String>>,
+    },
+    /// From an opener task of a resume, once the rollout is loaded: reserve this thread id.
+    /// False when the thread is already open (or being opened): the resume is refused.
+    /// A tuple variant, so that the task asks with `call_t!`.
+    ClaimThread(ThreadId, RpcReplyPort<bool>),
+    /// From an opener task: the claimed thread's session started (`Some`: it joins the
+    /// registry) or did not (`None`: the claim is dropped).
+    ThreadOpened {
+        thread_id: ThreadId,
+        session: Option<ActorRef<SessionMsg>>,
     },
     /// A session stopped by itself (after `Op::Shutdown`).
     ThreadStopped { thread_id: ThreadId },
@@ -72,17 +82,15 @@ pub enum SessionMsg {
     },
     /// From the turn: injected inputs up to and including `seq` are now in the history.
     InputConsumed { turn_id: TurnId, up_to_seq: u64 },
-    /// Self-sent after stopping a turn, so it is handled after every item that turn sent.
-    TurnStopped {
-        turn_id: TurnId,
-        submission: String,
-        reason: AbortReason,
-    },
     /// From the turn: it ended; `aborted` is set when it did not finish normally.
+    /// `messages_before` counts every message its subtree (the turn, its tool calls, its PTY
+    /// sessions) sent to the session before this one: the session records the end only once
+    /// it has handled that many, whatever order the mailbox delivered them in.
     TurnEnded {
         turn_id: TurnId,
         last_agent_message: Option<String>,
         aborted: Option<AbortReason>,
+        messages_before: u64,
     },
 }
 
@@ -99,15 +107,6 @@ pub enum TurnMsg {
     Checkpointed,
     /// From the orchestrator: every call of the batch, outputs in call order.
     ToolsFinished { outputs: Vec<ToolOutput> },
-    /// From the orchestrator: something to tell subscribers about a running call.
-    ToolEvent(EventMsg),
-    /// From the session: the user's answer to an `ExecApprovalRequest`.
-    ExecApproval {
-        call_id: String,
-        decision: ReviewDecision,
-    },
-    /// From the orchestrator: the user answered `Abort`; end the turn as interrupted.
-    AbortRequested,
 }
 
 /// Sampler: one model stream at a time.
@@ -125,11 +124,6 @@ pub enum ToolOrchestratorMsg {
         /// The tools advertised in the request these calls answer (B4).
         advertised: Vec<ToolSpec>,
         settings: Box<SessionSettings>,
-    },
-    /// From the turn: the user's answer to an approval this orchestrator asked for.
-    ExecApproval {
-        call_id: String,
-        decision: ReviewDecision,
     },
 }
 

@@ -46,6 +46,43 @@ pub enum RolloutRecord {
     Compacted(CompactedRecord),
 }
 
+/// The `type` of every line this build understands, as serde names the variants of
+/// [`RolloutRecord`] (read from the derived deserializer, so a new variant is known at once).
+pub fn record_types() -> &'static [&'static str] {
+    static TYPES: std::sync::OnceLock<&'static [&'static str]> = std::sync::OnceLock::new();
+    TYPES.get_or_init(|| {
+        // A tag no variant has: the derived deserializer answers with the list it expected.
+        let probe =
+            serde::de::value::MapDeserializer::<_, TagProbe>::new(std::iter::once(("type", "")));
+        match RolloutRecord::deserialize(probe) {
+            Err(TagProbe(Some(types))) => types,
+            _ => &[],
+        }
+    })
+}
+
+/// The error of the probe in [`record_types`]: keeps the variant names serde reports.
+#[derive(Debug)]
+struct TagProbe(Option<&'static [&'static str]>);
+
+impl std::fmt::Display for TagProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rollout record type probe")
+    }
+}
+
+impl std::error::Error for TagProbe {}
+
+impl serde::de::Error for TagProbe {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        TagProbe(None)
+    }
+
+    fn unknown_variant(_: &str, expected: &'static [&'static str]) -> Self {
+        TagProbe(Some(expected))
+    }
+}
+
 /// A compaction: the history that replaces everything before it.
 ///
 /// Written as `parts` (what is kept of the history being replaced, by position, plus the new

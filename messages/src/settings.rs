@@ -175,11 +175,26 @@ pub struct ContextSettings {
     pub max_requests_per_turn: u32,
 }
 
+/// `shell_environment_policy.inherit`: which of troupe's variables commands start from.
+/// Written as its lowercase name (the text rollouts already hold).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShellEnvInherit {
+    /// Every variable (the default; an empty string in older rollouts meant the same).
+    #[default]
+    #[serde(alias = "")]
+    All,
+    /// HOME, PATH, USER, SHELL, LANG, TERM, TMPDIR and a few more.
+    Core,
+    /// None at all.
+    None,
+}
+
 /// Which environment variables commands inherit (`shell_environment_policy`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ShellEnvPolicy {
-    /// `all`, `core` (HOME, PATH, USER, SHELL, LANG, TERM, TMPDIR…) or `none`.
-    pub inherit: String,
+    /// Which of troupe's variables commands start from.
+    pub inherit: ShellEnvInherit,
     /// Keep variables whose names contain KEY, SECRET or TOKEN.
     pub ignore_default_excludes: bool,
     /// Glob patterns (`*` wildcard, case-insensitive) of variables to drop.

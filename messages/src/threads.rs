@@ -1,8 +1,10 @@
 //! What the thread index knows about a thread: one summary per rollout, for `list`, `resume
 //! --last` and clients' thread pickers.
 
+use crate::ids::ThreadId;
 use crate::usage::TokenUsage;
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 
 /// Where a thread stands, as far as its rollout tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,22 +39,28 @@ impl ThreadStatus {
 }
 
 /// One thread as the index stores and `troupe list --json` prints it.
+///
+/// Ids are written as their text (also in the index's bincode, where a bare `Uuid` would be
+/// 16 raw bytes) and paths as strings: the bytes are those of the earlier all-`String` form,
+/// so an index written before reads back unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadSummary {
     /// Thread id (UUID).
-    pub id: String,
+    #[serde(with = "id_as_text")]
+    pub id: ThreadId,
     /// The first user message, shortened.
     pub title: String,
-    pub cwd: String,
+    pub cwd: PathBuf,
     /// The thread this one was forked from.
-    pub parent: Option<String>,
+    #[serde(with = "optional_id_as_text")]
+    pub parent: Option<ThreadId>,
     /// RFC 3339.
     pub created_at: String,
     /// Milliseconds since the Unix epoch of the last line written.
     pub updated_at_ms: i64,
     pub status: ThreadStatus,
     /// Absolute path of the rollout file.
-    pub rollout_path: String,
+    pub rollout_path: PathBuf,
     /// The rollout lives under `archived_sessions/`.
     pub archived: bool,
     /// Turns started so far.
@@ -61,4 +69,47 @@ pub struct ThreadSummary {
     pub tokens: TokenUsage,
     /// Size of the rollout when this summary was taken; a different size means stale.
     pub rollout_bytes: u64,
+}
+
+/// A thread id as its hyphenated text, whatever the format.
+mod id_as_text {
+    use crate::ids::ThreadId;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(id: &ThreadId, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(id)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ThreadId, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse()
+            .map_err(|err| D::Error::custom(format!("thread id `{text}`: {err}")))
+    }
+}
+
+/// An optional thread id as optional text.
+mod optional_id_as_text {
+    use crate::ids::ThreadId;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        id: &Option<ThreadId>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match id {
+            Some(id) => serializer.serialize_some(&id.to_string()),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<ThreadId>, D::Error> {
+        Option::<String>::deserialize(deserializer)?
+            .map(|text| {
+                text.parse()
+                    .map_err(|err| D::Error::custom(format!("thread id `{text}`: {err}")))
+            })
+            .transpose()
+    }
 }

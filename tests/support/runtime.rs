@@ -48,7 +48,7 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
             auto_compact_token_limit: None,
             reasoning_effort: None,
             shell_env: ShellEnvPolicy {
-                inherit: "all".into(),
+                inherit: troupe_messages::settings::ShellEnvInherit::All,
                 ..ShellEnvPolicy::default()
             },
             collaboration_mode: Default::default(),

@@ -122,7 +122,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let prompt = read_prompt(prompt.as_deref())?;
     let cwd = match (cd, &target) {
         (Some(dir), _) => dir,
-        (None, Some(target)) => PathBuf::from(&target.cwd),
+        (None, Some(target)) => target.cwd.clone(),
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
     if !args.skip_git_repo_check && !inside_git_repo(&cwd) {
@@ -175,7 +175,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let mut thread = match &target {
         Some(target) => {
             runtime
-                .resume_thread(settings, PathBuf::from(&target.rollout_path))
+                .resume_thread(settings, target.rollout_path.clone())
                 .await?
         }
         None => runtime.start_thread(settings).await?,

@@ -43,7 +43,7 @@ pub fn pick(
         };
         let last = threads
             .into_iter()
-            .filter(|t| !t.archived && (args.all || canonical(Path::new(&t.cwd)) == cwd))
+            .filter(|t| !t.archived && (args.all || canonical(&t.cwd) == cwd))
             .max_by_key(|t| t.updated_at_ms);
         let Some(last) = last else {
             bail!("no thread to resume in {} (`--all` looks in every directory; `troupe list --all` shows them)", cwd.display());
