@@ -254,7 +254,9 @@ impl Hub {
             .resume_thread(settings.clone(), PathBuf::from(&summary.rollout_path))
             .await
             .map_err(request)?;
-        let live = self.adopt(client, settings, summary.parent.clone()).1;
+        let live = self
+            .adopt(client, settings, summary.parent.map(|id| id.to_string()))
+            .1;
         for client in dormant.map(|d| d.subscribers).unwrap_or_default() {
             let _ = live.control.send(Control::Subscribe {
                 client,
@@ -321,21 +323,23 @@ impl Hub {
     /// The wire thread for a summary, with its turns when asked.
     pub async fn wire_thread(&self, summary: &ThreadSummary, include_turns: bool) -> Thread {
         let turns = if include_turns {
-            read_turns(&summary.id, Path::new(&summary.rollout_path)).await
+            read_turns(&summary.id.to_string(), &summary.rollout_path).await
         } else {
             Vec::new()
         };
-        let loaded = self.loaded(&summary.id).filter(|l| !l.control.is_closed());
+        let loaded = self
+            .loaded(&summary.id.to_string())
+            .filter(|l| !l.control.is_closed());
         let status = match &loaded {
             Some(live) => snapshot_status(live).await,
             None => ThreadStatus::NotLoaded,
         };
         let created_at = crate::wire::parse_time_ms(&summary.created_at) / 1000;
         Thread {
-            id: summary.id.clone(),
-            session_id: summary.id.clone(),
-            path: Some(summary.rollout_path.clone()),
-            cwd: summary.cwd.clone(),
+            id: summary.id.to_string(),
+            session_id: summary.id.to_string(),
+            path: Some(summary.rollout_path.display().to_string()),
+            cwd: summary.cwd.display().to_string(),
             status,
             turns,
             model_provider: loaded
@@ -347,9 +351,9 @@ impl Hub {
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,
             preview: summary.title.clone(),
-            name: self.name(&summary.id),
+            name: self.name(&summary.id.to_string()),
             project_id: None,
-            forked_from_id: summary.parent.clone(),
+            forked_from_id: summary.parent.map(|id| id.to_string()),
             parent_thread_id: None,
             created_at,
             updated_at: summary.updated_at_ms / 1000,
@@ -422,14 +426,15 @@ impl Hub {
         let source = self.summary(thread_id)?;
         let home = self.home.clone();
         let store = self.store.clone();
-        let id = source.id.clone();
+        let id = source.id.to_string();
         let forked =
             tokio::task::spawn_blocking(move || ops::fork(&home, store.as_deref(), &id, at_turn))
                 .await
                 .map_err(request)?
                 .map_err(request)?;
-        let live = self.thread(&forked.id).await?;
-        Ok((forked.id, live))
+        let forked_id = forked.id.to_string();
+        let live = self.thread(&forked_id).await?;
+        Ok((forked_id, live))
     }
 
     pub fn stop(&self) {

@@ -282,7 +282,7 @@ async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
             search.as_ref().is_none_or(|term| {
                 s.title.to_lowercase().contains(term)
                     || hub
-                        .name(&s.id)
+                        .name(&s.id.to_string())
                         .is_some_and(|n| n.to_lowercase().contains(term))
             })
         })
