@@ -4,9 +4,17 @@
 //! the sampler (interrupt) ends the HTTP stream at once. A panic in that task is reported to
 //! the turn as a failed sample instead of taking anything down.
 
+pub mod anthropic;
+pub mod auth;
+pub mod chat;
 pub mod client;
+pub mod history;
+pub mod responses;
 pub mod retry;
 pub mod sse;
+pub mod wire;
+
+use std::path::PathBuf;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio_util::sync::CancellationToken;
@@ -24,6 +32,8 @@ pub struct SamplerArgs {
     pub turn: ActorRef<TurnMsg>,
     pub http: reqwest::Client,
     pub provider: ProviderSettings,
+    /// `$TROUPE_HOME/auth.json`: keys stored by `troupe login` (the environment wins).
+    pub auth_file: PathBuf,
 }
 
 pub struct SamplerState {
@@ -62,10 +72,11 @@ impl Actor for SamplerActor {
                 let turn = state.args.turn.clone();
                 let http = state.args.http.clone();
                 let provider = state.args.provider.clone();
+                let auth_file = state.args.auth_file.clone();
                 tokio::spawn(async move {
                     let updates = turn.clone();
                     let work = AbortOnDropHandle::new(tokio::spawn(async move {
-                        client::sample(&http, &provider, &request, |update| {
+                        client::sample(&http, &provider, &auth_file, &request, |update| {
                             let _ = updates.send_message(TurnMsg::Sampler(update));
                         })
                         .await;

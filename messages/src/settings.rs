@@ -15,9 +15,10 @@ pub enum WireApi {
     /// OpenAI Responses API streamed over SSE.
     #[default]
     Responses,
-    /// OpenAI Chat Completions streaming (local/OSS servers). Not spoken yet: config refuses
-    /// it; kept so rollouts that recorded it still load.
+    /// OpenAI Chat Completions streaming (local/OSS servers: Ollama, vLLM, llama.cpp, LM Studio).
     Chat,
+    /// Anthropic Messages API streaming.
+    Anthropic,
 }
 
 /// A model provider (`model_providers.<id>` in config).
@@ -27,7 +28,8 @@ pub struct ProviderSettings {
     pub id: String,
     /// Human-readable name.
     pub name: String,
-    /// e.g. `https://api.openai.com/v1`; `/responses` is appended.
+    /// e.g. `https://api.openai.com/v1`; the wire's path (`/responses`, `/chat/completions`,
+    /// `/messages`) is appended.
     pub base_url: String,
     pub wire_api: WireApi,
     /// Environment variable holding the API key; none means no auth header.

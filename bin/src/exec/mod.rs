@@ -159,14 +159,11 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     let settings = loaded.settings;
-    if let Some(env_key) = &settings.provider.env_key {
-        if std::env::var(env_key).map(|v| v.is_empty()).unwrap_or(true) {
-            bail!(
-                "missing API key: set the environment variable {env_key} (model provider `{}`)",
-                settings.provider.id
-            );
-        }
-    }
+    // Checked before the thread starts (the sampler reads the key again at each request).
+    troupe_actors::sampler::auth::api_key(
+        &settings.provider,
+        &home.join(troupe_actors::sampler::auth::AUTH_FILE),
+    )?;
 
     // From here on a signal interrupts the turn instead of killing troupe on the spot.
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
