@@ -35,7 +35,7 @@ fn unknown_provider() {
     let out = h.exec(&["-c", "model_provider=nope", "hi"]);
     assert_fails_with(
         &out,
-        "model provider `nope` is not defined; known providers: mock, openai",
+        "model provider `nope` is not defined; known providers: llamacpp, lmstudio, mock, ollama, openai, oss, vllm",
     );
 }
 

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod chat;
 pub mod client;
 pub mod history;
+pub mod models;
 pub mod responses;
 pub mod retry;
 pub mod sse;

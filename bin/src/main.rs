@@ -5,6 +5,8 @@ mod arg0;
 mod debug;
 mod doctor;
 mod exec;
+mod login;
+mod models;
 mod output;
 mod sandbox;
 mod threads;
@@ -45,6 +47,12 @@ enum Command {
     Apply(apply::ApplyArgs),
     /// Trust a project directory and pin its `.troupe` files (config, rules) by content.
     Trust(trust::TrustArgs),
+    /// Store an API key (read from stdin with `--with-api-key`) in `$TROUPE_HOME/auth.json`.
+    Login(login::LoginArgs),
+    /// Remove the stored API keys.
+    Logout,
+    /// List the models a provider serves (`GET {base_url}/models`).
+    Models(models::ModelsArgs),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -96,6 +104,11 @@ fn main() -> ExitCode {
         }),
         Some(Command::Apply(args)) => apply::run(args),
         Some(Command::Trust(args)) => home().and_then(|h| trust::run(&h, args)).map(ok),
+        Some(Command::Login(args)) => home().and_then(|h| login::login(&h, args)).map(ok),
+        Some(Command::Logout) => home().and_then(|h| login::logout(&h)).map(ok),
+        Some(Command::Models(args)) => home()
+            .and_then(|h| runtime.block_on(models::run(&h, args)))
+            .map(ok),
         Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"

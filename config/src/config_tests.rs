@@ -110,7 +110,7 @@ fn unknown_provider_lists_known_ones() {
     let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "model provider `nope` is not defined; known providers: mock, openai"
+        "model provider `nope` is not defined; known providers: llamacpp, lmstudio, mock, ollama, openai, oss, vllm"
     );
 }
 

@@ -323,8 +323,43 @@ fn builtin_provider(id: &str) -> Option<ProviderToml> {
             env_key: Some("OPENAI_API_KEY".into()),
             ..ProviderToml::default()
         }),
-        _ => None,
+        _ => {
+            let (name, _) = LOCAL_PROVIDERS.iter().find(|(local, _)| *local == id)?;
+            Some(ProviderToml {
+                name: Some(format!("local server ({name})")),
+                base_url: Some(local_base_url(id)?),
+                wire_api: Some(WireApi::Chat),
+                ..ProviderToml::default()
+            })
+        }
     }
+}
+
+/// The built-in local providers (Chat Completions, no key) and their default ports. `oss`
+/// is the one `--oss` picks, on Ollama's port; `--local-provider` picks another.
+pub const LOCAL_PROVIDERS: &[(&str, u16)] = &[
+    ("oss", 11434),
+    ("ollama", 11434),
+    ("lmstudio", 1234),
+    ("vllm", 8000),
+    ("llamacpp", 8080),
+];
+
+/// Base URL of a built-in local provider: `TROUPE_OSS_BASE_URL` if set, else
+/// `http://127.0.0.1:PORT/v1` with `TROUPE_OSS_PORT` or the server's default port.
+pub fn local_base_url(id: &str) -> Option<String> {
+    let (_, default_port) = LOCAL_PROVIDERS.iter().find(|(local, _)| *local == id)?;
+    if let Some(url) = std::env::var("TROUPE_OSS_BASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        return Some(url);
+    }
+    let port = std::env::var("TROUPE_OSS_PORT")
+        .ok()
+        .and_then(|p| p.parse::<u16>().ok())
+        .unwrap_or(*default_port);
+    Some(format!("http://127.0.0.1:{port}/v1"))
 }
 
 fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, ConfigError> {
@@ -337,6 +372,7 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         (None, None) => {
             let mut known: Vec<&str> = config.model_providers.keys().map(String::as_str).collect();
             known.push("openai");
+            known.extend(LOCAL_PROVIDERS.iter().map(|(local, _)| *local));
             known.sort_unstable();
             known.dedup();
             return Err(ConfigError::UnknownProvider {
