@@ -10,6 +10,7 @@ pub mod chat;
 pub mod client;
 pub mod history;
 pub mod models;
+pub mod replay;
 pub mod responses;
 pub mod retry;
 pub mod sse;
@@ -77,10 +78,15 @@ impl Actor for SamplerActor {
                 tokio::spawn(async move {
                     let updates = turn.clone();
                     let work = AbortOnDropHandle::new(tokio::spawn(async move {
-                        client::sample(&http, &provider, &auth_file, &request, |update| {
+                        let send = |update| {
                             let _ = updates.send_message(TurnMsg::Sampler(update));
-                        })
-                        .await;
+                        };
+                        match &provider.replay {
+                            Some(source) => replay::sample(source, &request, send),
+                            None => {
+                                client::sample(&http, &provider, &auth_file, &request, send).await
+                            }
+                        }
                     }));
                     tokio::select! {
                         _ = cancel.cancelled() => {}

@@ -16,6 +16,9 @@ pub enum DebugCommand {
     /// Print the request body the first turn of a new thread would send for PROMPT, in the
     /// provider's wire format.
     PromptInput(PromptInputArgs),
+    /// Re-run a recorded thread against the built-in `replay` provider (model outputs from
+    /// the rollout, tools for real); `--check` fails on the first difference.
+    Replay(crate::replay::ReplayArgs),
 }
 
 #[derive(Debug, Args)]
@@ -36,9 +39,10 @@ pub struct PromptInputArgs {
     prompt: Option<String>,
 }
 
-pub fn run(command: DebugCommand) -> Result<()> {
+pub fn run(command: DebugCommand, runtime: &tokio::runtime::Runtime) -> Result<()> {
     match command {
         DebugCommand::PromptInput(args) => prompt_input(args),
+        DebugCommand::Replay(args) => runtime.block_on(crate::replay::run(args)),
     }
 }
 

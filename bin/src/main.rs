@@ -8,6 +8,7 @@ mod exec;
 mod login;
 mod models;
 mod output;
+mod replay;
 mod sandbox;
 mod threads;
 mod trust;
@@ -109,7 +110,7 @@ fn main() -> ExitCode {
         Some(Command::Models(args)) => home()
             .and_then(|h| runtime.block_on(models::run(&h, args)))
             .map(ok),
-        Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
+        Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),

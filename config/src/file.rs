@@ -165,6 +165,8 @@ pub struct ProviderToml {
     pub stream_max_bytes: Option<u64>,
     /// A response stream lasting longer than this fails (default 30 min).
     pub stream_max_duration_ms: Option<u64>,
+    /// Responses API over a WebSocket, falling back to SSE (default false).
+    pub supports_websockets: Option<bool>,
 }
 
 /// The wire protocols the sampler speaks; anything else is an error naming the file, line,

@@ -385,11 +385,19 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         key: format!("model_providers.{id}.base_url"),
         message: "missing; every provider needs a base_url".into(),
     })?;
+    let wire_api = base.wire_api.unwrap_or_default();
+    let websockets = base.supports_websockets.unwrap_or(false);
+    if websockets && wire_api != WireApi::Responses {
+        return Err(ConfigError::InvalidKey {
+            key: format!("model_providers.{id}.supports_websockets"),
+            message: "only the `responses` wire_api has a WebSocket transport".into(),
+        });
+    }
     Ok(ProviderSettings {
         id: id.to_string(),
         name: base.name.unwrap_or_else(|| id.to_string()),
         base_url: base_url.trim_end_matches('/').to_string(),
-        wire_api: base.wire_api.unwrap_or_default(),
+        wire_api,
         env_key: base.env_key.filter(|k| !k.is_empty()),
         http_headers: base.http_headers,
         request_max_retries: base.request_max_retries.unwrap_or(4).min(100),
@@ -400,6 +408,8 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         stream_max_duration_ms: base
             .stream_max_duration_ms
             .unwrap_or(DEFAULT_STREAM_MAX_DURATION_MS),
+        supports_websockets: websockets,
+        replay: None,
     })
 }
 
@@ -422,6 +432,7 @@ fn merge_provider(builtin: ProviderToml, user: ProviderToml) -> ProviderToml {
         stream_max_duration_ms: user
             .stream_max_duration_ms
             .or(builtin.stream_max_duration_ms),
+        supports_websockets: user.supports_websockets.or(builtin.supports_websockets),
     }
 }
 
