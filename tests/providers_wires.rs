@@ -1,5 +1,5 @@
-//! The same scripted conversation over every wire (Responses SSE, Chat Completions, Anthropic
-//! Messages): parallel tool calls, apply_patch, a 429 then success, a dropped stream. Each
+//! The same scripted conversation over every wire (Responses SSE, Responses over WebSocket,
+//! Chat Completions, Anthropic Messages): parallel tool calls, apply_patch, a 429 then success, a dropped stream. Each
 //! gives the same rollout items (modulo ids) and the same tool results; a thread that moves
 //! to another wire mid-way resumes with its whole history.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -8,7 +8,7 @@ mod support;
 
 use serde_json::{json, Value};
 use support::{json_lines, stderr, Harness};
-use troupe_mock_model::{events, MockResponse};
+use troupe_mock_model::{events, Behaviour, MockModel, MockOptions, MockResponse};
 
 const PATCH: &str = "*** Begin Patch\n*** Add File: made.txt\n+made by the model\n*** End Patch";
 
@@ -78,7 +78,11 @@ fn rollout_items(h: &Harness) -> Vec<Value> {
 }
 
 fn run_on(wire: &str) -> (Harness, Vec<Value>) {
-    let h = Harness::with_config(conversation(), &format!("wire_api = \"{wire}\""));
+    let config = match wire {
+        "websocket" => "wire_api = \"responses\"\nsupports_websockets = true".to_string(),
+        _ => format!("wire_api = \"{wire}\""),
+    };
+    let h = Harness::with_config(conversation(), &config);
     let out = h.exec(&["--json", "make the file"]);
     assert!(out.status.success(), "{wire}: {}", stderr(&out));
     let lines = json_lines(&out);
@@ -102,6 +106,7 @@ fn one_conversation_gives_the_same_rollout_items_on_every_wire() {
     let (responses_h, responses) = run_on("responses");
     let (chat_h, chat) = run_on("chat");
     let (anthropic_h, anthropic) = run_on("anthropic");
+    let (websocket_h, websocket) = run_on("websocket");
     assert!(request_paths(&responses_h)
         .iter()
         .all(|p| p == "/v1/responses"));
@@ -111,6 +116,11 @@ fn one_conversation_gives_the_same_rollout_items_on_every_wire() {
     assert!(request_paths(&anthropic_h)
         .iter()
         .all(|p| p == "/v1/messages"));
+    let requests = websocket_h.mock.requests();
+    assert!(requests.iter().all(|r| r.method == "WEBSOCKET"));
+    // The 429 and the dropped response each cost a new connection; the rest reuse one.
+    assert_eq!(requests.len(), 5);
+    assert_eq!(websocket_h.mock.websocket_connections(), 3);
     // The model's part: two parallel calls, one freeform call, the answer; and the tools'.
     let kinds: Vec<&str> = responses
         .iter()
@@ -131,6 +141,56 @@ fn one_conversation_gives_the_same_rollout_items_on_every_wire() {
     );
     pretty_assertions::assert_eq!(responses, chat);
     pretty_assertions::assert_eq!(responses, anthropic);
+    pretty_assertions::assert_eq!(responses, websocket);
+}
+
+#[test]
+fn a_turn_reuses_one_websocket_and_falls_back_to_sse_when_the_upgrade_fails() {
+    let steps = || {
+        let shell = |word: &str| json!({ "command": ["echo", word] }).to_string();
+        vec![
+            MockResponse::tool_calls(vec![("call_1", "shell", shell("one"))]),
+            MockResponse::tool_calls(vec![("call_2", "shell", shell("two"))]),
+            MockResponse::tool_calls(vec![("call_3", "shell", shell("three"))]),
+            MockResponse::text("three steps"),
+        ]
+    };
+    let h = Harness::with_config(steps(), "supports_websockets = true");
+    let out = h.exec(&["steps"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(h.mock.request_count(), 4);
+    assert_eq!(
+        h.mock.websocket_connections(),
+        1,
+        "one connection for the turn"
+    );
+    let first = &h.mock.requests()[0];
+    assert_eq!(
+        first.header("openai-beta"),
+        Some("responses_websockets=2026-02-06")
+    );
+    assert_eq!(first.header("authorization"), Some("Bearer test-key"));
+    assert_eq!(first.body["type"], "response.create");
+
+    // A server without WebSockets: the upgrade fails, the turn goes on over SSE.
+    let mock = MockModel::start_blocking(MockOptions {
+        websockets: false,
+        ..MockOptions::new(Behaviour::Script(steps()))
+    })
+    .unwrap();
+    let out = h.exec(&[
+        "-c",
+        &format!("model_providers.mock.base_url=\"{}\"", mock.base_url()),
+        "steps",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let methods: Vec<String> = mock.requests().into_iter().map(|r| r.method).collect();
+    assert_eq!(
+        methods,
+        ["GET", "POST", "POST", "POST", "POST"],
+        "one failed upgrade"
+    );
+    assert_eq!(mock.websocket_connections(), 0);
 }
 
 /// The history of the last request, as the wire sent it.

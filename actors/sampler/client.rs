@@ -5,6 +5,7 @@
 use super::auth::{api_key, redact, redact_error};
 use super::retry::{backoff, parse_retry_after, retryable_status};
 use super::sse::{classify_code, StreamEvent};
+use super::websocket::{self, WsAttempt, WsSlot};
 use super::wire::{wire_for, Wire, WireDecoder};
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
@@ -21,13 +22,13 @@ pub use super::responses::request_body;
 
 /// Which retry budget a failure draws on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Budget {
+pub(super) enum Budget {
     Request,
     Stream,
 }
 
 /// How one attempt ended badly.
-enum AttemptError {
+pub(super) enum AttemptError {
     Fatal(ModelError),
     Retryable {
         budget: Budget,
@@ -39,10 +40,13 @@ enum AttemptError {
 /// Serves `request` to completion, calling `on_update` with deltas, retries and the result.
 /// The API key comes from the provider's `env_key` variable or `auth_file`; every error and
 /// retry reason is scrubbed of it before it leaves.
+/// `ws`, when given, is the turn's WebSocket (Responses over WebSocket): used while it works,
+/// SSE once an upgrade failed.
 pub async fn sample(
     http: &reqwest::Client,
     provider: &ProviderSettings,
     auth_file: &Path,
+    ws: Option<&WsSlot>,
     request: &ModelRequest,
     mut on_update: impl FnMut(SamplerUpdate),
 ) {
@@ -65,17 +69,26 @@ pub async fn sample(
     let mut stream_retries = 0u32;
     loop {
         let decoder = wire.decoder(request);
-        let error = match attempt(
-            http,
-            provider,
-            wire.as_ref(),
-            key,
-            &body,
-            decoder,
-            &mut on_update,
-        )
-        .await
-        {
+        let over_websocket = match ws.filter(|ws| ws.enabled()) {
+            Some(ws) => websocket::attempt(ws, provider, key, &body, decoder, &mut on_update).await,
+            None => WsAttempt::NotTried(decoder),
+        };
+        let outcome = match over_websocket {
+            WsAttempt::Done(outcome) => outcome,
+            WsAttempt::NotTried(decoder) => {
+                attempt(
+                    http,
+                    provider,
+                    wire.as_ref(),
+                    key,
+                    &body,
+                    decoder,
+                    &mut on_update,
+                )
+                .await
+            }
+        };
+        let error = match outcome {
             Ok((items, usage)) => {
                 on_update(SamplerUpdate::Completed { items, usage });
                 return;
@@ -228,7 +241,7 @@ fn describe_body(body: &str) -> String {
     trimmed.chars().take(500).collect()
 }
 
-fn retry_request(reason: String, retry_after: Option<Duration>) -> AttemptError {
+pub(super) fn retry_request(reason: String, retry_after: Option<Duration>) -> AttemptError {
     AttemptError::Retryable {
         budget: Budget::Request,
         reason,
@@ -246,6 +259,16 @@ async fn http_failure(response: reqwest::Response) -> AttemptError {
     );
     let body = read_some(response).await;
     let parsed: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    classify_status(status, retry_after, &parsed, &body)
+}
+
+/// A failed status (HTTP, or a WebSocket `error` event's `status`) with its error body.
+pub(super) fn classify_status(
+    status: u16,
+    retry_after: Option<Duration>,
+    parsed: &Value,
+    body: &str,
+) -> AttemptError {
     // OpenAI puts a `code`; Anthropic only a `type` (`overloaded_error`, …).
     let code = parsed
         .pointer("/error/code")
@@ -256,7 +279,7 @@ async fn http_failure(response: reqwest::Response) -> AttemptError {
         .pointer("/error/message")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .unwrap_or_else(|| describe_body(&body));
+        .unwrap_or_else(|| describe_body(body));
     if code == "context_length_exceeded"
         || code == "insufficient_quota"
         || message.contains("prompt is too long")
@@ -380,7 +403,7 @@ async fn read_stream(
 }
 
 /// Acts on decoded events; `Some` when the attempt is over (completed or failed).
-fn apply(
+pub(super) fn apply(
     events: Vec<StreamEvent>,
     items: &mut Vec<ResponseItem>,
     on_update: &mut impl FnMut(SamplerUpdate),
@@ -410,7 +433,7 @@ fn apply(
     None
 }
 
-fn error_chain(err: &dyn std::error::Error) -> String {
+pub(super) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(inner) = source {

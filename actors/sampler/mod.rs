@@ -14,6 +14,7 @@ pub mod replay;
 pub mod responses;
 pub mod retry;
 pub mod sse;
+pub mod websocket;
 pub mod wire;
 
 use std::path::PathBuf;
@@ -40,6 +41,8 @@ pub struct SamplerArgs {
 
 pub struct SamplerState {
     args: SamplerArgs,
+    /// The turn's WebSocket, when the provider speaks Responses over WebSocket.
+    websocket: Option<std::sync::Arc<websocket::WsSlot>>,
     /// Cancels the request in flight.
     current: CancellationToken,
 }
@@ -54,8 +57,11 @@ impl Actor for SamplerActor {
         _myself: ActorRef<Self::Msg>,
         args: SamplerArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
+        let websocket = (args.provider.supports_websockets && args.provider.replay.is_none())
+            .then(Default::default);
         Ok(SamplerState {
             args,
+            websocket,
             current: CancellationToken::new(),
         })
     }
@@ -75,6 +81,7 @@ impl Actor for SamplerActor {
                 let http = state.args.http.clone();
                 let provider = state.args.provider.clone();
                 let auth_file = state.args.auth_file.clone();
+                let websocket = state.websocket.clone();
                 tokio::spawn(async move {
                     let updates = turn.clone();
                     let work = AbortOnDropHandle::new(tokio::spawn(async move {
@@ -84,7 +91,15 @@ impl Actor for SamplerActor {
                         match &provider.replay {
                             Some(source) => replay::sample(source, &request, send),
                             None => {
-                                client::sample(&http, &provider, &auth_file, &request, send).await
+                                client::sample(
+                                    &http,
+                                    &provider,
+                                    &auth_file,
+                                    websocket.as_deref(),
+                                    &request,
+                                    send,
+                                )
+                                .await
                             }
                         }
                     }));

@@ -25,6 +25,7 @@ mod log;
 mod response;
 mod server;
 pub mod translate;
+mod websocket;
 mod wire;
 
 pub use auto::{AutoConfig, ToolFlavor};

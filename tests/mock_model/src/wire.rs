@@ -79,6 +79,8 @@ pub(crate) struct Shared {
     pub(crate) auto: Option<AutoConfig>,
     pub(crate) record: bool,
     pub(crate) log: Option<Mutex<File>>,
+    /// WebSocket connections accepted.
+    pub(crate) connections: AtomicU64,
 }
 
 /// Locks ignoring poisoning: the data stays usable for a test mock.
