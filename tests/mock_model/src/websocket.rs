@@ -11,11 +11,12 @@ use std::time::Duration;
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::{HeaderMap, Uri};
+use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use serde_json::{json, Value};
 
 use crate::auto;
+use crate::log::LogLine;
 use crate::response::{MockResponse, StreamEnd};
 use crate::wire::{lock, RecordedRequest, Shared};
 
@@ -51,7 +52,10 @@ async fn serve(
             continue;
         };
         let body: Value = serde_json::from_str(text.as_str()).unwrap_or(Value::Null);
-        shared.count.fetch_add(1, Ordering::Relaxed);
+        let n = shared.count.fetch_add(1, Ordering::Relaxed) + 1;
+        // Logged as method WEBSOCKET, without byte times (written when the answer is sent).
+        let method = Method::from_bytes(b"WEBSOCKET").unwrap_or(Method::GET);
+        let line = LogLine::start(&shared, n, &method, &path, &body);
         let scripted = lock(&shared.script).pop_front();
         let answer = scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)));
         if shared.record {
@@ -65,7 +69,9 @@ async fn serve(
         let answer = answer.unwrap_or_else(|| {
             MockResponse::http(500, r#"{"error":{"message":"mock script exhausted"}}"#)
         });
-        if !send_answer(&mut socket, answer).await {
+        let sent = send_answer(&mut socket, answer).await;
+        drop(line);
+        if !sent {
             return; // dropped on purpose, or the client went away
         }
     }
