@@ -236,3 +236,40 @@ fn a_fifo_in_place_of_config_toml_is_an_error_not_a_hang() {
         .to_string();
     assert!(err.contains("config.toml") && err.contains("FIFO"), "{err}");
 }
+
+#[test]
+fn supports_websockets_is_read_and_only_for_the_responses_wire() {
+    let home = home_with(
+        "model_provider = \"local\"\n[model_providers.local]\nbase_url = \"http://x\"\nsupports_websockets = true\n",
+    );
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    assert!(settings.provider.supports_websockets);
+    let home = home_with(
+        "model_provider = \"local\"\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"chat\"\nsupports_websockets = true\n",
+    );
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("model_providers.local.supports_websockets")
+            && err.contains("only the `responses` wire_api"),
+        "{err}"
+    );
+}
+
+#[test]
+fn local_providers_are_built_in_chat_without_a_key() {
+    let cli = CliOverrides {
+        raw: vec!["model_provider=\"vllm\"".into()],
+        ..CliOverrides::default()
+    };
+    let home = tempfile::tempdir().unwrap();
+    let settings = load_settings(home.path(), &cli).unwrap();
+    assert_eq!(settings.provider.wire_api, WireApi::Chat);
+    assert_eq!(settings.provider.env_key, None);
+    assert!(
+        settings.provider.base_url.ends_with("/v1"),
+        "{}",
+        settings.provider.base_url
+    );
+}
