@@ -35,7 +35,7 @@ fn unknown_provider() {
     let out = h.exec(&["-c", "model_provider=nope", "hi"]);
     assert_fails_with(
         &out,
-        "model provider `nope` is not defined; known providers: mock, openai",
+        "model provider `nope` is not defined; known providers: llamacpp, lmstudio, mock, ollama, openai, oss, vllm",
     );
 }
 
@@ -64,12 +64,11 @@ fn malformed_config_file_names_the_line() {
 }
 
 #[test]
-fn wire_api_chat_is_refused_naming_file_line_and_supported_values() {
-    // Accepted before, then ignored: the Responses request went to a Chat Completions server.
-    let h = Harness::with_config(vec![MockResponse::text("never")], "wire_api = \"chat\"");
+fn unknown_wire_api_is_refused_naming_file_line_and_accepted_values() {
+    let h = Harness::with_config(vec![MockResponse::text("never")], "wire_api = \"grpc\"");
     let out = h.exec(&["hi"]);
     assert_fails_with(&out, "config.toml:11: key `model_providers.mock.wire_api`");
-    assert_fails_with(&out, "supported values: `responses`");
+    assert_fails_with(&out, "expected one of `responses`, `chat`, `anthropic`");
     assert_eq!(h.mock.request_count(), 0);
 }
 

@@ -24,6 +24,8 @@ pub fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
             request_timeout_ms: 10_000,
             stream_max_bytes: troupe_messages::settings::DEFAULT_STREAM_MAX_BYTES,
             stream_max_duration_ms: troupe_messages::settings::DEFAULT_STREAM_MAX_DURATION_MS,
+            supports_websockets: false,
+            replay: None,
         },
         cwd: home.to_path_buf(),
         approval_policy: AskForApproval::Never,

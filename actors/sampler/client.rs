@@ -1,10 +1,16 @@
-//! One model request over the Responses API (SSE), with the retry loop around it.
+//! One model request over the provider's wire (SSE), with the retry loop around it. The
+//! wire (`wire.rs`) decides the path, body, credentials header and how events decode; the
+//! transport, the bounds on a stream, retries and error classification are shared here.
 
+use super::auth::{api_key, redact, redact_error};
 use super::retry::{backoff, parse_retry_after, retryable_status};
-use super::sse::{classify_code, decode_event, StreamEvent};
+use super::sse::{classify_code, StreamEvent};
+use super::websocket::{self, WsAttempt, WsSlot};
+use super::wire::{wire_for, Wire, WireDecoder};
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
-use serde_json::{json, Value};
+use serde_json::Value;
+use std::path::Path;
 use std::time::Duration;
 use troupe_messages::errors::ModelError;
 use troupe_messages::items::ResponseItem;
@@ -12,15 +18,17 @@ use troupe_messages::sampling::{ModelRequest, SamplerUpdate};
 use troupe_messages::settings::ProviderSettings;
 use troupe_messages::usage::TokenUsage;
 
+pub use super::responses::request_body;
+
 /// Which retry budget a failure draws on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Budget {
+pub(super) enum Budget {
     Request,
     Stream,
 }
 
 /// How one attempt ended badly.
-enum AttemptError {
+pub(super) enum AttemptError {
     Fatal(ModelError),
     Retryable {
         budget: Budget,
@@ -30,17 +38,57 @@ enum AttemptError {
 }
 
 /// Serves `request` to completion, calling `on_update` with deltas, retries and the result.
+/// The API key comes from the provider's `env_key` variable or `auth_file`; every error and
+/// retry reason is scrubbed of it before it leaves.
+/// `ws`, when given, is the turn's WebSocket (Responses over WebSocket): used while it works,
+/// SSE once an upgrade failed.
 pub async fn sample(
     http: &reqwest::Client,
     provider: &ProviderSettings,
+    auth_file: &Path,
+    ws: Option<&WsSlot>,
     request: &ModelRequest,
     mut on_update: impl FnMut(SamplerUpdate),
 ) {
-    let body = request_body(request);
+    let key = match api_key(provider, auth_file) {
+        Ok(key) => key,
+        Err(err) => {
+            on_update(SamplerUpdate::Failed {
+                error: ModelError::Unauthorized {
+                    status: 0,
+                    message: err.to_string(),
+                },
+            });
+            return;
+        }
+    };
+    let key = key.as_deref();
+    let wire = wire_for(provider.wire_api);
+    let body = wire.body(request);
     let mut request_retries = 0u32;
     let mut stream_retries = 0u32;
     loop {
-        let error = match attempt(http, provider, &body, &mut on_update).await {
+        let decoder = wire.decoder(request);
+        let over_websocket = match ws.filter(|ws| ws.enabled()) {
+            Some(ws) => websocket::attempt(ws, provider, key, &body, decoder, &mut on_update).await,
+            None => WsAttempt::NotTried(decoder),
+        };
+        let outcome = match over_websocket {
+            WsAttempt::Done(outcome) => outcome,
+            WsAttempt::NotTried(decoder) => {
+                attempt(
+                    http,
+                    provider,
+                    wire.as_ref(),
+                    key,
+                    &body,
+                    decoder,
+                    &mut on_update,
+                )
+                .await
+            }
+        };
+        let error = match outcome {
             Ok((items, usage)) => {
                 on_update(SamplerUpdate::Completed { items, usage });
                 return;
@@ -49,14 +97,16 @@ pub async fn sample(
         };
         let (budget, reason, retry_after) = match error {
             AttemptError::Fatal(error) => {
-                on_update(SamplerUpdate::Failed { error });
+                on_update(SamplerUpdate::Failed {
+                    error: redact_error(error, key),
+                });
                 return;
             }
             AttemptError::Retryable {
                 budget,
                 reason,
                 retry_after,
-            } => (budget, reason, retry_after),
+            } => (budget, redact(&reason, key), retry_after),
         };
         let (used, max) = match budget {
             Budget::Request => (&mut request_retries, provider.request_max_retries),
@@ -83,47 +133,23 @@ pub async fn sample(
     }
 }
 
-/// The JSON body of a Responses API request.
-pub fn request_body(request: &ModelRequest) -> Value {
-    let mut body = json!({
-        "model": request.model,
-        "instructions": request.instructions,
-        "input": request.input,
-        "tools": request.tools,
-        "tool_choice": "auto",
-        "parallel_tool_calls": request.parallel_tool_calls,
-        "store": false,
-        "stream": true,
-        "prompt_cache_key": request.prompt_cache_key,
-    });
-    if let Some(effort) = &request.reasoning_effort {
-        body["reasoning"] = json!({ "effort": effort });
-    }
-    body
-}
-
 async fn attempt(
     http: &reqwest::Client,
     provider: &ProviderSettings,
+    wire: &dyn Wire,
+    key: Option<&str>,
     body: &Value,
+    decoder: Box<dyn WireDecoder>,
     on_update: &mut impl FnMut(SamplerUpdate),
 ) -> Result<(Vec<ResponseItem>, TokenUsage), AttemptError> {
-    let mut builder = http
-        .post(format!("{}/responses", provider.base_url))
-        .header("accept", "text/event-stream")
-        .json(body);
-    if let Some(env_key) = &provider.env_key {
-        let key = std::env::var(env_key).unwrap_or_default();
-        if key.is_empty() {
-            return Err(AttemptError::Fatal(ModelError::Unauthorized {
-                status: 0,
-                message: format!(
-                    "environment variable {env_key} (API key of provider `{}`) is not set",
-                    provider.id
-                ),
-            }));
-        }
-        builder = builder.bearer_auth(key);
+    let url = format!("{}{}", provider.base_url, wire.path());
+    let mut builder = wire.headers(
+        http.post(&url)
+            .header("accept", "text/event-stream")
+            .json(body),
+    );
+    if let Some(key) = key {
+        builder = wire.authorize(builder, key);
     }
     for (name, value) in &provider.http_headers {
         builder = builder.header(name, value);
@@ -148,10 +174,74 @@ async fn attempt(
     if !status.is_success() {
         return Err(http_failure(response).await);
     }
-    read_stream(response, provider, on_update).await
+    if let Some(kind) = not_a_stream(&response) {
+        let page = read_some(response).await;
+        return Err(AttemptError::Fatal(ModelError::ResponseFailed {
+            message: format!(
+                "{url} answered `{kind}` instead of an event stream (is base_url right, and \
+                 does the server speak wire_api = \"{}\"?): {}",
+                wire_name(provider),
+                describe_body(&page)
+            ),
+        }));
+    }
+    read_stream(response, provider, decoder, on_update).await
 }
 
-fn retry_request(reason: String, retry_after: Option<Duration>) -> AttemptError {
+fn wire_name(provider: &ProviderSettings) -> &'static str {
+    match provider.wire_api {
+        troupe_messages::settings::WireApi::Responses => "responses",
+        troupe_messages::settings::WireApi::Chat => "chat",
+        troupe_messages::settings::WireApi::Anthropic => "anthropic",
+    }
+}
+
+/// The content type of a successful answer that cannot be a stream (an HTML page from a
+/// proxy or a wrong URL, a non-streaming JSON body).
+fn not_a_stream(response: &reqwest::Response) -> Option<String> {
+    let kind = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())?
+        .to_ascii_lowercase();
+    (kind.starts_with("text/html") || kind.starts_with("application/json")).then_some(kind)
+}
+
+async fn read_some(response: reqwest::Response) -> String {
+    tokio::time::timeout(Duration::from_secs(10), response.text())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default()
+}
+
+/// A short, readable account of an error body: an HTML page by its title, else the start.
+fn describe_body(body: &str) -> String {
+    let trimmed = body.trim_start();
+    if trimmed.starts_with('<') {
+        let lower = trimmed.to_ascii_lowercase();
+        let title = lower
+            .find("<title>")
+            .and_then(|start| {
+                let from = start + "<title>".len();
+                lower[from..]
+                    .find("</title>")
+                    .map(|len| &trimmed[from..from + len])
+            })
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        return match title {
+            Some(title) => format!(
+                "an HTML page titled \"{}\"",
+                title.chars().take(200).collect::<String>()
+            ),
+            None => "an HTML page".to_string(),
+        };
+    }
+    trimmed.chars().take(500).collect()
+}
+
+pub(super) fn retry_request(reason: String, retry_after: Option<Duration>) -> AttemptError {
     AttemptError::Retryable {
         budget: Budget::Request,
         reason,
@@ -167,22 +257,33 @@ async fn http_failure(response: reqwest::Response) -> AttemptError {
             .get("retry-after")
             .and_then(|v| v.to_str().ok()),
     );
-    let body = tokio::time::timeout(Duration::from_secs(10), response.text())
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .unwrap_or_default();
+    let body = read_some(response).await;
     let parsed: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    classify_status(status, retry_after, &parsed, &body)
+}
+
+/// A failed status (HTTP, or a WebSocket `error` event's `status`) with its error body.
+pub(super) fn classify_status(
+    status: u16,
+    retry_after: Option<Duration>,
+    parsed: &Value,
+    body: &str,
+) -> AttemptError {
+    // OpenAI puts a `code`; Anthropic only a `type` (`overloaded_error`, …).
     let code = parsed
         .pointer("/error/code")
         .and_then(Value::as_str)
+        .or_else(|| parsed.pointer("/error/type").and_then(Value::as_str))
         .unwrap_or("");
     let message = parsed
         .pointer("/error/message")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .unwrap_or_else(|| body.chars().take(500).collect());
-    if code == "context_length_exceeded" || code == "insufficient_quota" {
+        .unwrap_or_else(|| describe_body(body));
+    if code == "context_length_exceeded"
+        || code == "insufficient_quota"
+        || message.contains("prompt is too long")
+    {
         return AttemptError::Fatal(classify_code(code, message).0);
     }
     if status == 401 || status == 403 {
@@ -222,6 +323,7 @@ impl std::fmt::Display for BodyError {
 async fn read_stream(
     response: reqwest::Response,
     provider: &ProviderSettings,
+    mut decoder: Box<dyn WireDecoder>,
     on_update: &mut impl FnMut(SamplerUpdate),
 ) -> Result<(Vec<ResponseItem>, TokenUsage), AttemptError> {
     let idle = Duration::from_millis(provider.stream_idle_timeout_ms);
@@ -268,9 +370,18 @@ async fn read_stream(
                 )))
             }
             Ok(None) => {
+                let events = decoder.end();
+                if events.is_empty() {
+                    return Err(stream_error(
+                        "stream closed before the response completed".into(),
+                    ));
+                }
+                if let Some(done) = apply(events, &mut items, on_update) {
+                    return done;
+                }
                 return Err(stream_error(
-                    "stream closed before response.completed".into(),
-                ))
+                    "stream closed before the response completed".into(),
+                ));
             }
             Ok(Some(Err(EventStreamError::Transport(err)))) => {
                 return Err(stream_error(format!("stream error: {err}")))
@@ -278,21 +389,12 @@ async fn read_stream(
             Ok(Some(Err(err))) => return Err(stream_error(format!("stream error: {err}"))),
             Ok(Some(Ok(event))) => event,
         };
-        match decode_event(&event.data) {
-            Ok(StreamEvent::TextDelta(delta)) => on_update(SamplerUpdate::TextDelta { delta }),
-            Ok(StreamEvent::ReasoningDelta(delta)) => {
-                on_update(SamplerUpdate::ReasoningDelta { delta })
+        match decoder.event(&event.event, &event.data) {
+            Ok(events) => {
+                if let Some(done) = apply(events, &mut items, on_update) {
+                    return done;
+                }
             }
-            Ok(StreamEvent::ItemDone(item)) => items.push(item),
-            Ok(StreamEvent::Completed(usage)) => return Ok((items, usage)),
-            Ok(StreamEvent::Failed { error, retryable }) => {
-                return Err(if retryable {
-                    stream_error(error.to_string())
-                } else {
-                    AttemptError::Fatal(error)
-                })
-            }
-            Ok(StreamEvent::Ignored) => {}
             Err(bad) => {
                 tracing::warn!(event = %event.event, reason = %bad.0, "skipped a stream event")
             }
@@ -300,7 +402,38 @@ async fn read_stream(
     }
 }
 
-fn error_chain(err: &dyn std::error::Error) -> String {
+/// Acts on decoded events; `Some` when the attempt is over (completed or failed).
+pub(super) fn apply(
+    events: Vec<StreamEvent>,
+    items: &mut Vec<ResponseItem>,
+    on_update: &mut impl FnMut(SamplerUpdate),
+) -> Option<Result<(Vec<ResponseItem>, TokenUsage), AttemptError>> {
+    for event in events {
+        match event {
+            StreamEvent::TextDelta(delta) => on_update(SamplerUpdate::TextDelta { delta }),
+            StreamEvent::ReasoningDelta(delta) => {
+                on_update(SamplerUpdate::ReasoningDelta { delta })
+            }
+            StreamEvent::ItemDone(item) => items.push(item),
+            StreamEvent::Completed(usage) => return Some(Ok((std::mem::take(items), usage))),
+            StreamEvent::Failed { error, retryable } => {
+                return Some(Err(if retryable {
+                    AttemptError::Retryable {
+                        budget: Budget::Stream,
+                        reason: error.to_string(),
+                        retry_after: None,
+                    }
+                } else {
+                    AttemptError::Fatal(error)
+                }))
+            }
+            StreamEvent::Ignored => {}
+        }
+    }
+    None
+}
+
+pub(super) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(inner) = source {

@@ -4,9 +4,20 @@
 //! the sampler (interrupt) ends the HTTP stream at once. A panic in that task is reported to
 //! the turn as a failed sample instead of taking anything down.
 
+pub mod anthropic;
+pub mod auth;
+pub mod chat;
 pub mod client;
+pub mod history;
+pub mod models;
+pub mod replay;
+pub mod responses;
 pub mod retry;
 pub mod sse;
+pub mod websocket;
+pub mod wire;
+
+use std::path::PathBuf;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio_util::sync::CancellationToken;
@@ -24,10 +35,14 @@ pub struct SamplerArgs {
     pub turn: ActorRef<TurnMsg>,
     pub http: reqwest::Client,
     pub provider: ProviderSettings,
+    /// `$TROUPE_HOME/auth.json`: keys stored by `troupe login` (the environment wins).
+    pub auth_file: PathBuf,
 }
 
 pub struct SamplerState {
     args: SamplerArgs,
+    /// The turn's WebSocket, when the provider speaks Responses over WebSocket.
+    websocket: Option<std::sync::Arc<websocket::WsSlot>>,
     /// Cancels the request in flight.
     current: CancellationToken,
 }
@@ -42,8 +57,11 @@ impl Actor for SamplerActor {
         _myself: ActorRef<Self::Msg>,
         args: SamplerArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
+        let websocket = (args.provider.supports_websockets && args.provider.replay.is_none())
+            .then(Default::default);
         Ok(SamplerState {
             args,
+            websocket,
             current: CancellationToken::new(),
         })
     }
@@ -62,13 +80,28 @@ impl Actor for SamplerActor {
                 let turn = state.args.turn.clone();
                 let http = state.args.http.clone();
                 let provider = state.args.provider.clone();
+                let auth_file = state.args.auth_file.clone();
+                let websocket = state.websocket.clone();
                 tokio::spawn(async move {
                     let updates = turn.clone();
                     let work = AbortOnDropHandle::new(tokio::spawn(async move {
-                        client::sample(&http, &provider, &request, |update| {
+                        let send = |update| {
                             let _ = updates.send_message(TurnMsg::Sampler(update));
-                        })
-                        .await;
+                        };
+                        match &provider.replay {
+                            Some(source) => replay::sample(source, &request, send),
+                            None => {
+                                client::sample(
+                                    &http,
+                                    &provider,
+                                    &auth_file,
+                                    websocket.as_deref(),
+                                    &request,
+                                    send,
+                                )
+                                .await
+                            }
+                        }
                     }));
                     tokio::select! {
                         _ = cancel.cancelled() => {}

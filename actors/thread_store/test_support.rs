@@ -30,6 +30,8 @@ pub fn settings() -> SessionSettings {
             request_timeout_ms: 1000,
             stream_max_bytes: troupe_messages::settings::DEFAULT_STREAM_MAX_BYTES,
             stream_max_duration_ms: troupe_messages::settings::DEFAULT_STREAM_MAX_DURATION_MS,
+            supports_websockets: false,
+            replay: None,
         },
         cwd: "/w".into(),
         approval_policy: AskForApproval::Never,

@@ -251,6 +251,10 @@ impl Actor for TurnActor {
                 turn: myself.clone(),
                 http: args.http.clone(),
                 provider: args.settings.provider.clone(),
+                auth_file: args
+                    .settings
+                    .troupe_home
+                    .join(crate::sampler::auth::AUTH_FILE),
             },
             myself.get_cell(),
         )

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use troupe_actors::sampler::client::request_body;
+use troupe_actors::sampler::wire::wire_for;
 use troupe_actors::session::context::initial_context;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_actors::turn::prompt::{build_request, for_mode, user_message};
@@ -13,8 +13,12 @@ use troupe_messages::ops::UserInput;
 
 #[derive(Debug, Subcommand)]
 pub enum DebugCommand {
-    /// Print the request body the first turn of a new thread would send for PROMPT.
+    /// Print the request body the first turn of a new thread would send for PROMPT, in the
+    /// provider's wire format.
     PromptInput(PromptInputArgs),
+    /// Re-run a recorded thread against the built-in `replay` provider (model outputs from
+    /// the rollout, tools for real); `--check` fails on the first difference.
+    Replay(crate::replay::ReplayArgs),
 }
 
 #[derive(Debug, Args)]
@@ -35,9 +39,10 @@ pub struct PromptInputArgs {
     prompt: Option<String>,
 }
 
-pub fn run(command: DebugCommand) -> Result<()> {
+pub fn run(command: DebugCommand, runtime: &tokio::runtime::Runtime) -> Result<()> {
     match command {
         DebugCommand::PromptInput(args) => prompt_input(args),
+        DebugCommand::Replay(args) => runtime.block_on(crate::replay::run(args)),
     }
 }
 
@@ -73,6 +78,8 @@ fn prompt_input(args: PromptInputArgs) -> Result<()> {
         ToolRegistry::with_builtin_tools().specs_for(&loaded.settings),
     );
     let request = build_request(ThreadId::new(), &settings, &history, tools);
-    crate::output::line(serde_json::to_string_pretty(&request_body(&request))?)?;
+    crate::output::line(serde_json::to_string_pretty(
+        &wire_for(settings.provider.wire_api).body(&request),
+    )?)?;
     Ok(())
 }

@@ -6,7 +6,10 @@ mod arg0;
 mod debug;
 mod doctor;
 mod exec;
+mod login;
+mod models;
 mod output;
+mod replay;
 mod sandbox;
 mod threads;
 mod trust;
@@ -48,6 +51,12 @@ enum Command {
     Trust(trust::TrustArgs),
     /// Serve Codex's app-server protocol (JSON-RPC) over stdio, a unix socket or WebSocket.
     AppServer(app_server::AppServerArgs),
+    /// Store an API key (read from stdin with `--with-api-key`) in `$TROUPE_HOME/auth.json`.
+    Login(login::LoginArgs),
+    /// Remove the stored API keys.
+    Logout,
+    /// List the models a provider serves (`GET {base_url}/models`).
+    Models(models::ModelsArgs),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -100,7 +109,12 @@ fn main() -> ExitCode {
         }),
         Some(Command::Apply(args)) => apply::run(args),
         Some(Command::Trust(args)) => home().and_then(|h| trust::run(&h, args)).map(ok),
-        Some(Command::Debug(command)) => debug::run(command).map(|()| ExitCode::SUCCESS),
+        Some(Command::Login(args)) => home().and_then(|h| login::login(&h, args)).map(ok),
+        Some(Command::Logout) => home().and_then(|h| login::logout(&h)).map(ok),
+        Some(Command::Models(args)) => home()
+            .and_then(|h| runtime.block_on(models::run(&h, args)))
+            .map(ok),
+        Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),

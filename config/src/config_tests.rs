@@ -110,7 +110,7 @@ fn unknown_provider_lists_known_ones() {
     let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "model provider `nope` is not defined; known providers: mock, openai"
+        "model provider `nope` is not defined; known providers: llamacpp, lmstudio, mock, ollama, openai, oss, vllm"
     );
 }
 
@@ -187,9 +187,9 @@ fn an_unknown_shell_environment_inherit_value_is_an_error_naming_file_line_and_k
 }
 
 #[test]
-fn wire_api_chat_is_an_error_naming_file_line_and_supported_values() {
+fn unknown_wire_api_is_an_error_naming_file_line_and_accepted_values() {
     let home = home_with(
-        "model_provider = \"local\"\n\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"chat\"\n",
+        "model_provider = \"local\"\n\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"grpc\"\n",
     );
     let err = load_settings(home.path(), &CliOverrides::default())
         .unwrap_err()
@@ -199,32 +199,34 @@ fn wire_api_chat_is_an_error_naming_file_line_and_supported_values() {
         "{err}"
     );
     assert!(
-        err.contains("`chat`") && err.contains("supported values: `responses`"),
-        "{err}"
-    );
-    let home = home_with("[model_providers.local]\nwire_api = \"grpc\"\n");
-    let err = load_settings(home.path(), &CliOverrides::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("config.toml:2") && err.contains("`responses`"),
+        err.contains("`grpc`") && err.contains("`responses`, `chat`, `anthropic`"),
         "{err}"
     );
     let home = tempfile::tempdir().unwrap();
     let cli = CliOverrides {
-        raw: vec!["model_providers.openai.wire_api=chat".into()],
+        raw: vec!["model_providers.openai.wire_api=\"soap\"".into()],
         ..CliOverrides::default()
     };
     let err = load_settings(home.path(), &cli).unwrap_err().to_string();
     assert!(
-        err.contains("wire_api") && err.contains("`responses`"),
+        err.contains("wire_api") && err.contains("`responses`, `chat`, `anthropic`"),
         "{err}"
     );
-    let home = home_with(
-        "model_provider = \"local\"\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"responses\"\n",
-    );
-    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
-    assert_eq!(settings.provider.wire_api, WireApi::Responses);
+}
+
+#[test]
+fn every_spoken_wire_api_is_accepted() {
+    for (value, wire) in [
+        ("responses", WireApi::Responses),
+        ("chat", WireApi::Chat),
+        ("anthropic", WireApi::Anthropic),
+    ] {
+        let home = home_with(&format!(
+            "model_provider = \"local\"\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"{value}\"\n"
+        ));
+        let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+        assert_eq!(settings.provider.wire_api, wire);
+    }
 }
 
 #[test]
@@ -236,4 +238,41 @@ fn a_fifo_in_place_of_config_toml_is_an_error_not_a_hang() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("config.toml") && err.contains("FIFO"), "{err}");
+}
+
+#[test]
+fn supports_websockets_is_read_and_only_for_the_responses_wire() {
+    let home = home_with(
+        "model_provider = \"local\"\n[model_providers.local]\nbase_url = \"http://x\"\nsupports_websockets = true\n",
+    );
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    assert!(settings.provider.supports_websockets);
+    let home = home_with(
+        "model_provider = \"local\"\n[model_providers.local]\nbase_url = \"http://x\"\nwire_api = \"chat\"\nsupports_websockets = true\n",
+    );
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("model_providers.local.supports_websockets")
+            && err.contains("only the `responses` wire_api"),
+        "{err}"
+    );
+}
+
+#[test]
+fn local_providers_are_built_in_chat_without_a_key() {
+    let cli = CliOverrides {
+        raw: vec!["model_provider=\"vllm\"".into()],
+        ..CliOverrides::default()
+    };
+    let home = tempfile::tempdir().unwrap();
+    let settings = load_settings(home.path(), &cli).unwrap();
+    assert_eq!(settings.provider.wire_api, WireApi::Chat);
+    assert_eq!(settings.provider.env_key, None);
+    assert!(
+        settings.provider.base_url.ends_with("/v1"),
+        "{}",
+        settings.provider.base_url
+    );
 }

@@ -165,11 +165,13 @@ pub struct ProviderToml {
     pub stream_max_bytes: Option<u64>,
     /// A response stream lasting longer than this fails (default 30 min).
     pub stream_max_duration_ms: Option<u64>,
+    /// Responses API over a WebSocket, falling back to SSE (default false).
+    pub supports_websockets: Option<bool>,
 }
 
-/// The wire protocols the sampler speaks. `chat` is refused rather than accepted and ignored
-/// (the sampler would post Responses requests to a Chat Completions server).
-const SUPPORTED_WIRE_APIS: &[&str] = &["responses"];
+/// The wire protocols the sampler speaks; anything else is an error naming the file, line,
+/// key and these values.
+const SUPPORTED_WIRE_APIS: &[&str] = &["responses", "chat", "anthropic"];
 
 fn supported_wire_api<'de, D: Deserializer<'de>>(
     deserializer: D,
@@ -178,9 +180,8 @@ fn supported_wire_api<'de, D: Deserializer<'de>>(
     let value = String::deserialize(deserializer)?;
     match value.as_str() {
         "responses" => Ok(Some(WireApi::Responses)),
-        "chat" => Err(D::Error::custom(
-            "`chat` (Chat Completions) is not supported yet; supported values: `responses`",
-        )),
+        "chat" => Ok(Some(WireApi::Chat)),
+        "anthropic" => Ok(Some(WireApi::Anthropic)),
         other => Err(D::Error::unknown_variant(other, SUPPORTED_WIRE_APIS)),
     }
 }

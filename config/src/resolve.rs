@@ -320,8 +320,43 @@ fn builtin_provider(id: &str) -> Option<ProviderToml> {
             env_key: Some("OPENAI_API_KEY".into()),
             ..ProviderToml::default()
         }),
-        _ => None,
+        _ => {
+            let (name, _) = LOCAL_PROVIDERS.iter().find(|(local, _)| *local == id)?;
+            Some(ProviderToml {
+                name: Some(format!("local server ({name})")),
+                base_url: Some(local_base_url(id)?),
+                wire_api: Some(WireApi::Chat),
+                ..ProviderToml::default()
+            })
+        }
     }
+}
+
+/// The built-in local providers (Chat Completions, no key) and their default ports. `oss`
+/// is the one `--oss` picks, on Ollama's port; `--local-provider` picks another.
+pub const LOCAL_PROVIDERS: &[(&str, u16)] = &[
+    ("oss", 11434),
+    ("ollama", 11434),
+    ("lmstudio", 1234),
+    ("vllm", 8000),
+    ("llamacpp", 8080),
+];
+
+/// Base URL of a built-in local provider: `TROUPE_OSS_BASE_URL` if set, else
+/// `http://127.0.0.1:PORT/v1` with `TROUPE_OSS_PORT` or the server's default port.
+pub fn local_base_url(id: &str) -> Option<String> {
+    let (_, default_port) = LOCAL_PROVIDERS.iter().find(|(local, _)| *local == id)?;
+    if let Some(url) = std::env::var("TROUPE_OSS_BASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        return Some(url);
+    }
+    let port = std::env::var("TROUPE_OSS_PORT")
+        .ok()
+        .and_then(|p| p.parse::<u16>().ok())
+        .unwrap_or(*default_port);
+    Some(format!("http://127.0.0.1:{port}/v1"))
 }
 
 fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, ConfigError> {
@@ -334,6 +369,7 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         (None, None) => {
             let mut known: Vec<&str> = config.model_providers.keys().map(String::as_str).collect();
             known.push("openai");
+            known.extend(LOCAL_PROVIDERS.iter().map(|(local, _)| *local));
             known.sort_unstable();
             known.dedup();
             return Err(ConfigError::UnknownProvider {
@@ -346,11 +382,19 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         key: format!("model_providers.{id}.base_url"),
         message: "missing; every provider needs a base_url".into(),
     })?;
+    let wire_api = base.wire_api.unwrap_or_default();
+    let websockets = base.supports_websockets.unwrap_or(false);
+    if websockets && wire_api != WireApi::Responses {
+        return Err(ConfigError::InvalidKey {
+            key: format!("model_providers.{id}.supports_websockets"),
+            message: "only the `responses` wire_api has a WebSocket transport".into(),
+        });
+    }
     Ok(ProviderSettings {
         id: id.to_string(),
         name: base.name.unwrap_or_else(|| id.to_string()),
         base_url: base_url.trim_end_matches('/').to_string(),
-        wire_api: base.wire_api.unwrap_or_default(),
+        wire_api,
         env_key: base.env_key.filter(|k| !k.is_empty()),
         http_headers: base.http_headers,
         request_max_retries: base.request_max_retries.unwrap_or(4).min(100),
@@ -361,6 +405,8 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         stream_max_duration_ms: base
             .stream_max_duration_ms
             .unwrap_or(DEFAULT_STREAM_MAX_DURATION_MS),
+        supports_websockets: websockets,
+        replay: None,
     })
 }
 
@@ -383,6 +429,7 @@ fn merge_provider(builtin: ProviderToml, user: ProviderToml) -> ProviderToml {
         stream_max_duration_ms: user
             .stream_max_duration_ms
             .or(builtin.stream_max_duration_ms),
+        supports_websockets: user.supports_websockets.or(builtin.supports_websockets),
     }
 }
 

@@ -15,9 +15,10 @@ pub enum WireApi {
     /// OpenAI Responses API streamed over SSE.
     #[default]
     Responses,
-    /// OpenAI Chat Completions streaming (local/OSS servers). Not spoken yet: config refuses
-    /// it; kept so rollouts that recorded it still load.
+    /// OpenAI Chat Completions streaming (local/OSS servers: Ollama, vLLM, llama.cpp, LM Studio).
     Chat,
+    /// Anthropic Messages API streaming.
+    Anthropic,
 }
 
 /// A model provider (`model_providers.<id>` in config).
@@ -27,7 +28,8 @@ pub struct ProviderSettings {
     pub id: String,
     /// Human-readable name.
     pub name: String,
-    /// e.g. `https://api.openai.com/v1`; `/responses` is appended.
+    /// e.g. `https://api.openai.com/v1`; the wire's path (`/responses`, `/chat/completions`,
+    /// `/messages`) is appended.
     pub base_url: String,
     pub wire_api: WireApi,
     /// Environment variable holding the API key; none means no auth header.
@@ -48,6 +50,23 @@ pub struct ProviderSettings {
     /// A response stream lasting longer than this fails as a stream error.
     #[serde(default = "default_stream_max_duration_ms")]
     pub stream_max_duration_ms: u64,
+    /// Responses API over a WebSocket (`supports_websockets = true`), SSE when the upgrade
+    /// fails. Only the `responses` wire has it.
+    #[serde(default)]
+    pub supports_websockets: bool,
+    /// Answer from a recorded rollout instead of a server (`troupe debug replay`); set by
+    /// that command only, never read from config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplaySource>,
+}
+
+/// The recording the built-in `replay` provider answers from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplaySource {
+    /// The rollout whose model outputs answer the requests.
+    pub rollout: PathBuf,
+    /// Fail on the first request whose instructions or input differ from the recording.
+    pub check: bool,
 }
 
 /// Default bound of one response stream, in bytes (64 MiB).

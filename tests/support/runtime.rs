@@ -30,6 +30,8 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
             request_timeout_ms: 5_000,
             stream_max_bytes: troupe_messages::settings::DEFAULT_STREAM_MAX_BYTES,
             stream_max_duration_ms: troupe_messages::settings::DEFAULT_STREAM_MAX_DURATION_MS,
+            supports_websockets: false,
+            replay: None,
         },
         cwd: cwd.to_path_buf(),
         approval_policy: AskForApproval::Never,

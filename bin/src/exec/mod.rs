@@ -59,6 +59,13 @@ pub struct ExecArgs {
     /// Run commands without sandbox or approvals. Dangerous.
     #[arg(long = "dangerously-bypass-approvals-and-sandbox", alias = "yolo")]
     yolo: bool,
+    /// Use a local model server (built-in provider `oss`: Chat Completions on
+    /// 127.0.0.1:11434, no key); checks that it answers first.
+    #[arg(long = "oss")]
+    oss: bool,
+    /// Which local server `--oss` talks to (picks its default port); implies `--oss`.
+    #[arg(long = "local-provider", value_enum)]
+    local_provider: Option<LocalProviderArg>,
     /// The task; `-` or absent reads it from stdin.
     prompt: Option<String>,
     #[command(subcommand)]
@@ -70,6 +77,29 @@ enum ExecCommand {
     /// Continue a recorded thread with a new prompt.
     Resume(resume::ResumeArgs),
 }
+
+/// The local servers `--local-provider` knows (built-in providers of the same ids).
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum LocalProviderArg {
+    Ollama,
+    Lmstudio,
+    Vllm,
+    Llamacpp,
+}
+
+impl LocalProviderArg {
+    fn provider_id(self) -> &'static str {
+        match self {
+            LocalProviderArg::Ollama => "ollama",
+            LocalProviderArg::Lmstudio => "lmstudio",
+            LocalProviderArg::Vllm => "vllm",
+            LocalProviderArg::Llamacpp => "llamacpp",
+        }
+    }
+}
+
+/// The model `--oss` uses when `-m` names none (as Codex's `--oss`).
+const DEFAULT_OSS_MODEL: &str = "gpt-oss:20b";
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum ApprovalArg {
@@ -144,11 +174,21 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         args.ask_for_approval.map(AskForApproval::from)
     };
+    let local = args.oss || args.local_provider.is_some();
+    let mut raw = args.config.clone();
+    let mut model = args.model.clone();
+    if local {
+        let id = args
+            .local_provider
+            .map_or("oss", LocalProviderArg::provider_id);
+        raw.push(format!("model_provider={}", crate::login::toml_string(id)));
+        model.get_or_insert_with(|| DEFAULT_OSS_MODEL.to_string());
+    }
     let loaded = load_config(
         &home,
         &CliOverrides {
-            raw: args.config.clone(),
-            model: args.model.clone(),
+            raw,
+            model,
             sandbox_mode,
             approval_policy,
             cwd: Some(cwd),
@@ -159,14 +199,14 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     let settings = loaded.settings;
-    if let Some(env_key) = &settings.provider.env_key {
-        if std::env::var(env_key).map(|v| v.is_empty()).unwrap_or(true) {
-            bail!(
-                "missing API key: set the environment variable {env_key} (model provider `{}`)",
-                settings.provider.id
-            );
-        }
+    if local {
+        crate::models::check_local_server(&home, &settings.provider, &settings.model).await?;
     }
+    // Checked before the thread starts (the sampler reads the key again at each request).
+    troupe_actors::sampler::auth::api_key(
+        &settings.provider,
+        &home.join(troupe_actors::sampler::auth::AUTH_FILE),
+    )?;
 
     // From here on a signal interrupts the turn instead of killing troupe on the spot.
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;

@@ -51,23 +51,36 @@ pub enum ToolFlavor {
     ShellCommand,
 }
 
-/// Number of `function_call_output` / `custom_tool_call_output` items in the
-/// request's `input` array, i.e. tool calls already answered.
+/// Number of tool outputs already in the request, i.e. tool calls already answered:
+/// `function_call_output` / `custom_tool_call_output` items of a Responses `input`, `tool`
+/// messages of a Chat `messages`, `tool_result` blocks of Anthropic `messages`.
 pub fn count_tool_outputs(body: &Value) -> usize {
-    body.get("input")
+    let responses = body
+        .get("input")
         .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter(|item| {
-                    matches!(
-                        item.get("type").and_then(Value::as_str),
-                        Some("function_call_output" | "custom_tool_call_output")
-                    )
-                })
-                .count()
+        .into_iter()
+        .flatten()
+        .filter(|item| {
+            matches!(
+                item.get("type").and_then(Value::as_str),
+                Some("function_call_output" | "custom_tool_call_output")
+            )
         })
-        .unwrap_or(0)
+        .count();
+    let messages = body.get("messages").and_then(Value::as_array);
+    let chat = messages
+        .into_iter()
+        .flatten()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+        .count();
+    let anthropic = messages
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
+        .count();
+    responses + chat + anthropic
 }
 
 /// Names of the tools in the request's `tools` array (Responses API puts the

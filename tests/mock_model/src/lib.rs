@@ -24,6 +24,8 @@ pub mod events;
 mod log;
 mod response;
 mod server;
+pub mod translate;
+mod websocket;
 mod wire;
 
 pub use auto::{AutoConfig, ToolFlavor};
@@ -31,4 +33,4 @@ pub use response::{
     encode_event, error_body, split_text, Chunking, Endless, MockResponse, StreamEnd,
 };
 pub use server::{Behaviour, MockModel, MockOptions};
-pub use wire::RecordedRequest;
+pub use wire::{RecordedRequest, MODELS};

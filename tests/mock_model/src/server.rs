@@ -47,6 +47,9 @@ pub struct MockOptions {
     pub log_file: Option<PathBuf>,
     /// Tokio worker threads of the server runtime.
     pub worker_threads: usize,
+    /// Serve Responses over WebSocket at `GET /v1/responses` (an upgrade); when false the
+    /// upgrade is refused with 404, as by a server without WebSockets.
+    pub websockets: bool,
 }
 
 impl MockOptions {
@@ -58,6 +61,7 @@ impl MockOptions {
             record: true,
             log_file: None,
             worker_threads: 2,
+            websockets: true,
         }
     }
 }
@@ -129,10 +133,18 @@ impl MockModel {
             auto,
             record: options.record,
             log,
+            connections: AtomicU64::new(0),
         });
         let (ready_tx, ready_rx) = oneshot::channel();
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let app = Router::new()
+        let mut app = Router::new();
+        if options.websockets {
+            app = app.route(
+                "/v1/responses",
+                axum::routing::get(crate::websocket::upgrade).post(wire::handle),
+            );
+        }
+        let app = app
             .fallback(wire::handle)
             .layer(DefaultBodyLimit::disable())
             .with_state(Arc::clone(&shared));
@@ -167,6 +179,11 @@ impl MockModel {
     /// Number of requests received so far (counted even if recording is off).
     pub fn request_count(&self) -> u64 {
         self.shared.count.load(Ordering::Relaxed)
+    }
+
+    /// WebSocket connections accepted so far.
+    pub fn websocket_connections(&self) -> u64 {
+        self.shared.connections.load(Ordering::Relaxed)
     }
 
     /// Appends a response to the script while running.

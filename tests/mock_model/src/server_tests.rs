@@ -208,13 +208,24 @@ async fn auto_mode_counts_outputs_and_picks_tool() {
 }
 
 #[tokio::test]
-async fn non_responses_paths_get_404_and_are_recorded() {
+async fn unknown_paths_get_404_and_are_recorded() {
     let mock = start(vec![MockResponse::text("x")]).await;
     let r = client()
-        .get(format!("{}/models", mock.base_url()))
+        .get(format!("{}/embeddings", mock.base_url()))
         .send()
         .await;
     assert_eq!(r.map(|r| r.status().as_u16()).unwrap_or(0), 404);
     assert_eq!(mock.remaining(), 1);
-    assert_eq!(mock.requests()[0].path, "/v1/models");
+    assert_eq!(mock.requests()[0].path, "/v1/embeddings");
+    // `GET /models` lists the mock's models without touching the script.
+    let list: serde_json::Value = client()
+        .get(format!("{}/models", mock.base_url()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["data"][0]["id"], crate::MODELS[0]);
+    assert_eq!(mock.remaining(), 1);
 }

@@ -22,9 +22,8 @@ use serde_json::Value;
 use crate::auto::{self, AutoConfig};
 use crate::events;
 use crate::log::LogLine;
-use crate::response::{
-    encode_event, error_body, next_id, Chunking, Endless, MockResponse, StreamEnd,
-};
+use crate::response::{error_body, next_id, Chunking, Endless, MockResponse, StreamEnd};
+use crate::translate::{self, Wire};
 
 /// How long a `StallAfter` stream stays silent before giving up.
 const STALL: Duration = Duration::from_secs(3600);
@@ -80,6 +79,8 @@ pub(crate) struct Shared {
     pub(crate) auto: Option<AutoConfig>,
     pub(crate) record: bool,
     pub(crate) log: Option<Mutex<File>>,
+    /// WebSocket connections accepted.
+    pub(crate) connections: AtomicU64,
 }
 
 /// Locks ignoring poisoning: the data stays usable for a test mock.
@@ -99,12 +100,14 @@ pub(crate) async fn handle(
     let body = parse_body(&body);
     let path = uri.path().to_owned();
     let line = LogLine::start(&shared, n, &method, &path, &body);
-    let is_responses = method == Method::POST && path.trim_end_matches('/').ends_with("/responses");
-    let answer = if is_responses {
-        let scripted = lock(&shared.script).pop_front();
-        scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)))
-    } else {
-        None
+    let wire = wire_of(&method, &path);
+    let is_models = method == Method::GET && path.trim_end_matches('/').ends_with("/models");
+    let answer = match wire {
+        Some(_) => {
+            let scripted = lock(&shared.script).pop_front();
+            scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)))
+        }
+        None => None,
     };
     if shared.record {
         let headers = headers
@@ -123,20 +126,50 @@ pub(crate) async fn handle(
             body,
         });
     }
-    match answer {
-        Some(r) => render(r, line),
-        None if is_responses => http_response(
+    match (answer, wire) {
+        (Some(r), Some(wire)) => render_on(r, wire, line),
+        _ if is_models => http_response(200, &[], models_body()),
+        (None, Some(_)) => http_response(
             500,
             &[],
             error_body_without_code("mock script exhausted", "server_error"),
         ),
-        None => http_response(
+        _ => http_response(
             404,
             &[],
             error_body("not_found", "mock: unknown path", "invalid_request_error"),
         ),
     }
 }
+
+/// Which wire a request speaks, from its path; `None` for anything else.
+pub(crate) fn wire_of(method: &Method, path: &str) -> Option<Wire> {
+    if method != Method::POST {
+        return None;
+    }
+    let path = path.trim_end_matches('/');
+    if path.ends_with("/responses") {
+        Some(Wire::Responses)
+    } else if path.ends_with("/chat/completions") {
+        Some(Wire::Chat)
+    } else if path.ends_with("/messages") {
+        Some(Wire::Anthropic)
+    } else {
+        None
+    }
+}
+
+/// `GET …/models`: the models the mock pretends to serve (OpenAI list shape).
+fn models_body() -> String {
+    let data: Vec<Value> = MODELS
+        .iter()
+        .map(|id| serde_json::json!({"id": id, "object": "model", "owned_by": "mock"}))
+        .collect();
+    serde_json::json!({"object": "list", "data": data}).to_string()
+}
+
+/// What `GET …/models` lists.
+pub const MODELS: &[&str] = &["mock-model", "gpt-oss:20b", "qwen3-coder:30b"];
 
 fn error_body_without_code(message: &str, kind: &str) -> String {
     serde_json::json!({"error": {"message": message, "type": kind}}).to_string()
@@ -150,9 +183,9 @@ fn parse_body(bytes: &[u8]) -> Value {
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
 }
 
-/// Renders one scripted answer, completing its log line (if any) as a streamed body goes out
-/// (other bodies log no byte times: `line` is dropped here).
-pub(crate) fn render(resp: MockResponse, line: Option<LogLine>) -> Response {
+/// Renders one scripted answer in `wire`'s format, completing its log line (if any) as a
+/// streamed body goes out (other bodies log no byte times: `line` is dropped here).
+pub(crate) fn render_on(resp: MockResponse, wire: Wire, line: Option<LogLine>) -> Response {
     match resp {
         MockResponse::Http {
             status,
@@ -160,12 +193,16 @@ pub(crate) fn render(resp: MockResponse, line: Option<LogLine>) -> Response {
             body,
         } => http_response(status, &headers, body),
         MockResponse::Raw { body } => sse_response(Body::from(body)),
-        MockResponse::Endless(kind) => sse_response(Body::from_stream(endless_stream(kind))),
+        MockResponse::Endless(kind) => {
+            sse_response(Body::from_stream(endless_stream_on(kind, wire)))
+        }
         MockResponse::Sse {
             events,
             chunking,
             end,
-        } => sse_response(Body::from_stream(sse_stream(&events, chunking, end, line))),
+        } => sse_response(Body::from_stream(sse_stream_on(
+            wire, &events, chunking, end, line,
+        ))),
     }
 }
 
@@ -174,7 +211,20 @@ type Chunk = Result<Bytes, io::Error>;
 /// The body stream of an SSE answer. With a log `line`, records when its first and last
 /// chunks are handed over, and yields once after the first chunk so that the HTTP stack
 /// flushes it instead of buffering more chunks first.
+#[cfg(test)]
 pub(crate) fn sse_stream(
+    events: &[Value],
+    chunking: Chunking,
+    end: StreamEnd,
+    line: Option<LogLine>,
+) -> BoxStream<'static, Chunk> {
+    sse_stream_on(Wire::Responses, events, chunking, end, line)
+}
+
+/// [`sse_stream`] in a given wire's format; a cut after `k` events is cut after the frames
+/// of the first `k` source events.
+pub(crate) fn sse_stream_on(
+    wire: Wire,
     events: &[Value],
     chunking: Chunking,
     end: StreamEnd,
@@ -184,7 +234,11 @@ pub(crate) fn sse_stream(
         StreamEnd::Complete => events.len(),
         StreamEnd::DropAfter(k) | StreamEnd::StallAfter(k) => k.min(events.len()),
     };
-    let frames: Vec<String> = events[..sent].iter().map(encode_event).collect();
+    let frames: Vec<String> = translate::frames(wire, &events[..sent], events)
+        .into_iter()
+        .map(|frames| frames.concat())
+        .filter(|frame| !frame.is_empty())
+        .collect();
     let (chunks, pause) = match chunking {
         Chunking::Whole => (frames.into_iter().map(Bytes::from).collect(), false),
         Chunking::OddBytes(n) => (odd_chunks(frames.concat().into_bytes(), n), true),
@@ -228,23 +282,26 @@ pub(crate) fn sse_stream(
 
 /// The body of a stream that never completes: `response.created`, an opened message, then
 /// deltas or keep-alives until the client disconnects (the server then drops the stream).
-pub(crate) fn endless_stream(kind: Endless) -> BoxStream<'static, Chunk> {
+pub(crate) fn endless_stream_on(kind: Endless, wire: Wire) -> BoxStream<'static, Chunk> {
     let n = next_id();
     let (resp_id, msg_id) = (format!("resp_endless_{n}"), format!("msg_endless_{n}"));
-    let head = [
+    let head_events = [
         events::created(&resp_id),
         events::message_item_added(&msg_id),
-    ]
-    .iter()
-    .map(|event| Ok(Bytes::from(encode_event(event))))
-    .collect::<Vec<Chunk>>();
-    let frame = match kind {
-        Endless::TextDeltas { delta_bytes } => encode_event(&events::output_text_delta(
-            &msg_id,
-            &"z".repeat(delta_bytes.max(1)),
-        )),
-        Endless::KeepAlive { .. } => encode_event(&serde_json::json!({"type": "keepalive"})),
+    ];
+    let head = translate::frames(wire, &head_events, &head_events)
+        .into_iter()
+        .map(|frames| Ok(Bytes::from(frames.concat())))
+        .collect::<Vec<Chunk>>();
+    let repeated = match kind {
+        Endless::TextDeltas { delta_bytes } => {
+            events::output_text_delta(&msg_id, &"z".repeat(delta_bytes.max(1)))
+        }
+        Endless::KeepAlive { .. } => serde_json::json!({"type": "keepalive"}),
     };
+    let frame = translate::frames(wire, std::slice::from_ref(&repeated), &[])
+        .concat()
+        .concat();
     let frame = Bytes::from(frame);
     let tail = stream::repeat(frame).then(move |frame| async move {
         match kind {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::events;
+use crate::response::encode_event;
 use pretty_assertions::assert_eq;
 
 fn sample() -> Vec<Value> {

@@ -63,6 +63,7 @@ fn main() -> ExitCode {
         record: false,
         log_file: args.log,
         worker_threads: args.workers,
+        websockets: true,
     };
     let mock = match MockModel::start_blocking(options) {
         Ok(m) => m,

@@ -1,0 +1,57 @@
+//! The OpenAI Responses API wire: the history goes as it is (it is kept in this shape).
+
+use super::sse::{decode_event, BadEvent, StreamEvent};
+use super::wire::{Wire, WireDecoder};
+use serde_json::{json, Value};
+use troupe_messages::items::ResponseItem;
+use troupe_messages::sampling::ModelRequest;
+
+pub struct ResponsesWire;
+
+impl Wire for ResponsesWire {
+    fn path(&self) -> &'static str {
+        "/responses"
+    }
+
+    fn body(&self, request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
+    fn decoder(&self, _request: &ModelRequest) -> Box<dyn WireDecoder> {
+        Box::new(ResponsesDecoder)
+    }
+}
+
+/// The JSON body of a Responses API request. Reasoning written by another wire (Chat's
+/// `reasoning_content`, Anthropic's signed thinking) cannot be sent back to this API, so it
+/// is left out; the history keeps it.
+pub fn request_body(request: &ModelRequest) -> Value {
+    let input: Vec<&ResponseItem> = request
+        .input
+        .iter()
+        .filter(|item| !super::history::foreign_reasoning(item))
+        .collect();
+    let mut body = json!({
+        "model": request.model,
+        "instructions": request.instructions,
+        "input": input,
+        "tools": request.tools,
+        "tool_choice": "auto",
+        "parallel_tool_calls": request.parallel_tool_calls,
+        "store": false,
+        "stream": true,
+        "prompt_cache_key": request.prompt_cache_key,
+    });
+    if let Some(effort) = &request.reasoning_effort {
+        body["reasoning"] = json!({ "effort": effort });
+    }
+    body
+}
+
+struct ResponsesDecoder;
+
+impl WireDecoder for ResponsesDecoder {
+    fn event(&mut self, _name: &str, data: &str) -> Result<Vec<StreamEvent>, BadEvent> {
+        decode_event(data).map(|event| vec![event])
+    }
+}
