@@ -1,17 +1,17 @@
 //! The `apply_patch` tool, and the one path every patch takes (the tool itself, and
 //! commands intercepted from `shell` / `exec_command`): check, announce, write, report.
 
-use super::apply_patch::{self, ChangeKind, Confinement, Plan};
 use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use crate::sandbox_linux::profile::resolve_profile;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
 use std::path::PathBuf;
+use troupe_apply_patch::{self as apply_patch, ChangeKind, Confinement, Plan};
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::TurnMsg;
 use troupe_messages::settings::{ApplyPatchToolType, SessionSettings};
 use troupe_messages::tools::{FileChange, FileChangeKind, ToolPayload, ToolSpec};
+use troupe_sandbox::profile::resolve_profile;
 
 /// Handler of `apply_patch`, offered freeform or as a JSON function per config.
 pub struct ApplyPatchHandler;

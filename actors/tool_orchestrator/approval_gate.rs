@@ -2,17 +2,17 @@
 //! session cache first, then a request event up the tree and a wait for the decision that
 //! comes back down as `ToolOrchestratorMsg::ExecApproval`.
 
-use super::apply_patch::beneath::canonical;
 use super::registry::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
 use crate::locking::lock;
-use crate::sandbox_linux::profile::{is_protected_write, resolve_profile};
 use std::path::PathBuf;
+use troupe_apply_patch::beneath::canonical;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::TurnMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{AskForApproval, FileSystemSandboxKind, PermissionProfile};
+use troupe_sandbox::profile::{is_protected_write, resolve_profile};
 
 /// What the model reads when the user says no.
 pub const REJECTED_BY_USER: &str = "exec command rejected by user";

@@ -13,7 +13,6 @@ use crate::approvals::requirement::{
 use crate::approvals::safe_commands::{is_known_safe, is_safe_simple};
 use crate::approvals::shell_split::analyze;
 use crate::locking::lock;
-use crate::sandbox_linux::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
 use std::path::PathBuf;
 use std::time::Duration;
 use troupe_messages::events::EventMsg;
@@ -21,6 +20,7 @@ use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
 use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
+use troupe_sandbox::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
 
 pub use super::approval_gate::REJECTED_BY_USER;
 

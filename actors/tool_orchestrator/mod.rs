@@ -5,7 +5,6 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
-pub mod apply_patch;
 pub mod apply_patch_tool;
 pub mod approval_gate;
 pub mod exec_flow;
@@ -19,7 +18,7 @@ pub mod turn_diff;
 pub mod unified_exec;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
-use crate::sandbox_linux::{probe, LinuxSandboxActor, LinuxSandboxArgs};
+use crate::sandbox_linux::{LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use registry::{Concurrency, ToolContext, ToolOutcome, ToolRegistry};
@@ -33,6 +32,7 @@ use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
 use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolSpec};
+use troupe_sandbox::probe;
 
 /// Actor that runs tool batches for one turn.
 pub struct ToolOrchestratorActor;

@@ -221,7 +221,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
         Err(outcome) => return outcome,
     };
     let profile = if decision.bypass_first {
-        crate::sandbox_linux::profile::escalated(&decision.profile)
+        troupe_sandbox::profile::escalated(&decision.profile)
     } else {
         decision.profile
     };

@@ -292,7 +292,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     }
     runtime.stop();
     // Children never outlive troupe: whatever a command left running (a daemon) goes now.
-    tokio::task::spawn_blocking(troupe_actors::sandbox_none::descendants::kill_all_descendants)
+    tokio::task::spawn_blocking(troupe_sandbox::descendants::kill_all_descendants)
         .await
         .ok();
 
