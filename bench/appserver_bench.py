@@ -4,8 +4,8 @@
 Usage: bench/appserver_bench.py [--codex BIN --mock BIN --raw DIR] [--troupe-output FILE]
                                 [--threads 1000] [--turns 100] [--calls 5]
 
-Drives `codex app-server` (JSON-RPC lines over stdio, protocol in
-/work/shared/spec/codex-app-server.md) against mock-model, two fresh servers:
+Drives `codex app-server` (JSON-RPC lines over stdio: `initialize`, `thread/start`,
+`turn/start`, notifications until `turn/completed`) against mock-model, two fresh servers:
 
 1. idle: `initialize`, then `thread/start` x THREADS (16 in flight; the server refuses more
    with "Server overloaded; retry later", and those are sent again);

@@ -44,7 +44,8 @@ pub async fn approve(
     }
 }
 
-/// The requirement for a patch writing `files` (absolute): the ch. 12 table, with the
+/// The requirement for a patch writing `files` (absolute): the policy × sandbox table of
+/// `default_requirement`, with the
 /// granular `patch_approval` switch in place of the sandbox one, except that a patch kept
 /// inside the writable roots needs no approval unless the policy is `untrusted`.
 pub fn patch_requirement(

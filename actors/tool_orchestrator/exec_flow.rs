@@ -1,4 +1,4 @@
-//! One shell call, in the fixed order of spec 000 ch. 12: approval → choose the sandbox →
+//! One shell call, in the fixed order Codex uses: approval → choose the sandbox →
 //! attempt → on a sandbox denial, an escalated retry (asked once, or not at all when the first
 //! approval covered it; only where the policy allows).
 

@@ -1,7 +1,7 @@
 //! Tool handlers and the registry that routes a model call to one.
 //!
 //! The registry is built once per runtime; the tools advertised in a request are frozen with
-//! that request (B4), and a call naming a tool that was not advertised gets an error output.
+//! that request, and a call naming a tool that was not advertised gets an error output.
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use futures::future::BoxFuture;
