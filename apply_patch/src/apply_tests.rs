@@ -1,7 +1,7 @@
 //! End-to-end table: files before → patch → files after (or an error and no change at all).
 //!
 //! Every `Ok` row was checked against Codex's own `apply_patch` (0.169):
-//! `CODEX_APPLY_PATCH=/path/to/apply_patch cargo test -p troupe-actors codex_agrees -- --ignored`
+//! `CODEX_APPLY_PATCH=/path/to/apply_patch cargo test -p troupe-apply-patch codex_agrees -- --ignored`
 //! reruns that comparison.
 
 use super::*;

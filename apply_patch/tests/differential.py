@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential check of Troupe's apply_patch against Codex's (not part of `cargo test`).
 
-usage: tests/apply_patch_differential.py TROUPE_APPLY_PATCH CODEX_APPLY_PATCH [CASES] [SEED]
+usage: apply_patch/tests/differential.py TROUPE_APPLY_PATCH CODEX_APPLY_PATCH [CASES] [SEED]
 
 Both arguments are executables named `apply_patch` (a link to `target/debug/troupe`, and one
 to Codex's native binary). Each case is a few random files (LF or CRLF, with or without a
