@@ -4,8 +4,9 @@
 
 use super::approval_gate::approve;
 use super::registry::{ToolContext, ToolOutcome};
-use super::shell::{format_for_model, REPLY_GRACE};
 use super::shell_env::child_env;
+use super::tools::shell::ShellToolArgs;
+use super::tools::shell::{format_for_model, REPLY_GRACE};
 use crate::approvals::cache::command_key;
 use crate::approvals::requirement::{
     command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
@@ -19,7 +20,7 @@ use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
-use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
+use troupe_messages::tools::{ExecRequest, ExecResult};
 use troupe_sandbox::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
 
 pub use super::approval_gate::REJECTED_BY_USER;

@@ -5,15 +5,13 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
-pub mod apply_patch_tool;
 pub mod approval_gate;
 pub mod exec_flow;
 pub mod intercept;
-pub mod plan_tool;
 pub mod registry;
 pub mod services;
-pub mod shell;
 pub mod shell_env;
+pub mod tools;
 pub mod turn_diff;
 pub mod unified_exec;
 
@@ -318,6 +316,3 @@ fn panic_text(error: tokio::task::JoinError) -> String {
 #[cfg(test)]
 #[path = "shell_env_tests.rs"]
 mod shell_env_tests;
-#[cfg(test)]
-#[path = "shell_tests.rs"]
-mod shell_tests;

@@ -88,11 +88,11 @@ impl ToolRegistry {
     /// The built-in tools.
     pub fn with_builtin_tools() -> Self {
         let mut registry = Self::default();
-        registry.register(Arc::new(super::shell::ShellHandler));
-        registry.register(Arc::new(super::apply_patch_tool::ApplyPatchHandler));
-        registry.register(Arc::new(super::plan_tool::PlanHandler));
-        registry.register(Arc::new(super::unified_exec::ExecCommandHandler));
-        registry.register(Arc::new(super::unified_exec::WriteStdinHandler));
+        registry.register(Arc::new(super::tools::shell::ShellHandler));
+        registry.register(Arc::new(super::tools::apply_patch::ApplyPatchHandler));
+        registry.register(Arc::new(super::tools::update_plan::PlanHandler));
+        registry.register(Arc::new(super::tools::exec_command::ExecCommandHandler));
+        registry.register(Arc::new(super::tools::write_stdin::WriteStdinHandler));
         registry
     }
 

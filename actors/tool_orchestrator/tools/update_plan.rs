@@ -1,7 +1,7 @@
 //! `update_plan`: the model's step list. Nothing runs; the plan is shown to the user as an
 //! event, and the model is told it was recorded.
 
-use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
@@ -100,5 +100,5 @@ pub fn parse_plan_args(payload: &ToolPayload) -> Result<PlanArgs, String> {
 }
 
 #[cfg(test)]
-#[path = "plan_tool_tests.rs"]
+#[path = "update_plan_tests.rs"]
 mod tests;

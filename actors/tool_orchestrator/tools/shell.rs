@@ -1,12 +1,37 @@
 //! The `shell` tool: argv, workdir, timeout; approval and sandboxing are in `exec_flow`.
 
-use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use super::{apply_patch_tool, intercept};
+use super::apply_patch as apply_patch_tool;
+use crate::tool_orchestrator::intercept;
+use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::time::Duration;
 use troupe_messages::settings::{SessionSettings, ShellToolType};
-use troupe_messages::tools::{ExecResult, ShellToolArgs, ToolCall, ToolPayload, ToolSpec};
+use troupe_messages::tools::{ExecResult, ToolCall, ToolPayload, ToolSpec};
+
+/// Arguments of the `shell` tool, as the model writes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellToolArgs {
+    /// argv; the first element is the program.
+    pub command: Vec<String>,
+    /// Working directory; relative paths are taken from the turn's cwd.
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// Kill the command after this many milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// The model asks to run outside the sandbox (legacy Codex name).
+    #[serde(default)]
+    pub with_escalated_permissions: Option<bool>,
+    /// `"require_escalated"` asks to run outside the sandbox; `"use_default"` does not.
+    #[serde(default)]
+    pub sandbox_permissions: Option<String>,
+    /// Why the model wants escalation.
+    #[serde(default)]
+    pub justification: Option<String>,
+}
 
 /// Handler of the `shell` tool.
 pub struct ShellHandler;
@@ -97,7 +122,7 @@ async fn run_shell(ctx: ToolContext) -> ToolOutcome {
         };
         return apply_patch_tool::apply(&ctx, invocation.patch, cwd).await;
     }
-    super::exec_flow::run(&ctx, &args, cwd).await
+    crate::tool_orchestrator::exec_flow::run(&ctx, &args, cwd).await
 }
 
 /// The JSON text the model reads, shaped like Codex's shell output.
@@ -119,3 +144,7 @@ pub fn format_for_model(exec: &ExecResult, timeout: Duration) -> String {
     })
     .to_string()
 }
+
+#[cfg(test)]
+#[path = "shell_tests.rs"]
+mod tests;

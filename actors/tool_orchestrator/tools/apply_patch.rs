@@ -1,7 +1,7 @@
 //! The `apply_patch` tool, and the one path every patch takes (the tool itself, and
 //! commands intercepted from `shell` / `exec_command`): check, announce, write, report.
 
-use super::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
@@ -113,8 +113,10 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
         Err(join) => return ToolOutcome::error(format!("apply_patch crashed: {join}")),
     };
     let touched: Vec<PathBuf> = plan.targets.values().map(|at| at.path()).collect();
-    if let Err(outcome) =
-        super::approval_gate::approve_resolved_patch(ctx, &profile, &touched, None).await
+    if let Err(outcome) = crate::tool_orchestrator::approval_gate::approve_resolved_patch(
+        ctx, &profile, &touched, None,
+    )
+    .await
     {
         return outcome;
     }

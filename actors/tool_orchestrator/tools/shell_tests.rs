@@ -1,4 +1,4 @@
-use super::shell::{format_for_model, parse_shell_args};
+use super::{format_for_model, parse_shell_args};
 use std::time::Duration;
 use troupe_messages::tools::{ExecResult, ToolPayload};
 
