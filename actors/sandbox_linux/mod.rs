@@ -1,8 +1,8 @@
 //! The Linux sandbox backends, `linux` (namespaces) and `landlock` (fallback): the same
 //! mailbox as `none`, but each process is started through the sandbox helper (the `troupe`
-//! binary re-executed, see [`helper`]) which confines it and then execs the command.
+//! binary re-executed, see [`troupe_sandbox::helper`]) which confines it and then execs the command.
 //!
-//! The capture, process-group and kill code is `sandbox_none::process`, shared.
+//! The capture, process-group and kill code is `troupe_sandbox::process`, shared with `none`.
 
 pub mod zygote;
 
