@@ -1,5 +1,31 @@
 //! The behaviour of Troupe: one ractor actor per responsibility, each in its own folder with
 //! the pure logic it owns. See ARCHITECTURE.md for the tree and a walk through one turn.
+//!
+//! Actors (each folder's `mod.rs` holds the actor; the other files are its pure logic):
+//! - [`thread_manager`]: the registry of live threads (`ThreadManagerActor`).
+//! - [`session`]: one thread (`SessionActor`): history, input queue, subscribers; `context/`
+//!   assembles AGENTS.md, skills and the budget; `persist.rs` the index entry.
+//! - [`rollout_recorder`]: appends a thread's rollout (`RolloutRecorderActor`); the writer pool,
+//!   the loader and the replay are its logic.
+//! - [`turn`]: one turn's loop (`TurnActor`): prompt, sampling, compaction, limits.
+//! - [`sampler`]: one Responses-API stream with retries (`SamplerActor`); `sse.rs` the parser.
+//! - [`tool_orchestrator`]: one response's tool calls (`ToolOrchestratorActor`): the approval
+//!   gate, `exec_flow`, the registry, `tools/` (one file per tool), `unified_exec/` (PTY
+//!   sessions), the turn diff.
+//! - [`sandbox_none`], [`sandbox_linux`]: the sandbox backends (`NoneSandboxActor`,
+//!   `LinuxSandboxActor` with its zygote pool); the processes they run, the helper and the
+//!   profiles are the `troupe-sandbox` crate.
+//!
+//! Pure logic shared by several actors (no actor inside):
+//! - [`approvals`]: whether a call may run (policy × sandbox table, command rules, the
+//!   known-safe list, the session's approval cache).
+//! - [`thread_store`]: the sled index of threads and its rebuild from the rollouts.
+//! - [`runtime`]: the API frontends use (start the tree, start/resume threads, a thread's
+//!   client).
+//! - `locking`: a poison-tolerant mutex lock.
+//!
+//! Elsewhere: the patch format is `troupe-apply-patch`; the contract (ops, events, mailboxes)
+//! is `troupe-messages`.
 
 pub mod approvals;
 pub mod ask;

@@ -56,7 +56,7 @@ impl Runtime {
         // Orphans of commands (a `setsid` daemon) come back to this process rather than init,
         // so the end of their turn (and the frontend's exit) can kill them. Best effort: a
         // kernel without it still gets process groups killed.
-        if let Err(err) = crate::sandbox_none::descendants::become_subreaper() {
+        if let Err(err) = troupe_sandbox::descendants::become_subreaper() {
             tracing::warn!(%err, "cannot become a child subreaper; daemons of commands may outlive their turn");
         }
         // One writer pool for every thread of this runtime: an idle thread costs no OS thread.

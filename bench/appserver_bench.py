@@ -9,8 +9,8 @@ mock, and both servers' notification latency is measured: for every notification
 during the turns, client receive time (wall clock) minus the server's `emittedAtMs`; p50/p99
 over all of them.
 
-Drives `codex app-server` (JSON-RPC lines over stdio, protocol in
-/work/shared/spec/codex-app-server.md) against mock-model, two fresh servers:
+Drives `codex app-server` (JSON-RPC lines over stdio: `initialize`, `thread/start`,
+`turn/start`, notifications until `turn/completed`) against mock-model, two fresh servers:
 
 1. idle: `initialize`, then `thread/start` x THREADS (16 in flight; the server refuses more
    with "Server overloaded; retry later", and those are sent again);

@@ -72,7 +72,7 @@ def troupe_config(url):
 
 
 def codex_config(url):
-    # As bench/run and /work/shared/spec/codex-offline.md: offline, catalog model.
+    # As bench/run: offline (no update check, no web search, no analytics), a catalog model.
     return (f'model = "gpt-5.5"\nmodel_provider = "mock"\napproval_policy = "never"\n'
             f'check_for_update_on_startup = false\nweb_search = "disabled"\n\n[analytics]\nenabled = false\n\n'
             f'[feedback]\nenabled = false\n\n[features]\nplugins = false\n\n[model_providers.mock]\n'

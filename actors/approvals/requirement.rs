@@ -1,5 +1,7 @@
-//! Whether a call may run, must be asked about, or is refused: the two-stage rule of spec 000
-//! ch. 12, and the shell-specific layering (rules → escalation request → known-safe → table).
+//! Whether a call may run, must be asked about, or is refused: Codex's two-stage rule (first
+//! the approval policy, then the shape of the sandbox the call would run in, decide between
+//! skip, ask and forbid; see `default_requirement`), and the shell-specific layering
+//! (rules → escalation request → known-safe → that table).
 
 use troupe_messages::policy::{AskForApproval, FileSystemSandboxKind};
 use troupe_rules::RuleDecision;

@@ -27,7 +27,7 @@ fn forbidden() -> ApprovalRequirement {
     }
 }
 
-/// Every cell of the chapter-12 table, plus the external kind (≠ Restricted) and on-failure.
+/// Every cell of the policy × sandbox table of `default_requirement`, plus the external kind (≠ Restricted) and on-failure.
 #[test]
 fn truth_table_every_cell() {
     let cases = [

@@ -1,22 +1,22 @@
 //! The Linux sandbox backends, `linux` (namespaces) and `landlock` (fallback): the same
 //! mailbox as `none`, but each process is started through the sandbox helper (the `troupe`
-//! binary re-executed, see [`helper`]) which confines it and then execs the command.
+//! binary re-executed, see [`troupe_sandbox::helper`]) which confines it and then execs the command.
 //!
-//! The capture, process-group and kill code is `sandbox_none::process`, shared.
+//! The capture, process-group and kill code is `troupe_sandbox::process`, shared with `none`.
 
-pub mod helper;
-pub mod probe;
-pub mod profile;
 pub mod zygote;
 
-use crate::sandbox_none::process::{kill_all, reap, run_process, LiveGroups};
-use helper::{helper_argv, HelperBackend, HelperSpec, SETUP_FAILED_EXIT, SETUP_FAILED_PREFIX};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::path::PathBuf;
 use std::sync::Arc;
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::PermissionProfile;
 use troupe_messages::tools::{ExecRequest, ExecResult};
+use troupe_sandbox::helper::{
+    helper_argv, HelperBackend, HelperSpec, SETUP_FAILED_EXIT, SETUP_FAILED_PREFIX,
+};
+use troupe_sandbox::process::{kill_all, reap, run_process, LiveGroups};
+use troupe_sandbox::{probe, profile};
 use zygote::{ZygotePool, ZygoteRun};
 
 /// Actor of the `linux` and `landlock` backends.

@@ -5,15 +5,10 @@
 //! group it started, and every orphan its commands left behind (a `setsid` daemon), before
 //! `post_stop` returns.
 
-pub mod descendants;
-pub mod head_tail;
-pub mod process;
-pub mod session_kill;
-
-use process::{kill_all, reap, run_process, sweep_orphans, LiveGroups};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::PermissionProfile;
+use troupe_sandbox::process::{kill_all, reap, run_process, sweep_orphans, LiveGroups};
 
 /// Actor of the `none` backend.
 pub struct NoneSandboxActor;
@@ -78,10 +73,3 @@ impl Actor for NoneSandboxActor {
         Ok(())
     }
 }
-
-#[cfg(test)]
-#[path = "head_tail_tests.rs"]
-mod head_tail_tests;
-#[cfg(test)]
-#[path = "process_tests.rs"]
-mod process_tests;

@@ -161,7 +161,8 @@ pub struct SessionState {
     /// Told to every subscriber after `SessionConfigured` (unreadable AGENTS.md, …).
     startup_warnings: Vec<String>,
     /// The settings the model was last told about; a difference is appended as an update
-    /// before the next turn's input, never by rewriting earlier items (B16).
+    /// before the next turn's input, never by rewriting earlier items (the
+    /// history stays a prefix of every later request, so the provider's prompt cache holds).
     told_settings: Arc<SessionSettings>,
     /// The initial context at the head of the history (kept by compaction).
     initial_context: Arc<Vec<ResponseItem>>,

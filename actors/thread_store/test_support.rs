@@ -5,57 +5,18 @@ use std::path::{Path, PathBuf};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
-use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::rollout::{
     RolloutLine, RolloutRecord, SessionMeta, TurnContextRecord, ROLLOUT_FORMAT_VERSION,
 };
-use troupe_messages::settings::{
-    ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, WireApi,
-};
+use troupe_messages::settings::SessionSettings;
 use troupe_messages::usage::TokenUsage;
 
 pub fn settings() -> SessionSettings {
-    SessionSettings {
-        model: "m".into(),
-        provider: ProviderSettings {
-            id: "p".into(),
-            name: "P".into(),
-            base_url: "http://127.0.0.1:9/v1".into(),
-            wire_api: WireApi::Responses,
-            env_key: None,
-            http_headers: Default::default(),
-            request_max_retries: 0,
-            stream_max_retries: 0,
-            stream_idle_timeout_ms: 1000,
-            request_timeout_ms: 1000,
-            stream_max_bytes: troupe_messages::settings::DEFAULT_STREAM_MAX_BYTES,
-            stream_max_duration_ms: troupe_messages::settings::DEFAULT_STREAM_MAX_DURATION_MS,
-            supports_websockets: false,
-            replay: None,
-        },
-        cwd: "/w".into(),
-        approval_policy: AskForApproval::Never,
-        sandbox_mode: SandboxMode::DangerFullAccess,
-        sandbox: Default::default(),
-        base_instructions: "be brief".into(),
-        tool_output_max_bytes: 1000,
-        default_shell_timeout_ms: 1000,
-        troupe_home: "/h".into(),
-        context: ContextSettings {
-            project_doc_max_bytes: 0,
-            project_doc_fallback_filenames: Vec::new(),
-            project_root_markers: Vec::new(),
-            model_context_window: None,
-            auto_compact_token_limit: None,
-            reasoning_effort: None,
-            shell_env: ShellEnvPolicy::default(),
-            collaboration_mode: Default::default(),
-            max_compactions_per_turn: troupe_messages::settings::DEFAULT_MAX_COMPACTIONS_PER_TURN,
-            max_requests_per_turn: troupe_messages::settings::DEFAULT_MAX_REQUESTS_PER_TURN,
-        },
-        rollout_fsync: Default::default(),
-        tools: Default::default(),
-    }
+    troupe_test_support::settings::session_settings(
+        "http://127.0.0.1:9/v1".into(),
+        Path::new("/h"),
+        Path::new("/w"),
+    )
 }
 
 fn line(second: u64, record: RolloutRecord) -> RolloutLine {

@@ -2,16 +2,16 @@
 //! session cache first, then a request event to the session and a wait for the decision,
 //! which the session delivers in one hop by resolving the call's entry in `PendingApprovals`.
 
-use super::apply_patch::beneath::canonical;
 use super::registry::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
 use crate::locking::lock;
-use crate::sandbox_linux::profile::{is_protected_write, resolve_profile};
 use std::path::PathBuf;
+use troupe_apply_patch::beneath::canonical;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{AskForApproval, FileSystemSandboxKind, PermissionProfile};
+use troupe_sandbox::profile::{is_protected_write, resolve_profile};
 
 /// What the model reads when the user says no.
 pub const REJECTED_BY_USER: &str = "exec command rejected by user";
@@ -41,7 +41,8 @@ pub async fn approve(
     }
 }
 
-/// The requirement for a patch writing `files` (absolute): the ch. 12 table, with the
+/// The requirement for a patch writing `files` (absolute): the policy × sandbox table of
+/// `default_requirement`, with the
 /// granular `patch_approval` switch in place of the sandbox one, except that a patch kept
 /// inside the writable roots needs no approval unless the policy is `untrusted`.
 pub fn patch_requirement(

@@ -1,11 +1,12 @@
-//! One shell call, in the fixed order of spec 000 ch. 12: approval → choose the sandbox →
+//! One shell call, in the fixed order Codex uses: approval → choose the sandbox →
 //! attempt → on a sandbox denial, an escalated retry (asked once, or not at all when the first
 //! approval covered it; only where the policy allows).
 
 use super::approval_gate::approve;
 use super::registry::{ToolContext, ToolOutcome};
-use super::shell::{format_for_model, REPLY_GRACE};
 use super::shell_env::child_env;
+use super::tools::shell::ShellToolArgs;
+use super::tools::shell::{format_for_model, REPLY_GRACE};
 use crate::approvals::cache::command_key;
 use crate::approvals::requirement::{
     command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
@@ -13,14 +14,14 @@ use crate::approvals::requirement::{
 use crate::approvals::safe_commands::{is_known_safe, is_safe_simple};
 use crate::approvals::shell_split::analyze;
 use crate::locking::lock;
-use crate::sandbox_linux::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
 use std::path::PathBuf;
 use std::time::Duration;
 use troupe_messages::events::EventMsg;
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
-use troupe_messages::tools::{ExecRequest, ExecResult, ShellToolArgs};
+use troupe_messages::tools::{ExecRequest, ExecResult};
+use troupe_sandbox::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
 
 pub use super::approval_gate::REJECTED_BY_USER;
 

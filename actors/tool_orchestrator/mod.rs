@@ -5,22 +5,18 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
-pub mod apply_patch;
-pub mod apply_patch_tool;
 pub mod approval_gate;
 pub mod exec_flow;
 pub mod intercept;
-pub mod plan_tool;
 pub mod registry;
 pub mod services;
-pub mod shell;
 pub mod shell_env;
+pub mod tools;
 pub mod turn_diff;
 pub mod unified_exec;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
-use crate::sandbox_linux::helper::HelperBackend;
-use crate::sandbox_linux::{probe, LinuxSandboxActor, LinuxSandboxArgs};
+use crate::sandbox_linux::{LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use registry::{Concurrency, ToolContext, ToolOutcome, ToolRegistry};
@@ -34,6 +30,8 @@ use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
 use troupe_messages::policy::{SandboxBackendKind, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolSpec};
+use troupe_sandbox::helper::HelperBackend;
+use troupe_sandbox::probe;
 
 /// Actor that runs tool batches for one turn.
 pub struct ToolOrchestratorActor;
@@ -319,6 +317,3 @@ fn panic_text(error: tokio::task::JoinError) -> String {
 #[cfg(test)]
 #[path = "shell_env_tests.rs"]
 mod shell_env_tests;
-#[cfg(test)]
-#[path = "shell_tests.rs"]
-mod shell_tests;

@@ -1,7 +1,7 @@
 //! Tool handlers and the registry that routes a model call to one.
 //!
 //! The registry is built once per runtime; the tools advertised in a request are frozen with
-//! that request (B4), and a call naming a tool that was not advertised gets an error output.
+//! that request, and a call naming a tool that was not advertised gets an error output.
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use futures::future::BoxFuture;
@@ -87,11 +87,11 @@ impl ToolRegistry {
     /// The built-in tools.
     pub fn with_builtin_tools() -> Self {
         let mut registry = Self::default();
-        registry.register(Arc::new(super::shell::ShellHandler));
-        registry.register(Arc::new(super::apply_patch_tool::ApplyPatchHandler));
-        registry.register(Arc::new(super::plan_tool::PlanHandler));
-        registry.register(Arc::new(super::unified_exec::ExecCommandHandler));
-        registry.register(Arc::new(super::unified_exec::WriteStdinHandler));
+        registry.register(Arc::new(super::tools::shell::ShellHandler));
+        registry.register(Arc::new(super::tools::apply_patch::ApplyPatchHandler));
+        registry.register(Arc::new(super::tools::update_plan::PlanHandler));
+        registry.register(Arc::new(super::tools::exec_command::ExecCommandHandler));
+        registry.register(Arc::new(super::tools::write_stdin::WriteStdinHandler));
         registry
     }
 

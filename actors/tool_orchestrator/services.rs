@@ -5,7 +5,6 @@
 //! one call, and `shutdown` (from the orchestrator's `post_stop`: interrupt, shutdown) kills
 //! every session still held, each with its `ExecCommandEnd`.
 
-use super::apply_patch::Plan;
 use super::turn_diff::TurnDiffTracker;
 use super::unified_exec::sessions::{EventSink, KILLED_EXIT_CODE};
 use super::unified_exec::ExecSessions;
@@ -14,6 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
+use troupe_apply_patch::Plan;
 use troupe_messages::events::EventMsg;
 
 /// Per-turn state shared by tool calls.

@@ -4,10 +4,10 @@
 //! Fed by each successful `apply_patch` (commands that write files are not tracked: there
 //! is no cheap, reliable way to know what a process touched).
 
-use super::apply_patch::{FinalState, Plan};
 use similar::TextDiff;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use troupe_apply_patch::{FinalState, Plan};
 
 /// Baselines and current states of the files a turn changed.
 #[derive(Debug, Default)]

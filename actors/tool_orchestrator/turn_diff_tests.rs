@@ -1,6 +1,6 @@
-use super::super::apply_patch::apply_patch;
 use super::*;
 use pretty_assertions::assert_eq;
+use troupe_apply_patch::apply_patch;
 
 #[test]
 fn net_diff_over_two_patches_is_git_applicable() {

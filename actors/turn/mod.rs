@@ -112,7 +112,8 @@ pub struct TurnState {
     /// Injected input waiting for the next sampling boundary, with the session's numbers.
     injected: Vec<(u64, Vec<UserInput>)>,
     last_agent_message: Option<String>,
-    /// The request in flight, kept so its tool calls run under its frozen tool set (B4).
+    /// The request in flight, kept so its tool calls run under the tool set that
+    /// request advertised (a tool the model was not offered is refused).
     in_flight: Option<ModelRequest>,
     /// Calls handed to the orchestrator and not yet answered: (call id, custom?).
     running_calls: Vec<(String, bool)>,

@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use troupe_actors::tool_orchestrator::apply_patch;
+use troupe_apply_patch as apply_patch;
 
 /// Names under which the binary acts as `apply_patch`.
 const NAMES: [&str; 2] = ["apply_patch", "applypatch"];

@@ -64,7 +64,7 @@ enum Command {
 
 fn main() -> ExitCode {
     // The sandbox helper personality: set up confinement and exec, before any thread exists.
-    troupe_actors::sandbox_linux::helper::run_if_helper();
+    troupe_sandbox::helper::run_if_helper();
     if let Some(code) = arg0::dispatch() {
         return code;
     }

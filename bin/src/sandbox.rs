@@ -7,16 +7,16 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use troupe_actors::sandbox_linux::helper::{helper_argv, HelperBackend, HelperSpec};
-use troupe_actors::sandbox_linux::probe;
-use troupe_actors::sandbox_linux::profile::resolve_profile;
 use troupe_actors::sandbox_linux::zygote::ZygotePool;
 use troupe_actors::sandbox_linux::{run_confined, LinuxSandboxArgs};
-use troupe_actors::sandbox_none::process::{run_process, LiveGroups};
 use troupe_messages::policy::{
     PermissionProfile, SandboxBackendKind, SandboxMode, SandboxSettings,
 };
 use troupe_messages::tools::ExecRequest;
+use troupe_sandbox::helper::{helper_argv, HelperBackend, HelperSpec};
+use troupe_sandbox::probe;
+use troupe_sandbox::process::{run_process, LiveGroups};
+use troupe_sandbox::profile::resolve_profile;
 
 #[derive(Debug, Args)]
 pub struct SandboxArgs {

@@ -4,7 +4,7 @@
 //! start-up once, so the backends prefer it when it sits next to `troupe`.
 
 fn main() {
-    troupe_actors::sandbox_linux::helper::run_if_helper();
+    troupe_sandbox::helper::run_if_helper();
     eprintln!(
         "troupe-sandbox is started by troupe to confine commands; run `troupe sandbox linux -- CMD` instead"
     );

@@ -121,7 +121,7 @@ pub enum SamplerMsg {
 pub enum ToolOrchestratorMsg {
     RunBatch {
         calls: Vec<ToolCall>,
-        /// The tools advertised in the request these calls answer (B4).
+        /// The tools advertised in the request these calls answer: a call to any other is refused.
         advertised: Vec<ToolSpec>,
         settings: Box<SessionSettings>,
     },

@@ -1,6 +1,6 @@
 //! Permission settings: when to ask the user, and how commands are confined.
 //!
-//! Two independent layers (spec 000 ch. 12/16): [`AskForApproval`] decides whether a human
+//! Two independent layers: [`AskForApproval`] decides whether a human
 //! is asked; the sandbox ([`SandboxMode`] + [`SandboxSettings`], resolved per call into a
 //! [`PermissionProfile`]) decides what the kernel lets the command do. Both must agree
 //! before a side effect happens.
@@ -155,7 +155,8 @@ pub enum NetworkPolicy {
     Enabled,
 }
 
-/// Shape of the filesystem confinement, as the approval rule of ch. 12 looks at it.
+/// Shape of the filesystem confinement, as the approval rule looks at it (a call in a
+/// restricted sandbox may run without asking where an unrestricted one must ask).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileSystemSandboxKind {
@@ -190,7 +191,7 @@ pub struct FileSystemPolicy {
     pub allow_unix_sockets: Vec<PathBuf>,
 }
 
-/// The complete permissions one command runs under (spec 004): who enforces, and what.
+/// The complete permissions one command runs under: who enforces, and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PermissionProfile {

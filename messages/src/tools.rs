@@ -72,29 +72,6 @@ pub struct ToolOutput {
     pub custom: bool,
 }
 
-/// Arguments of the `shell` tool, as the model writes them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShellToolArgs {
-    /// argv; the first element is the program.
-    pub command: Vec<String>,
-    /// Working directory; relative paths are taken from the turn's cwd.
-    #[serde(default)]
-    pub workdir: Option<String>,
-    /// Kill the command after this many milliseconds.
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
-    /// The model asks to run outside the sandbox (legacy Codex name).
-    #[serde(default)]
-    pub with_escalated_permissions: Option<bool>,
-    /// `"require_escalated"` asks to run outside the sandbox; `"use_default"` does not.
-    #[serde(default)]
-    pub sandbox_permissions: Option<String>,
-    /// Why the model wants escalation.
-    #[serde(default)]
-    pub justification: Option<String>,
-}
-
 /// A process to start, as handed to a sandbox backend.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExecRequest {

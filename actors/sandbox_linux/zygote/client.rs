@@ -1,9 +1,7 @@
 //! The runtime's end of one zygote: starts the process, waits until its sandbox is built,
 //! sends spawn/kill requests and routes each command's exit back to its waiter.
 
-use super::wire::{self, Reply, Request, CONTROL_FD, ZYGOTE_ARG};
 use crate::locking::lock;
-use crate::sandbox_linux::helper::HelperSpec;
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use std::collections::HashMap;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
@@ -15,6 +13,8 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 use tokio::sync::oneshot;
 use tokio_util::task::AbortOnDropHandle;
+use troupe_sandbox::helper::HelperSpec;
+use troupe_sandbox::zygote_wire::{self as wire, Reply, Request, CONTROL_FD, ZYGOTE_ARG};
 
 /// How long a zygote may take to build its sandbox.
 const SETUP_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);

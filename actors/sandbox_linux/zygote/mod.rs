@@ -7,9 +7,7 @@
 //! paths) and answers `Stale` when one changed, and the pool starts a fresh zygote.
 
 mod client;
-pub mod wire;
 
-use crate::sandbox_none::process::OutputCapture;
 use client::ZygoteClient;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
@@ -17,10 +15,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::OnceCell;
 use troupe_messages::tools::{ExecRequest, ExecResult};
+use troupe_sandbox::process::OutputCapture;
+use troupe_sandbox::zygote_wire as wire;
 use wire::Reply;
 
-use super::helper::HelperSpec;
 use crate::locking::lock;
+use troupe_sandbox::helper::HelperSpec;
 
 /// Idle zygotes kept beyond this many are stopped (profiles vary with the working
 /// directory and escalations).

@@ -6,7 +6,6 @@
 //! `setsid`), so killing its process group takes its children along.
 
 use crate::locking::lock;
-use crate::sandbox_none::process::kill_group;
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -14,6 +13,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
+use troupe_sandbox::process::kill_group;
 
 /// How long to keep reading after the process exited, for output still in the PTY.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);

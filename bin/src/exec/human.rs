@@ -1,38 +1,46 @@
 //! Human-readable progress on stderr (the final message goes to stdout).
 
 use super::json_events::{command_line, error_text};
+use super::render::EventRenderer;
+use crate::output::StdoutError;
 use std::io::Write;
 use troupe_messages::events::EventMsg;
 use troupe_messages::tools::{FileChangeKind, StepStatus};
 
-/// Writes progress lines to stderr when enabled.
+/// Writes progress lines to stderr; the user's prompt follows the session header.
 pub struct HumanOutput {
-    enabled: bool,
+    /// Shown after the first event (the header), then `None`.
+    prompt: Option<String>,
 }
 
 /// Lines of command output shown per command.
 const OUTPUT_LINES: usize = 20;
 
 impl HumanOutput {
-    pub fn new(enabled: bool) -> Self {
-        Self { enabled }
-    }
-
-    fn line(&self, text: &str) {
-        if self.enabled {
-            let _ = writeln!(std::io::stderr().lock(), "{text}");
+    pub fn new(prompt: String) -> Self {
+        Self {
+            prompt: Some(prompt),
         }
     }
 
-    pub fn warn(&self, text: &str) {
-        let _ = writeln!(std::io::stderr().lock(), "warning: {text}");
+    /// A line on stderr; one that cannot be written is dropped (there is nowhere else).
+    fn line(&self, text: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
+}
 
-    pub fn user(&self, prompt: &str) {
-        self.line(&format!("user\n{prompt}\n"));
+impl EventRenderer for HumanOutput {
+    fn render(&mut self, msg: &EventMsg) -> Result<(), StdoutError> {
+        self.show(msg);
+        if let Some(prompt) = self.prompt.take() {
+            self.line(&format!("user\n{prompt}\n"));
+        }
+        Ok(())
     }
+}
 
-    pub fn render(&mut self, msg: &EventMsg) {
+impl HumanOutput {
+    fn show(&self, msg: &EventMsg) {
         match msg {
             EventMsg::SessionConfigured {
                 thread_id,

@@ -1,21 +1,45 @@
-//! Runtime events → `exec --json` lines, shaped exactly like Codex's `exec --json` output.
+//! Runtime events → `exec --json` lines ([`ThreadEvent`]), shaped exactly like Codex's
+//! `exec --json` output.
 
-use serde_json::{json, Value};
+use super::render::EventRenderer;
+use super::thread_event::{
+    FileUpdate, FileUpdateKind, ItemDetails, ItemStatus, ThreadError, ThreadEvent, ThreadItem,
+    TodoItem, Usage,
+};
+use crate::output::StdoutError;
 use std::collections::HashMap;
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
 use troupe_messages::usage::TokenUsage;
 
-/// Converts events to JSONL objects; remembers item ids and the turn's last error.
+/// Converts events to `exec --json` lines; remembers item ids and the turn's last error.
 #[derive(Default)]
 pub struct JsonEvents {
     next_item: u64,
     /// Command call id → item id of its `item.started`.
     commands: HashMap<String, String>,
     last_error: Option<String>,
-    /// Item id of the turn's `todo_list`, once `update_plan` was called.
-    todo_list: Option<(String, Value)>,
+    /// Id and last items of the turn's `todo_list`, once `update_plan` was called.
+    todo_list: Option<(String, Vec<TodoItem>)>,
+}
+
+/// The `exec --json` renderer: one JSON line per [`ThreadEvent`] on stdout.
+#[derive(Default)]
+pub struct JsonOutput {
+    events: JsonEvents,
+}
+
+impl EventRenderer for JsonOutput {
+    fn render(&mut self, msg: &EventMsg) -> Result<(), StdoutError> {
+        for event in self.events.convert(msg) {
+            // Serializing these plain structs cannot fail; a failure would be a bug, not input.
+            let line = serde_json::to_string(&event)
+                .map_err(|err| StdoutError(std::io::Error::other(err)))?;
+            crate::output::line(line)?;
+        }
+        Ok(())
+    }
 }
 
 /// The command line Codex shows for an argv.
@@ -30,24 +54,34 @@ impl JsonEvents {
         id
     }
 
+    fn item(&mut self, details: ItemDetails) -> ThreadItem {
+        ThreadItem {
+            id: self.item_id(),
+            details,
+        }
+    }
+
     /// The lines one event produces (often none).
-    pub fn convert(&mut self, msg: &EventMsg) -> Vec<Value> {
+    pub fn convert(&mut self, msg: &EventMsg) -> Vec<ThreadEvent> {
         match msg {
-            EventMsg::SessionConfigured { thread_id, .. } => {
-                vec![json!({"type": "thread.started", "thread_id": thread_id.to_string()})]
-            }
+            EventMsg::SessionConfigured { thread_id, .. } => vec![ThreadEvent::ThreadStarted {
+                thread_id: thread_id.to_string(),
+            }],
             EventMsg::TurnStarted { .. } => {
                 self.last_error = None;
-                vec![json!({"type": "turn.started"})]
+                vec![ThreadEvent::TurnStarted]
             }
             EventMsg::ExecCommandBegin {
                 call_id, command, ..
             } => {
-                let id = self.item_id();
-                self.commands.insert(call_id.clone(), id.clone());
-                vec![json!({"type": "item.started", "item": {
-                    "id": id, "type": "command_execution", "command": command_line(command),
-                    "aggregated_output": "", "exit_code": null, "status": "in_progress"}})]
+                let item = self.item(ItemDetails::CommandExecution {
+                    command: command_line(command),
+                    aggregated_output: String::new(),
+                    exit_code: None,
+                    status: ItemStatus::InProgress,
+                });
+                self.commands.insert(call_id.clone(), item.id.clone());
+                vec![ThreadEvent::ItemStarted { item }]
             }
             EventMsg::ExecCommandEnd {
                 call_id,
@@ -61,72 +95,90 @@ impl JsonEvents {
                     None => self.item_id(),
                 };
                 let status = if *exit_code == Some(0) {
-                    "completed"
+                    ItemStatus::Completed
                 } else {
-                    "failed"
+                    ItemStatus::Failed
                 };
-                vec![json!({"type": "item.completed", "item": {
-                    "id": id, "type": "command_execution", "command": command_line(command),
-                    "aggregated_output": aggregated_output, "exit_code": exit_code,
-                    "status": status}})]
+                let details = ItemDetails::CommandExecution {
+                    command: command_line(command),
+                    aggregated_output: aggregated_output.clone(),
+                    exit_code: *exit_code,
+                    status,
+                };
+                vec![ThreadEvent::ItemCompleted {
+                    item: ThreadItem { id, details },
+                }]
             }
             EventMsg::PatchApplyEnd {
                 changes, success, ..
             } => {
-                let id = self.item_id();
-                let status = if *success { "completed" } else { "failed" };
-                vec![json!({"type": "item.completed", "item": {
-                    "id": id, "type": "file_change", "changes": changes_json(changes),
-                    "status": status}})]
+                let status = if *success {
+                    ItemStatus::Completed
+                } else {
+                    ItemStatus::Failed
+                };
+                let item = self.item(ItemDetails::FileChange {
+                    changes: file_updates(changes),
+                    status,
+                });
+                vec![ThreadEvent::ItemCompleted { item }]
             }
             EventMsg::PlanUpdated { plan, .. } => {
                 let items = todo_items(plan);
                 match &mut self.todo_list {
                     Some((id, last)) => {
                         *last = items.clone();
-                        vec![json!({"type": "item.updated", "item": {
-                            "id": id, "type": "todo_list", "items": items}})]
+                        let item = ThreadItem {
+                            id: id.clone(),
+                            details: ItemDetails::TodoList { items },
+                        };
+                        vec![ThreadEvent::ItemUpdated { item }]
                     }
                     None => {
-                        let id = self.item_id();
-                        self.todo_list = Some((id.clone(), items.clone()));
-                        vec![json!({"type": "item.started", "item": {
-                            "id": id, "type": "todo_list", "items": items}})]
+                        let item = self.item(ItemDetails::TodoList {
+                            items: items.clone(),
+                        });
+                        self.todo_list = Some((item.id.clone(), items));
+                        vec![ThreadEvent::ItemStarted { item }]
                     }
                 }
             }
             EventMsg::AgentMessage { message } => {
-                let id = self.item_id();
-                vec![json!({"type": "item.completed", "item": {
-                    "id": id, "type": "agent_message", "text": message}})]
+                let item = self.item(ItemDetails::AgentMessage {
+                    text: message.clone(),
+                });
+                vec![ThreadEvent::ItemCompleted { item }]
             }
             EventMsg::AgentReasoning { text } => {
-                let id = self.item_id();
-                vec![json!({"type": "item.completed", "item": {
-                    "id": id, "type": "reasoning", "text": text}})]
+                let item = self.item(ItemDetails::Reasoning { text: text.clone() });
+                vec![ThreadEvent::ItemCompleted { item }]
             }
             EventMsg::Warning { message } => {
-                let id = self.item_id();
-                vec![json!({"type": "item.completed", "item": {
-                    "id": id, "type": "error", "message": message}})]
+                let item = self.item(ItemDetails::Error {
+                    message: message.clone(),
+                });
+                vec![ThreadEvent::ItemCompleted { item }]
             }
             EventMsg::StreamRetry {
                 attempt,
                 max_attempts,
                 reason,
                 ..
-            } => vec![json!({"type": "error",
-                "message": format!("Reconnecting... {attempt}/{max_attempts} ({reason})")})],
+            } => vec![ThreadEvent::Error {
+                message: format!("Reconnecting... {attempt}/{max_attempts} ({reason})"),
+            }],
             EventMsg::Error { error, fatal } => {
                 let message = error_text(error);
                 if *fatal {
                     self.last_error = Some(message.clone());
                 }
-                vec![json!({"type": "error", "message": message})]
+                vec![ThreadEvent::Error { message }]
             }
             EventMsg::TurnComplete { usage, .. } => {
                 let mut lines = self.finish_todo_list();
-                lines.push(json!({"type": "turn.completed", "usage": usage_json(usage)}));
+                lines.push(ThreadEvent::TurnCompleted {
+                    usage: usage_of(usage),
+                });
                 lines
             }
             EventMsg::TurnAborted { reason, .. } => {
@@ -136,7 +188,9 @@ impl JsonEvents {
                     AbortReason::Failed => "the turn failed".into(),
                 });
                 let mut lines = self.finish_todo_list();
-                lines.push(json!({"type": "turn.failed", "error": {"message": message}}));
+                lines.push(ThreadEvent::TurnFailed {
+                    error: ThreadError { message },
+                });
                 lines
             }
             // Codex's `exec --json` has no line for these: deltas (items are sent whole),
@@ -156,39 +210,42 @@ impl JsonEvents {
             | EventMsg::ShutdownComplete => Vec::new(),
         }
     }
-}
 
-impl JsonEvents {
     /// The plan's last state as a completed item, at the end of its turn.
-    fn finish_todo_list(&mut self) -> Vec<Value> {
+    fn finish_todo_list(&mut self) -> Vec<ThreadEvent> {
         self.todo_list
             .take()
-            .map(|(id, items)| {
-                json!({"type": "item.completed", "item": {
-                    "id": id, "type": "todo_list", "items": items}})
+            .map(|(id, items)| ThreadEvent::ItemCompleted {
+                item: ThreadItem {
+                    id,
+                    details: ItemDetails::TodoList { items },
+                },
             })
             .into_iter()
             .collect()
     }
 }
 
-fn changes_json(changes: &[FileChange]) -> Value {
+fn file_updates(changes: &[FileChange]) -> Vec<FileUpdate> {
     changes
         .iter()
-        .map(|change| {
-            let kind = match change.kind {
-                FileChangeKind::Add => "add",
-                FileChangeKind::Delete => "delete",
-                FileChangeKind::Update => "update",
-            };
-            json!({"path": change.path.display().to_string(), "kind": kind})
+        .map(|change| FileUpdate {
+            path: change.path.display().to_string(),
+            kind: match change.kind {
+                FileChangeKind::Add => FileUpdateKind::Add,
+                FileChangeKind::Delete => FileUpdateKind::Delete,
+                FileChangeKind::Update => FileUpdateKind::Update,
+            },
         })
         .collect()
 }
 
-fn todo_items(plan: &[PlanItem]) -> Value {
+fn todo_items(plan: &[PlanItem]) -> Vec<TodoItem> {
     plan.iter()
-        .map(|item| json!({"text": item.step, "completed": item.status == StepStatus::Completed}))
+        .map(|item| TodoItem {
+            text: item.step.clone(),
+            completed: item.status == StepStatus::Completed,
+        })
         .collect()
 }
 
@@ -200,12 +257,12 @@ pub fn error_text(error: &TurnError) -> String {
     }
 }
 
-fn usage_json(usage: &TokenUsage) -> Value {
-    json!({
-        "input_tokens": usage.input_tokens,
-        "cached_input_tokens": usage.cached_input_tokens,
-        "cache_write_input_tokens": 0,
-        "output_tokens": usage.output_tokens,
-        "reasoning_output_tokens": usage.reasoning_output_tokens,
-    })
+fn usage_of(usage: &TokenUsage) -> Usage {
+    Usage {
+        input_tokens: usage.input_tokens,
+        cached_input_tokens: usage.cached_input_tokens,
+        cache_write_input_tokens: 0,
+        output_tokens: usage.output_tokens,
+        reasoning_output_tokens: usage.reasoning_output_tokens,
+    }
 }

@@ -3,14 +3,18 @@
 
 mod human;
 pub mod json_events;
+mod render;
 mod resume;
 mod signals;
+pub mod thread_event;
 
+use crate::output::warn;
 use crate::output::StdoutError;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use human::HumanOutput;
-use json_events::JsonEvents;
+use json_events::JsonOutput;
+use render::EventRenderer;
 use signals::{StopSignal, StopSignals};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -210,7 +214,6 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
 
     // From here on a signal interrupts the turn instead of killing troupe on the spot.
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
-    let mut human = HumanOutput::new(!args.json);
     let runtime = Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store).await?;
     let mut thread = match &target {
         Some(target) => {
@@ -226,10 +229,13 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         }],
     })?;
 
-    let mut json = JsonEvents::default();
+    let mut renderer: Box<dyn EventRenderer> = if args.json {
+        Box::new(JsonOutput::default())
+    } else {
+        Box::new(HumanOutput::new(prompt.clone()))
+    };
     let mut last_message: Option<String> = None;
     let mut succeeded = false;
-    let mut prompt_shown = false;
     // The first stop signal, and a stdout that failed: both interrupt the turn.
     let mut stopped: Option<StopSignal> = None;
     let mut output_failed: Option<StdoutError> = None;
@@ -242,7 +248,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                     return Ok(signals::give_up(first));
                 }
                 stopped = Some(signal);
-                human.warn(&format!(
+                warn(format!(
                     "{} received: interrupting the turn (send it again to stop at once)",
                     signal.name()
                 ));
@@ -250,28 +256,16 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                 continue;
             }
             () = sleep_until(patience) => {
-                human.warn("the turn did not stop in time");
+                warn("the turn did not stop in time");
                 return Ok(signals::give_up(stopped.unwrap_or(StopSignal::Interrupt)));
             }
         };
         let Some(event) = event else { break };
-        if args.json {
-            if output_failed.is_none() {
-                if let Err(err) = json
-                    .convert(&event.msg)
-                    .iter()
-                    .try_for_each(crate::output::line)
-                {
-                    // Nobody reads the events any more: stop the work, keep the thread sound.
-                    output_failed = Some(err);
-                    interrupt(&mut thread, &mut patience);
-                }
-            }
-        } else {
-            human.render(&event.msg);
-            if !prompt_shown {
-                human.user(&prompt);
-                prompt_shown = true;
+        if output_failed.is_none() {
+            if let Err(err) = renderer.render(&event.msg) {
+                // Nobody reads the events any more: stop the work, keep the thread sound.
+                output_failed = Some(err);
+                interrupt(&mut thread, &mut patience);
             }
         }
         match event.msg {
@@ -280,12 +274,12 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                 call_id, command, ..
             } => {
                 let what = format!("`{}`", json_events::command_line(&command));
-                deny_approval(&mut thread, &human, call_id, &what)?;
+                deny_approval(&mut thread, call_id, &what)?;
             }
             EventMsg::ApplyPatchApprovalRequest { call_id, files, .. } => {
                 let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
                 let what = format!("a patch to {}", names.join(", "));
-                deny_approval(&mut thread, &human, call_id, &what)?;
+                deny_approval(&mut thread, call_id, &what)?;
             }
             EventMsg::TurnComplete {
                 last_agent_message, ..
@@ -332,7 +326,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     }
     runtime.stop();
     // Children never outlive troupe: whatever a command left running (a daemon) goes now.
-    tokio::task::spawn_blocking(troupe_actors::sandbox_none::descendants::kill_all_descendants)
+    tokio::task::spawn_blocking(troupe_sandbox::descendants::kill_all_descendants)
         .await
         .ok();
 
@@ -388,13 +382,8 @@ fn usable_dir(dir: &Path) -> Result<PathBuf> {
 }
 
 /// `exec` has nobody to ask: deny, say so, and tell the user how to avoid it.
-fn deny_approval(
-    thread: &mut ThreadClient,
-    human: &HumanOutput,
-    call_id: String,
-    what: &str,
-) -> Result<()> {
-    human.warn(&format!(
+fn deny_approval(thread: &mut ThreadClient, call_id: String, what: &str) -> Result<()> {
+    warn(format!(
         "{what} needs approval, which `troupe exec` cannot ask for: denied. Re-run with \
          `--ask-for-approval never`, `--full-auto`, or \
          `--dangerously-bypass-approvals-and-sandbox` to let it run without asking."

@@ -63,7 +63,7 @@ impl StopSignals {
 
 /// The second signal: kill every process troupe started (and their daemons), then exit.
 pub fn give_up(first: StopSignal) -> ExitCode {
-    troupe_actors::sandbox_none::descendants::kill_all_descendants();
+    troupe_sandbox::descendants::kill_all_descendants();
     crate::output::warn("stopped at once: commands killed; the thread may not be fully saved");
     first.exit_code()
 }

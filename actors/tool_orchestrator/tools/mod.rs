@@ -1,0 +1,10 @@
+//! The built-in tools, one file per tool: its argument struct, its spec and its
+//! `ToolHandler`. They are registered in `ToolRegistry::with_builtin_tools` (`../registry.rs`);
+//! what they share (the approval gate, the sandbox choice, the PTY sessions) stays beside the
+//! orchestrator.
+
+pub mod apply_patch;
+pub mod exec_command;
+pub mod shell;
+pub mod update_plan;
+pub mod write_stdin;

@@ -1,0 +1,117 @@
+//! The lines of `exec --json`, as types: Codex's `exec --json` format (`thread.started`,
+//! `turn.*`, `item.*` with `command_execution`, `file_change`, `todo_list`, `agent_message`,
+//! `reasoning` and `error` items, `error`), which Troupe matches exactly, key order included.
+
+use serde::Serialize;
+
+/// One line of `exec --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum ThreadEvent {
+    #[serde(rename = "thread.started")]
+    ThreadStarted { thread_id: String },
+    #[serde(rename = "turn.started")]
+    TurnStarted,
+    #[serde(rename = "turn.completed")]
+    TurnCompleted { usage: Usage },
+    #[serde(rename = "turn.failed")]
+    TurnFailed { error: ThreadError },
+    #[serde(rename = "item.started")]
+    ItemStarted { item: ThreadItem },
+    #[serde(rename = "item.updated")]
+    ItemUpdated { item: ThreadItem },
+    #[serde(rename = "item.completed")]
+    ItemCompleted { item: ThreadItem },
+    /// A problem that is not (yet) the turn's failure, e.g. a stream being retried.
+    #[serde(rename = "error")]
+    Error { message: String },
+}
+
+/// Token counts of a finished turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub cached_input_tokens: u64,
+    /// Codex reports it; Troupe's providers have no such figure, so it is always 0.
+    pub cache_write_input_tokens: u64,
+    pub output_tokens: u64,
+    pub reasoning_output_tokens: u64,
+}
+
+/// Why a turn failed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadError {
+    pub message: String,
+}
+
+/// An item of the turn: `id` (`item_N`, in order of appearance), then its kind's fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadItem {
+    pub id: String,
+    #[serde(flatten)]
+    pub details: ItemDetails,
+}
+
+/// What an item is, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ItemDetails {
+    CommandExecution {
+        /// The argv as one shell-quoted line.
+        command: String,
+        aggregated_output: String,
+        exit_code: Option<i32>,
+        status: ItemStatus,
+    },
+    FileChange {
+        changes: Vec<FileUpdate>,
+        status: ItemStatus,
+    },
+    TodoList {
+        items: Vec<TodoItem>,
+    },
+    AgentMessage {
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
+    Error {
+        message: String,
+    },
+}
+
+/// Where an item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemStatus {
+    InProgress,
+    Completed,
+    Failed,
+}
+
+/// One file a patch touched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileUpdate {
+    pub path: String,
+    pub kind: FileUpdateKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileUpdateKind {
+    Add,
+    Delete,
+    Update,
+}
+
+/// One step of the model's plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TodoItem {
+    pub text: String,
+    pub completed: bool,
+}
+
+#[cfg(test)]
+#[path = "thread_event_tests.rs"]
+mod tests;

@@ -1,0 +1,373 @@
+//! The sandbox helper: the `troupe` binary re-executed with [`HELPER_ARG`] sets up the
+//! confinement in a fresh, single-threaded process and then execs the command. Doing it here,
+//! not between fork and exec of the multi-threaded runtime, keeps the setup free of
+//! async-signal-safety traps and lets it use ordinary Rust (allocation, error strings).
+
+mod landlock_layer;
+mod mounts;
+mod privileges;
+mod protected;
+mod seccomp;
+mod session;
+mod sockets;
+mod zygote;
+
+use nix::sched::CloneFlags;
+use nix::sys::wait::{waitpid, WaitStatus};
+use nix::unistd::{fork, ForkResult};
+use serde::{Deserialize, Serialize};
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use troupe_messages::policy::{
+    FileSystemPolicy, FileSystemSandboxKind, NetworkPolicy, PermissionProfile,
+};
+
+/// First argument that turns `troupe` into the helper.
+pub const HELPER_ARG: &str = "--troupe-sandbox-helper";
+/// Exit code of a helper that could not set the sandbox up (nothing was run).
+pub const SETUP_FAILED_EXIT: i32 = 121;
+/// Start of the helper's stderr line when setup failed.
+pub const SETUP_FAILED_PREFIX: &str = "troupe sandbox: setup failed:";
+
+/// Which mechanism the helper uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HelperBackend {
+    /// Namespaces + mounts, then Landlock, caps, seccomp.
+    Linux,
+    /// Landlock, caps, seccomp; no namespaces.
+    Landlock,
+}
+
+/// What the helper is told (JSON in one argument).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HelperSpec {
+    pub backend: HelperBackend,
+    pub profile: PermissionProfile,
+    pub cwd: PathBuf,
+}
+
+/// The argv that runs `command` under the helper at `exe`.
+pub fn helper_argv(
+    exe: &Path,
+    spec: &HelperSpec,
+    command: &[String],
+) -> Result<Vec<String>, String> {
+    let spec =
+        serde_json::to_string(spec).map_err(|e| format!("encoding the sandbox spec: {e}"))?;
+    let mut argv = vec![
+        exe.display().to_string(),
+        HELPER_ARG.to_string(),
+        spec,
+        "--".to_string(),
+    ];
+    argv.extend(command.iter().cloned());
+    Ok(argv)
+}
+
+/// Runs the helper when `args[1]` is [`HELPER_ARG`]; call first thing in `main`, before any
+/// thread exists. Never returns in that case.
+pub fn run_if_helper() {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let first = args.get(1).map(|a| a.as_bytes());
+    if first == Some(crate::zygote_wire::ZYGOTE_ARG.as_bytes()) {
+        std::process::exit(zygote::run(&args[2..]));
+    }
+    if first != Some(HELPER_ARG.as_bytes()) {
+        return;
+    }
+    let code = match run(&args[2..]) {
+        Ok(never) => match never {},
+        Err(Failure::Setup(message)) => {
+            eprintln!("{SETUP_FAILED_PREFIX} {message}");
+            SETUP_FAILED_EXIT
+        }
+        Err(Failure::Exit(code)) => code,
+    };
+    std::process::exit(code);
+}
+
+enum Failure {
+    /// The sandbox could not be built; nothing ran.
+    Setup(String),
+    /// The parent half relays the command's own exit.
+    Exit(i32),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Setup(message)
+    }
+}
+
+enum Never {}
+
+fn run(args: &[OsString]) -> Result<Never, Failure> {
+    let (spec, command) = parse_args(args)?;
+    if !spec.cwd.is_absolute() {
+        return Err(Failure::Setup(format!(
+            "the working directory `{}` is relative; the sandbox needs an absolute path",
+            spec.cwd.display()
+        )));
+    }
+    let plan = Plan::from_spec(&spec)?;
+    let leads_session = session::leads_own_session();
+    match spec.backend {
+        HelperBackend::Linux => {
+            plan.enter_linux_view()?;
+            // The command is the child forked into the new PID namespace: never a group
+            // leader, so it can always start its own session.
+            session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
+            Confinement::prepare(&plan.writable, plan.network_on, false)?.exec(&spec.cwd, &command)
+        }
+        HelperBackend::Landlock => {
+            if !plan.file_system.deny_read.is_empty() {
+                return Err(Failure::Setup(
+                    "the landlock backend cannot hide deny-read paths; use the linux backend \
+                     (namespaces) or remove `deny_read`"
+                        .into(),
+                ));
+            }
+            if plan.writes_anywhere() {
+                return Err(Failure::Setup(
+                    "the landlock backend has no unrestricted mode; use the linux backend".into(),
+                ));
+            }
+            leave_session_landlock(leads_session)?;
+            Confinement::prepare(&plan.writable, plan.network_on, true)?.exec(&spec.cwd, &command)
+        }
+    }
+}
+
+/// The landlock backend has no PID namespace, so the helper forks and stays as the parent:
+/// the child (never a group leader) can always start a session when it needs one, and once
+/// it has exited the parent kills whatever is left in its session (seccomp keeps anything
+/// from leaving it), so no daemon outlives the command.
+fn leave_session_landlock(leads_session: bool) -> Result<(), Failure> {
+    let own_session = nix::unistd::getpid();
+    // SAFETY: the helper is single-threaded, so the child may do anything.
+    match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
+        ForkResult::Child => {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
+            session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))
+        }
+        ForkResult::Parent { child } => {
+            let exit = relay_exit(child);
+            let session = if leads_session { own_session } else { child };
+            crate::session_kill::kill_session(session.as_raw());
+            Err(exit)
+        }
+    }
+}
+
+/// What a managed profile means for the helper and the zygote alike.
+struct Plan {
+    file_system: FileSystemPolicy,
+    /// Writable roots; `/` alone means "write anywhere".
+    writable: Vec<PathBuf>,
+    network_on: bool,
+}
+
+impl Plan {
+    fn from_spec(spec: &HelperSpec) -> Result<Self, Failure> {
+        crate::profile::validate(&spec.profile).map_err(|e| Failure::Setup(e.to_string()))?;
+        let PermissionProfile::Managed {
+            file_system,
+            network,
+        } = &spec.profile
+        else {
+            return Err(Failure::Setup(
+                "the helper only runs managed profiles; unconfined commands use the `none` \
+                 backend"
+                    .into(),
+            ));
+        };
+        let writable: Vec<PathBuf> = match file_system.kind {
+            FileSystemSandboxKind::Restricted => file_system
+                .writable_roots
+                .iter()
+                .map(|w| w.root.clone())
+                .collect(),
+            FileSystemSandboxKind::Unrestricted | FileSystemSandboxKind::External => {
+                vec![PathBuf::from("/")]
+            }
+        };
+        Ok(Self {
+            file_system: file_system.clone(),
+            writable,
+            network_on: *network == NetworkPolicy::Enabled,
+        })
+    }
+
+    fn writes_anywhere(&self) -> bool {
+        self.writable.iter().any(|w| w == Path::new("/"))
+    }
+
+    /// New namespaces (this process continues as PID 1 of the new PID namespace) and the
+    /// mount view of the policy. With the network off, the host's Unix sockets are masked;
+    /// their table (from the host network namespace) is returned for later re-checks.
+    fn enter_linux_view(&self) -> Result<Option<sockets::HostSockets>, Failure> {
+        // On the host, before the namespaces: missing `.git`/`.troupe` get placeholders to
+        // mount on, removed by a cleaner process once the sandbox has ended.
+        let placeholders = if self.writes_anywhere() {
+            Vec::new()
+        } else {
+            let roots = &self.file_system.writable_roots;
+            // Only where a command could create the name: inside a writable root.
+            let subpaths: Vec<PathBuf> = roots
+                .iter()
+                .flat_map(|w| w.read_only_subpaths.iter().cloned())
+                .filter(|p| roots.iter().any(|w| p.starts_with(&w.root)))
+                .collect();
+            protected::create_placeholders(&subpaths)?
+        };
+        protected::spawn_cleaner(placeholders)?;
+        let mut host_sockets = if self.network_on {
+            None
+        } else {
+            Some(sockets::HostSockets::open(
+                &self.file_system.allow_unix_sockets,
+            )?)
+        };
+        enter_namespaces(self.network_on)?;
+        // Opened inside the new mount namespace: a bind source must belong to it.
+        let devices = mounts::HostDevices::open();
+        let roots = if self.writes_anywhere() {
+            vec![troupe_messages::policy::WritableRoot {
+                root: PathBuf::from("/"),
+                read_only_subpaths: Vec::new(),
+            }]
+        } else {
+            self.file_system.writable_roots.clone()
+        };
+        mounts::build(&roots, &self.file_system.deny_read, &devices)?;
+        if let Some(host_sockets) = host_sockets.as_mut() {
+            sockets::mask(&host_sockets.sockets_to_mask()?)?;
+        }
+        Ok(host_sockets)
+    }
+}
+
+fn parse_args(args: &[OsString]) -> Result<(HelperSpec, Vec<CString>), Failure> {
+    let usage = || Failure::Setup(format!("usage: troupe {HELPER_ARG} SPEC_JSON -- CMD ARGS…"));
+    let spec = args.first().ok_or_else(usage)?;
+    let spec: HelperSpec = serde_json::from_slice(spec.as_bytes())
+        .map_err(|e| Failure::Setup(format!("bad sandbox spec: {e}")))?;
+    if args.get(1).map(|a| a.as_bytes()) != Some(b"--") || args.len() < 3 {
+        return Err(usage());
+    }
+    let command = args[2..]
+        .iter()
+        .map(|a| CString::new(a.as_bytes()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| Failure::Setup("the command contains a NUL byte".into()))?;
+    Ok((spec, command))
+}
+
+/// New user, mount, PID, IPC (and network) namespaces; then a fork, so the command is PID 1
+/// of the new PID namespace. The parent only waits and relays the exit status.
+fn enter_namespaces(network_on: bool) -> Result<(), Failure> {
+    let uid = nix::unistd::getuid();
+    let gid = nix::unistd::getgid();
+    let mut flags = CloneFlags::CLONE_NEWUSER
+        | CloneFlags::CLONE_NEWNS
+        | CloneFlags::CLONE_NEWPID
+        | CloneFlags::CLONE_NEWIPC;
+    if !network_on {
+        flags |= CloneFlags::CLONE_NEWNET;
+    }
+    nix::sched::unshare(flags).map_err(|e| {
+        Failure::Setup(format!(
+            "cannot create namespaces ({e}); the kernel or a container forbids user \
+             namespaces: use `--backend landlock` / sandbox.backend = \"landlock\""
+        ))
+    })?;
+    let write = |file: &str, text: String| {
+        std::fs::write(file, text).map_err(|e| Failure::Setup(format!("writing {file}: {e}")))
+    };
+    write("/proc/self/setgroups", "deny".into())?;
+    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    // SAFETY: the helper is single-threaded (it runs before any runtime starts), so the child
+    // may do anything the parent could.
+    match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
+        ForkResult::Child => {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
+            Ok(())
+        }
+        ForkResult::Parent { child } => Err(relay_exit(child)),
+    }
+}
+
+/// Waits for `child` and turns its end into this process's exit.
+fn relay_exit(child: nix::unistd::Pid) -> Failure {
+    loop {
+        match waitpid(child, None) {
+            Ok(WaitStatus::Exited(_, code)) => return Failure::Exit(code),
+            Ok(WaitStatus::Signaled(_, signal, _)) => return Failure::Exit(128 + signal as i32),
+            Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Failure::Setup(format!("waiting for the sandbox: {e}")),
+        }
+    }
+}
+
+/// Everything applied to the command's process just before exec, built ahead: the zygote
+/// builds it once and every child applies its own copy.
+pub(crate) struct Confinement {
+    filters: Vec<seccompiler::BpfProgram>,
+    landlock: Result<landlock::RulesetCreated, String>,
+    landlock_required: bool,
+}
+
+impl Confinement {
+    fn prepare(
+        writable: &[PathBuf],
+        network_on: bool,
+        landlock_required: bool,
+    ) -> Result<Self, Failure> {
+        let filters = seccomp::build(network_on, landlock_required)?;
+        let landlock = landlock_layer::prepare(writable, network_on);
+        if let (Err(err), true) = (&landlock, landlock_required) {
+            return Err(Failure::Setup(err.clone()));
+        }
+        Ok(Self {
+            filters,
+            landlock,
+            landlock_required,
+        })
+    }
+
+    /// Enters `cwd`, applies every layer and execs `command`; returns only on failure.
+    fn exec(self, cwd: &Path, command: &[CString]) -> Result<Never, Failure> {
+        std::env::set_current_dir(cwd)
+            .map_err(|e| Failure::Setup(format!("cannot enter {}: {e}", cwd.display())))?;
+        privileges::set_no_new_privs()?;
+        let enforcement = self.landlock.and_then(landlock_layer::enforce);
+        match (enforcement, self.landlock_required) {
+            (Ok(landlock_layer::Enforcement::None), true) => {
+                return Err(Failure::Setup(
+                    "this kernel does not enforce Landlock, so the landlock backend cannot \
+                     confine the command; use the linux backend or a kernel with Landlock (5.13+)"
+                        .into(),
+                ))
+            }
+            (Err(err), true) => return Err(Failure::Setup(err)),
+            // Second layer under namespaces: best effort.
+            _ => {}
+        }
+        privileges::drop_all_capabilities()?;
+        privileges::close_inherited_fds()?;
+        seccomp::install(&self.filters)?;
+        let program = &command[0];
+        let err = nix::unistd::execvp(program, command).err();
+        eprintln!(
+            "troupe sandbox: cannot run `{}`: {}",
+            program.to_string_lossy(),
+            err.map(|e| e.desc()).unwrap_or("unknown error")
+        );
+        Err(Failure::Exit(127))
+    }
+}

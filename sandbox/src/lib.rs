@@ -1,0 +1,25 @@
+//! Running commands confined, without actors: the Linux sandbox helper (the process that
+//! builds namespaces, mounts, Landlock and seccomp and then execs the command), the permission
+//! profiles it enforces, the probe that says which backend this machine supports, the wire
+//! format between the runtime and a zygote, and process spawning with bounded output capture
+//! and process-group kills. The sandbox actors in `troupe-actors` drive this crate.
+//!
+//! Capabilities are dropped with the `caps` crate; `no_new_privs` and the securebits, which it
+//! does not cover, are set with `prctl` directly (see `helper/privileges.rs`).
+
+pub mod descendants;
+pub mod head_tail;
+pub mod helper;
+mod locking;
+pub mod probe;
+pub mod process;
+pub mod profile;
+pub mod session_kill;
+pub mod zygote_wire;
+
+#[cfg(test)]
+#[path = "head_tail_tests.rs"]
+mod head_tail_tests;
+#[cfg(test)]
+#[path = "process_tests.rs"]
+mod process_tests;

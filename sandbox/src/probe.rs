@@ -1,0 +1,108 @@
+//! Which backend this machine supports, decided once per process: `linux` needs user
+//! namespaces, `landlock` needs a kernel that enforces Landlock. Neither → fail closed.
+
+use crate::helper::HelperBackend;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use troupe_messages::policy::SandboxBackendKind;
+
+static HELPER_EXE: OnceLock<PathBuf> = OnceLock::new();
+static USERNS: OnceLock<bool> = OnceLock::new();
+static FALLBACK_WARNED: OnceLock<()> = OnceLock::new();
+
+/// Text of the one-time warning printed when the weaker backend is used.
+pub const LANDLOCK_WARNING: &str = "sandbox: user namespaces are unavailable, using the \
+    landlock backend: `.git` under writable roots is NOT read-only, deny-read is refused, \
+    the network is cut by seccomp and Landlock only, and chmod/utime/xattr changes to files \
+    you own stay possible even outside the writable roots";
+
+/// Name of the dedicated helper binary installed next to `troupe`.
+pub const HELPER_BINARY: &str = "troupe-sandbox";
+
+/// Overrides the helper binary (tests run from a test binary, not `troupe`).
+pub fn set_helper_exe(path: PathBuf) {
+    let _ = HELPER_EXE.set(path);
+}
+
+/// The binary to re-execute as the helper.
+pub fn helper_exe() -> Result<PathBuf, String> {
+    if let Some(path) = HELPER_EXE.get() {
+        return Ok(path.clone());
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the troupe binary for the sandbox helper: {e}"))?;
+    // The small dedicated helper starts faster; `troupe` itself is the fallback.
+    let small = exe.with_file_name(HELPER_BINARY);
+    Ok(if small.is_file() { small } else { exe })
+}
+
+/// Whether this process may create a user namespace (probed in a throwaway child).
+pub fn user_namespaces_work() -> bool {
+    *USERNS.get_or_init(|| {
+        let max = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .unwrap_or(1);
+        max > 0 && probe_unshare()
+    })
+}
+
+fn probe_unshare() -> bool {
+    // SAFETY: the child only calls unshare(2) and _exit(2), both async-signal-safe, so forking
+    // from a multi-threaded process is sound here.
+    unsafe {
+        let pid = libc::fork();
+        if pid == 0 {
+            let rc = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS);
+            libc::_exit(if rc == 0 { 0 } else { 1 });
+        }
+        if pid < 0 {
+            return false;
+        }
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0) == pid
+            && libc::WIFEXITED(status)
+            && libc::WEXITSTATUS(status) == 0
+    }
+}
+
+/// Whether the kernel enforces Landlock (ABI version ≥ 1).
+pub fn landlock_works() -> bool {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: the version query takes no pointers.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    abi >= 1
+}
+
+/// The backend to use for `kind`; an error says why nothing can confine commands here.
+pub fn choose(kind: SandboxBackendKind) -> Result<HelperBackend, String> {
+    match kind {
+        SandboxBackendKind::Linux if user_namespaces_work() => Ok(HelperBackend::Linux),
+        SandboxBackendKind::Linux => Err("sandbox backend `linux` needs user namespaces, which \
+            this system does not allow; set sandbox.backend = \"landlock\" or use \
+            danger-full-access in a disposable environment"
+            .into()),
+        SandboxBackendKind::Landlock if landlock_works() => Ok(HelperBackend::Landlock),
+        SandboxBackendKind::Landlock => Err("sandbox backend `landlock` needs a kernel with \
+            Landlock enabled (5.13+, lsm=landlock)"
+            .into()),
+        SandboxBackendKind::Auto if user_namespaces_work() => Ok(HelperBackend::Linux),
+        SandboxBackendKind::Auto if landlock_works() => {
+            if FALLBACK_WARNED.set(()).is_ok() {
+                tracing::warn!("{LANDLOCK_WARNING}");
+            }
+            Ok(HelperBackend::Landlock)
+        }
+        SandboxBackendKind::Auto => Err("no sandbox is available: user namespaces are \
+            disabled and the kernel does not enforce Landlock; commands will not run \
+            unconfined unless you choose danger-full-access"
+            .into()),
+    }
+}

@@ -1,0 +1,44 @@
+//! The integration tests of the `troupe` package in one binary (one link step instead of one
+//! per file): each module is one scenario file, so a test is named `exec_flow::…`,
+//! `sandbox_escape::…`. Run one file with `cargo test -p troupe --test troupe exec_flow::`.
+//! A new scenario file goes here as a `mod` line; shared set-up lives in `troupe-test-support`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod app_server_support;
+mod approval_support;
+mod escape_support;
+
+mod app_server;
+mod app_server_threads;
+mod approval_flow;
+mod approval_tools;
+mod cli_bad_input;
+mod cli_stdout;
+mod context_flow;
+mod exec_bad_input;
+mod exec_disk_full;
+mod exec_faults;
+mod exec_flow;
+mod exec_runaway;
+mod exec_sessions_end;
+mod exec_signals;
+mod patch_confinement;
+mod plant_attacks;
+mod providers_bad_input;
+mod providers_local;
+mod providers_replay;
+mod providers_wires;
+mod rules_attacks;
+mod sandbox_edges;
+mod sandbox_escape;
+mod sandbox_zygote;
+mod threads_crash;
+mod threads_resume;
+mod threads_roundtrip;
+mod tools_flow;
+
+/// Points the runtime at the small sandbox helper cargo built for this package. The choice is
+/// process-wide and the first call wins, so every test in this binary makes the same one.
+pub fn use_sandbox_helper() {
+    troupe_sandbox::probe::set_helper_exe(env!("CARGO_BIN_EXE_troupe-sandbox").into());
+}
