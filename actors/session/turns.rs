@@ -4,7 +4,7 @@
 
 use super::context::budget;
 use super::turn_ledger::TurnLedger;
-use super::{context, RunningTurn, SessionMsg, SessionState, TurnOutcome};
+use super::{context, EndingTurn, RunningTurn, SessionMsg, SessionState, TurnOutcome};
 use crate::approvals::PendingApprovals;
 use crate::turn::outbox::TurnOutbox;
 use crate::turn::tokens::{auto_compact_limit, context_window, effective_limit};
@@ -20,6 +20,83 @@ use troupe_messages::rollout::{RolloutRecord, TurnContextRecord};
 use troupe_messages::usage::TokenUsage;
 
 impl SessionState {
+    /// `turn` is over after sending `sent` messages; its end waits in `ending`.
+    pub(super) fn turn_over(
+        &mut self,
+        mut turn: RunningTurn,
+        sent: u64,
+        outcome: TurnOutcome,
+        then_shutdown: Option<String>,
+    ) {
+        turn.ledger.ended_after(sent);
+        self.ending = Some(EndingTurn {
+            turn,
+            outcome,
+            then_shutdown,
+            then_start: None,
+        });
+    }
+
+    /// One message of turn `turn_id` was handled.
+    pub(super) fn handled_turn_message(&mut self, turn_id: TurnId) {
+        if let Some(turn) = self.turn.as_mut().filter(|t| t.id == turn_id) {
+            turn.ledger.handled_one();
+        } else if let Some(ending) = self.ending.as_mut().filter(|e| e.turn.id == turn_id) {
+            ending.turn.ledger.handled_one();
+        }
+    }
+
+    /// Records the end of the turn that is over once everything it sent has been handled;
+    /// then a shutdown or the next turn asked for meanwhile.
+    pub(super) async fn settle_ending(&mut self, myself: &ActorRef<SessionMsg>) {
+        if !self
+            .ending
+            .as_ref()
+            .is_some_and(|e| e.turn.ledger.settled())
+        {
+            return;
+        }
+        let Some(ending) = self.ending.take() else {
+            return;
+        };
+        let EndingTurn {
+            turn,
+            outcome,
+            then_shutdown,
+            then_start,
+        } = ending;
+        let turn_id = turn.id;
+        match outcome {
+            TurnOutcome::Ended {
+                last_agent_message,
+                aborted,
+            } => {
+                let msg = match aborted {
+                    None => EventMsg::TurnComplete {
+                        turn_id,
+                        last_agent_message,
+                        usage: turn.usage,
+                    },
+                    Some(reason) => EventMsg::TurnAborted { turn_id, reason },
+                };
+                self.emit(&turn.submission, msg).await;
+                if then_shutdown.is_none() {
+                    self.after_turn(myself, turn.submission).await;
+                }
+            }
+            TurnOutcome::Stopped(reason) => {
+                self.emit(&turn.submission, EventMsg::TurnAborted { turn_id, reason })
+                    .await;
+            }
+        }
+        if let Some(submission) = then_shutdown {
+            self.finish_shutdown(myself, &submission).await;
+        } else if let Some(submission) = then_start.filter(|_| self.turn.is_none()) {
+            let inputs = self.queue.take_all();
+            self.start_turn(myself, submission, inputs).await;
+        }
+    }
+
     /// Starts a turn; `inputs` empty means a compaction-only turn.
     pub(super) async fn start_turn(
         &mut self,
