@@ -1,6 +1,7 @@
 //! The behaviour of Troupe: one ractor actor per responsibility, each in its own folder with
 //! the pure logic it owns. See ARCHITECTURE.md for the tree and a walk through one turn.
 
+pub mod agents;
 pub mod approvals;
 mod locking;
 pub mod rollout_recorder;

@@ -35,6 +35,7 @@ pub fn settings(base_url: String, home: &std::path::Path) -> SessionSettings {
         troupe_home: home.to_path_buf(),
         rollout_fsync: Default::default(),
         tools: Default::default(),
+        agents: Default::default(),
         context: ContextSettings {
             project_doc_max_bytes: 0,
             project_doc_fallback_filenames: Vec::new(),

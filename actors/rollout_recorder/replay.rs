@@ -100,6 +100,7 @@ impl Tracker {
                 | EventMsg::StreamRetry { .. }
                 | EventMsg::Warning { .. }
                 | EventMsg::Error { .. }
+                | EventMsg::AgentEvent { .. }
                 | EventMsg::ShutdownComplete => {}
             },
         }

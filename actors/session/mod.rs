@@ -59,6 +59,8 @@ pub struct SessionArgs {
     pub store: Option<Arc<ThreadStore>>,
     /// The runtime's shared rollout writer.
     pub rollout_writer: RolloutWriter,
+    /// The runtime's agent tree: interrupting or closing this thread reaches its sub-agents.
+    pub agents: Option<Arc<crate::agents::AgentTree>>,
 }
 
 /// The command rules of a thread: `$TROUPE_HOME/rules`, any folders the API caller named,
@@ -99,6 +101,9 @@ pub enum SessionStart {
     /// Continue the thread of this rollout (`rollout_path` is its path): history rebuilt,
     /// lines appended to the same file.
     Resume(Box<LoadedRollout>),
+    /// A sub-agent: a new rollout linked to its parent, starting from the parent's history
+    /// when forked.
+    Agent(Box<troupe_messages::mailboxes::AgentStart>),
 }
 
 /// The turn that is running.
@@ -137,6 +142,8 @@ pub struct SessionState {
     tokens: TokenTracker,
     /// Skills listed in the initial context.
     skills: Vec<context::skills::Skill>,
+    /// The runtime's agent tree (sub-agents of this thread).
+    agents: Option<Arc<crate::agents::AgentTree>>,
 }
 
 impl SessionState {
@@ -227,6 +234,10 @@ impl SessionState {
     /// Stops the running turn; `TurnStopped` (sent to ourselves) records the abort once every
     /// item the turn sent before dying has been handled. False when no turn was running.
     async fn interrupt(&mut self, myself: &ActorRef<SessionMsg>, reason: AbortReason) -> bool {
+        // The cancellation tree: the turns of this thread's sub-agents stop too.
+        if let Some(agents) = &self.agents {
+            agents.interrupt_descendants(self.thread_id);
+        }
         let Some(turn) = self.turn.take() else {
             return false;
         };
@@ -245,6 +256,9 @@ impl SessionState {
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
         self.flush().await;
         self.persist.update_index(false);
+        if let Some(agents) = &self.agents {
+            agents.close_descendants(self.thread_id);
+        }
         self.emit(submission, EventMsg::ShutdownComplete).await;
         if let Some(manager) = &self.manager {
             let _ = manager.send_message(ThreadManagerMsg::ThreadStopped {
@@ -285,6 +299,49 @@ impl SessionState {
                     self.start_turn(myself, submission.id, inputs).await;
                 }
             },
+            Op::AgentInput { items, start_turn } => match &self.turn {
+                Some(turn) => {
+                    let actor = turn.actor.clone();
+                    let seq = self.queue.push(items.clone());
+                    let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
+                }
+                None if start_turn => {
+                    let mut inputs = self.queue.take_all();
+                    inputs.extend(items);
+                    self.start_turn(myself, submission.id, inputs).await;
+                }
+                // Queued: it joins the next turn's input.
+                None => {
+                    self.queue.push(items);
+                }
+            },
+            Op::AgentApproval {
+                thread_id,
+                call_id,
+                decision,
+            } => {
+                // Only an agent of this thread's own tree can be answered from here.
+                let target = self
+                    .agents
+                    .as_ref()
+                    .filter(|agents| {
+                        thread_id != self.thread_id && agents.in_tree(self.thread_id, thread_id)
+                    })
+                    .and_then(|agents| agents.session(thread_id).map(|s| (agents.clone(), s)));
+                match target {
+                    Some((agents, session)) => {
+                        agents.submit(&session, Op::ExecApproval { call_id, decision });
+                    }
+                    None => {
+                        let message = format!(
+                            "no open sub-agent {thread_id} in this thread's tree; approval for \
+                             `{call_id}` ignored"
+                        );
+                        self.emit(&submission.id, EventMsg::Warning { message })
+                            .await;
+                    }
+                }
+            }
             Op::Interrupt => {
                 self.interrupt(myself, AbortReason::Interrupted).await;
             }
@@ -394,6 +451,7 @@ impl Actor for SessionActor {
                     state.emit("", EventMsg::Warning { message }).await;
                 }
             }
+            SessionMsg::AgentEvent(msg) => state.emit("", msg).await,
             SessionMsg::GetHistory { reply } => {
                 let _ = reply.send(state.history.clone());
             }
@@ -522,6 +580,10 @@ impl Actor for SessionActor {
         _myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
+        // However this thread stops (shutdown, crash, runtime stop), its sub-agents close.
+        if let Some(agents) = &state.agents {
+            agents.close_descendants(state.thread_id);
+        }
         if let Some(turn) = state.turn.take() {
             let _ = turn
                 .actor

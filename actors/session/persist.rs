@@ -56,6 +56,7 @@ pub fn persisted(msg: &EventMsg) -> bool {
                 | EventMsg::SessionConfigured { .. }
                 | EventMsg::ExecCommandBegin { .. }
                 | EventMsg::ShutdownComplete
+                | EventMsg::AgentEvent { .. }
         )
 }
 
@@ -172,6 +173,9 @@ impl Persistence {
             turns: self.tracker.turns,
             tokens: self.tracker.tokens,
             rollout_bytes: std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0),
+            task_path: self.meta.agent.as_ref().map(|a| a.task_path.clone()),
+            depth: self.meta.agent.as_ref().map_or(0, |a| a.depth),
+            nickname: self.meta.agent.as_ref().map(|a| a.nickname.clone()),
         }
     }
 

@@ -2,6 +2,7 @@
 //! client with its connection pool, the tool registry, the thread index, the rollout writer). Spawns one session
 //! per thread — new, or resumed from its rollout — and survives any of them failing.
 
+use crate::agents::AgentTree;
 use crate::rollout_recorder::loader;
 use crate::rollout_recorder::path::rollout_path;
 use crate::rollout_recorder::writer::RolloutWriter;
@@ -35,6 +36,8 @@ pub struct ThreadManagerState {
     store: Option<Arc<ThreadStore>>,
     rollout_writer: RolloutWriter,
     threads: HashMap<ThreadId, ActorRef<SessionMsg>>,
+    /// Sub-agents of every thread of this runtime (`agents/`).
+    agents: Arc<AgentTree>,
 }
 
 impl ThreadManagerState {
@@ -62,6 +65,7 @@ impl ThreadManagerState {
             start,
             store: self.store.clone(),
             rollout_writer: self.rollout_writer.clone(),
+            agents: Some(self.agents.clone()),
         };
         let (session, _) = Actor::spawn_linked(None, SessionActor, args, myself.get_cell())
             .await
@@ -82,11 +86,16 @@ impl Actor for ThreadManagerActor {
 
     async fn pre_start(
         &self,
-        _myself: ActorRef<Self::Msg>,
+        myself: ActorRef<Self::Msg>,
         args: ThreadManagerArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
+        // The collaboration tools are bound to this runtime's agent tree and to us.
+        let agents = Arc::new(AgentTree::default());
+        let mut registry = (*args.registry).clone();
+        crate::agents::register_tools(&mut registry, &agents, &myself);
         Ok(ThreadManagerState {
-            registry: args.registry,
+            agents,
+            registry: Arc::new(registry),
             http: args.http,
             store: args.store,
             rollout_writer: args.rollout_writer,
@@ -127,6 +136,18 @@ impl Actor for ThreadManagerActor {
                     }
                     Err(err) => Err(err.to_string()),
                 };
+                let _ = reply.send(result);
+            }
+            ThreadManagerMsg::StartAgent {
+                settings,
+                start,
+                reply,
+            } => {
+                let thread_id = ThreadId::new();
+                let path = rollout_path(&settings.troupe_home, thread_id);
+                let result = state
+                    .spawn(&myself, thread_id, *settings, path, SessionStart::Agent(start))
+                    .await;
                 let _ = reply.send(result);
             }
             ThreadManagerMsg::ThreadStopped { thread_id } => {

@@ -17,6 +17,9 @@ pub(crate) fn summary(id: &str, updated: i64) -> ThreadSummary {
         turns: 1,
         tokens: TokenUsage::default(),
         rollout_bytes: 10,
+        task_path: None,
+        depth: 0,
+        nickname: None,
     }
 }
 

@@ -37,5 +37,8 @@ pub fn summarize(rollout: &LoadedRollout, archived: bool) -> ThreadSummary {
         turns: tracker.turns,
         tokens: tracker.tokens,
         rollout_bytes: rollout.bytes,
+        task_path: rollout.meta.agent.as_ref().map(|a| a.task_path.clone()),
+        depth: rollout.meta.agent.as_ref().map_or(0, |a| a.depth),
+        nickname: rollout.meta.agent.as_ref().map(|a| a.nickname.clone()),
     }
 }

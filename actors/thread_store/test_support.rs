@@ -53,6 +53,7 @@ pub fn settings() -> SessionSettings {
         },
         rollout_fsync: Default::default(),
         tools: Default::default(),
+        agents: Default::default(),
     }
 }
 
@@ -79,6 +80,7 @@ pub fn thread_lines(id: ThreadId, turns: u64) -> Vec<RolloutLine> {
             cli_version: "0.1.0".into(),
             created_at: "2026-01-01T00:00:00.000Z".into(),
             git: None,
+            agent: None,
         }),
     )];
     for n in 1..=turns {

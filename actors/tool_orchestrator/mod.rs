@@ -29,7 +29,8 @@ use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
+use troupe_messages::ids::ThreadId;
+use troupe_messages::mailboxes::{SandboxMsg, SessionMsg, ToolOrchestratorMsg, TurnMsg};
 use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolSpec};
@@ -40,6 +41,8 @@ pub struct ToolOrchestratorActor;
 /// Startup arguments.
 pub struct ToolOrchestratorArgs {
     pub turn: ActorRef<TurnMsg>,
+    pub thread_id: ThreadId,
+    pub session: ActorRef<SessionMsg>,
     pub registry: Arc<ToolRegistry>,
     pub approvals: SessionApprovals,
     /// The turn's shared state (PTY sessions, diff); the turn ends its sessions itself.
@@ -48,6 +51,8 @@ pub struct ToolOrchestratorArgs {
 
 pub struct ToolOrchestratorState {
     turn: ActorRef<TurnMsg>,
+    thread_id: ThreadId,
+    session: ActorRef<SessionMsg>,
     registry: Arc<ToolRegistry>,
     sandbox: ActorRef<SandboxMsg>,
     /// The confining backend, started on the first batch that needs one (or why it cannot).
@@ -74,6 +79,8 @@ impl Actor for ToolOrchestratorActor {
             Actor::spawn_linked(None, NoneSandboxActor, (), myself.get_cell()).await?;
         Ok(ToolOrchestratorState {
             turn: args.turn,
+            thread_id: args.thread_id,
+            session: args.session,
             registry: args.registry,
             sandbox,
             confined: None,
@@ -108,6 +115,8 @@ impl Actor for ToolOrchestratorActor {
                     pending: state.pending.clone(),
                     turn: state.turn.clone(),
                     services: state.services.clone(),
+                    thread_id: state.thread_id,
+                    session: state.session.clone(),
                 };
                 let cancel = state.cancel.clone();
                 let turn = state.turn.clone();
@@ -220,6 +229,8 @@ struct Batch {
     pending: PendingApprovals,
     turn: ActorRef<TurnMsg>,
     services: Arc<TurnServices>,
+    thread_id: ThreadId,
+    session: ActorRef<SessionMsg>,
 }
 
 impl Batch {
@@ -239,6 +250,8 @@ impl Batch {
             };
             let ctx = ToolContext {
                 call: call.clone(),
+                thread_id: self.thread_id,
+                session: self.session.clone(),
                 settings: self.settings.clone(),
                 sandbox: self.sandbox.clone(),
                 confined: self.confined.clone(),

@@ -8,7 +8,8 @@ use futures::future::BoxFuture;
 use ractor::ActorRef;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use troupe_messages::mailboxes::{SandboxMsg, TurnMsg};
+use troupe_messages::ids::ThreadId;
+use troupe_messages::mailboxes::{SandboxMsg, SessionMsg, TurnMsg};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolSpec};
 
@@ -27,6 +28,9 @@ pub enum Concurrency {
 #[derive(Clone)]
 pub struct ToolContext {
     pub call: ToolCall,
+    /// The thread making the call, and its session (the collaboration tools need both).
+    pub thread_id: ThreadId,
+    pub session: ActorRef<SessionMsg>,
     pub settings: Arc<SessionSettings>,
     /// The unconfined `none` backend (danger-full-access and approved escalations).
     pub sandbox: ActorRef<SandboxMsg>,

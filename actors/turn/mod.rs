@@ -248,6 +248,8 @@ impl Actor for TurnActor {
             ToolOrchestratorActor,
             ToolOrchestratorArgs {
                 turn: myself.clone(),
+                thread_id: args.thread_id,
+                session: args.session.clone(),
                 registry: args.registry.clone(),
                 approvals: args.approvals.clone(),
                 services: services.clone(),

@@ -136,6 +136,13 @@ pub enum EventMsg {
         turn_id: TurnId,
         reason: AbortReason,
     },
+    /// Something a sub-agent of this thread's tree did, told to the root's subscribers with
+    /// the agent's thread id and task path (never recorded: the child's rollout has it).
+    AgentEvent {
+        thread_id: ThreadId,
+        task_path: String,
+        msg: Box<EventMsg>,
+    },
     /// The thread stopped; last event of a thread.
     ShutdownComplete,
 }

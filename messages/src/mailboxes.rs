@@ -24,6 +24,15 @@ pub struct ThreadHandle {
     pub rollout_path: PathBuf,
 }
 
+/// How a sub-agent's thread begins.
+#[derive(Debug, Clone)]
+pub struct AgentStart {
+    pub parent_thread_id: ThreadId,
+    pub meta: crate::agents::AgentMeta,
+    /// `fork_turns = "all"`: the parent's history (the child's history starts with it).
+    pub forked_history: Option<Vec<ResponseItem>>,
+}
+
 /// ThreadManager: registry of live threads.
 #[derive(Debug)]
 pub enum ThreadManagerMsg {
@@ -36,6 +45,12 @@ pub enum ThreadManagerMsg {
     ResumeThread {
         settings: Box<SessionSettings>,
         rollout_path: PathBuf,
+        reply: RpcReplyPort<Result<ThreadHandle, String>>,
+    },
+    /// Start a sub-agent: a new thread whose rollout links to its parent.
+    StartAgent {
+        settings: Box<SessionSettings>,
+        start: Box<AgentStart>,
         reply: RpcReplyPort<Result<ThreadHandle, String>>,
     },
     /// A session stopped by itself (after `Op::Shutdown`).
@@ -78,6 +93,9 @@ pub enum SessionMsg {
         submission: String,
         reason: AbortReason,
     },
+    /// From the agent tree: an `EventMsg::AgentEvent` (a sub-agent's activity) for this
+    /// root's subscribers; not recorded.
+    AgentEvent(EventMsg),
     /// From the turn: it ended; `aborted` is set when it did not finish normally.
     TurnEnded {
         turn_id: TurnId,

@@ -61,4 +61,13 @@ pub struct ThreadSummary {
     pub tokens: TokenUsage,
     /// Size of the rollout when this summary was taken; a different size means stale.
     pub rollout_bytes: u64,
+    /// A sub-agent's task path (`/root/explore`); none for a root thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_path: Option<String>,
+    /// Depth in its agent tree (0 for a root).
+    #[serde(default)]
+    pub depth: u32,
+    /// A sub-agent's readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nickname: Option<String>,
 }

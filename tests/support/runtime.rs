@@ -56,6 +56,7 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
             max_requests_per_turn: troupe_messages::settings::DEFAULT_MAX_REQUESTS_PER_TURN,
         },
         tools: Default::default(),
+        agents: Default::default(),
     }
 }
 

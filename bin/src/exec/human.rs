@@ -8,6 +8,8 @@ use troupe_messages::tools::{FileChangeKind, StepStatus};
 /// Writes progress lines to stderr when enabled.
 pub struct HumanOutput {
     enabled: bool,
+    /// While rendering a sub-agent's event: its task path, put before each line.
+    agent: Option<String>,
 }
 
 /// Lines of command output shown per command.
@@ -15,12 +17,27 @@ const OUTPUT_LINES: usize = 20;
 
 impl HumanOutput {
     pub fn new(enabled: bool) -> Self {
-        Self { enabled }
+        Self {
+            enabled,
+            agent: None,
+        }
     }
 
     fn line(&self, text: &str) {
         if self.enabled {
-            let _ = writeln!(std::io::stderr().lock(), "{text}");
+            let _ = writeln!(std::io::stderr().lock(), "{}", self.prefixed(text));
+        }
+    }
+
+    /// `text` with every line prefixed by the sub-agent's path, when rendering one.
+    fn prefixed(&self, text: &str) -> String {
+        match &self.agent {
+            None => text.to_string(),
+            Some(path) => text
+                .lines()
+                .map(|line| format!("[{path}] {line}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 
@@ -128,7 +145,20 @@ impl HumanOutput {
             )),
             EventMsg::Warning { message } => self.line(&format!("warning: {message}")),
             EventMsg::Error { error, .. } => {
-                let _ = writeln!(std::io::stderr().lock(), "ERROR: {}", error_text(error));
+                let text = self.prefixed(&format!("ERROR: {}", error_text(error)));
+                let _ = writeln!(std::io::stderr().lock(), "{text}");
+            }
+            EventMsg::AgentEvent { task_path, msg, .. } => {
+                let outer = self.agent.replace(task_path.clone());
+                match msg.as_ref() {
+                    EventMsg::TurnStarted { .. } => self.line("started"),
+                    EventMsg::TurnComplete { .. } => self.line("finished"),
+                    EventMsg::ShutdownComplete => self.line("closed"),
+                    // The agent's own header and token counts are noise in the parent's log.
+                    EventMsg::SessionConfigured { .. } => {}
+                    inner => self.render(inner),
+                }
+                self.agent = outer;
             }
             EventMsg::TurnComplete { usage, .. } => {
                 self.line(&format!("tokens used\n{}", usage.total_tokens))

@@ -153,6 +153,7 @@ impl JsonEvents {
             | EventMsg::ItemRecorded { .. }
             | EventMsg::ContextCompacted { .. }
             | EventMsg::TokenCount { .. }
+            | EventMsg::AgentEvent { .. }
             | EventMsg::ShutdownComplete => Vec::new(),
         }
     }

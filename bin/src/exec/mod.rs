@@ -255,6 +255,29 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                 break;
             }
             EventMsg::TurnAborted { .. } => break,
+            // A sub-agent's approval request reaches this supervisor: denied like ours.
+            EventMsg::AgentEvent { thread_id, msg, .. } => {
+                let (call_id, what) = match *msg {
+                    EventMsg::ExecApprovalRequest {
+                        call_id, command, ..
+                    } => (call_id, format!("`{}`", json_events::command_line(&command))),
+                    EventMsg::ApplyPatchApprovalRequest { call_id, files, .. } => {
+                        let names: Vec<String> =
+                            files.iter().map(|f| f.display().to_string()).collect();
+                        (call_id, format!("a patch to {}", names.join(", ")))
+                    }
+                    _ => continue,
+                };
+                human.warn(&format!(
+                    "a sub-agent's {what} needs approval, which `troupe exec` cannot ask for: \
+                     denied"
+                ));
+                thread.submit(Op::AgentApproval {
+                    thread_id,
+                    call_id,
+                    decision: ReviewDecision::Denied,
+                })?;
+            }
             // Shown by the renderers above; nothing for the loop to do.
             EventMsg::SessionConfigured { .. }
             | EventMsg::TurnStarted { .. }

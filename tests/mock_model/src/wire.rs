@@ -75,11 +75,44 @@ impl RecordedRequest {
 /// State shared by all connections of one server.
 pub(crate) struct Shared {
     pub(crate) script: Mutex<VecDeque<MockResponse>>,
+    /// Scripts of other conversations (sub-agents), each chosen by a key that appears in
+    /// the request's last user message; see [`crate::MockModel::route`].
+    pub(crate) routes: Mutex<Vec<(String, VecDeque<MockResponse>)>>,
     pub(crate) requests: Mutex<Vec<RecordedRequest>>,
     pub(crate) count: AtomicU64,
     pub(crate) auto: Option<AutoConfig>,
     pub(crate) record: bool,
     pub(crate) log: Option<Mutex<File>>,
+}
+
+/// The text of the last user message in a request's `input`.
+pub fn last_user_text(body: &Value) -> String {
+    let input = body.get("input").and_then(Value::as_array);
+    let Some(message) = input.into_iter().flatten().rev().find(|item| {
+        item.get("type").and_then(Value::as_str) == Some("message")
+            && item.get("role").and_then(Value::as_str) == Some("user")
+    }) else {
+        return String::new();
+    };
+    message
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+/// The routed answer for a request: `Some(next)` when a route's key is in the last user
+/// message (`Some(None)` once that route is exhausted), `None` for the default script.
+fn route_of(shared: &Shared, body: &Value) -> Option<Option<MockResponse>> {
+    let text = last_user_text(body);
+    let mut routes = lock(&shared.routes);
+    routes
+        .iter_mut()
+        .find(|(key, _)| text.contains(key.as_str()))
+        .map(|(_, script)| script.pop_front())
 }
 
 /// Locks ignoring poisoning: the data stays usable for a test mock.
@@ -100,7 +133,15 @@ pub(crate) async fn handle(
     let path = uri.path().to_owned();
     let line = LogLine::start(&shared, n, &method, &path, &body);
     let is_responses = method == Method::POST && path.trim_end_matches('/').ends_with("/responses");
-    let answer = if is_responses {
+    let routed = if is_responses {
+        route_of(&shared, &body)
+    } else {
+        None
+    };
+    let was_routed = routed.is_some();
+    let answer = if let Some(route) = routed {
+        route
+    } else if is_responses {
         let scripted = lock(&shared.script).pop_front();
         scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)))
     } else {
@@ -125,6 +166,11 @@ pub(crate) async fn handle(
     }
     match answer {
         Some(r) => render(r, line),
+        None if was_routed => http_response(
+            500,
+            &[],
+            error_body_without_code("mock route script exhausted", "server_error"),
+        ),
         None if is_responses => http_response(
             500,
             &[],
