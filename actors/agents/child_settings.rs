@@ -52,7 +52,11 @@ pub fn child_settings(
         if let Some(effort) = &role.reasoning_effort {
             child.context.reasoning_effort = Some(effort.clone());
         }
-        if let Some(text) = role.developer_instructions.as_deref().filter(|t| !t.is_empty()) {
+        if let Some(text) = role
+            .developer_instructions
+            .as_deref()
+            .filter(|t| !t.is_empty())
+        {
             child.base_instructions = format!("{}\n\n{text}", parent.base_instructions);
         }
     }

@@ -39,7 +39,10 @@ fn a_role_may_narrow_the_sandbox_but_never_widen_it() {
         sandbox_mode: Some(SandboxMode::ReadOnly),
         ..AgentRole::default()
     };
-    let child = child_settings(&parent(SandboxMode::WorkspaceWrite), &request(Some(&narrow)));
+    let child = child_settings(
+        &parent(SandboxMode::WorkspaceWrite),
+        &request(Some(&narrow)),
+    );
     assert_eq!(child.unwrap().sandbox_mode, SandboxMode::ReadOnly);
     let wide = AgentRole {
         sandbox_mode: Some(SandboxMode::DangerFullAccess),

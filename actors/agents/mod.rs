@@ -36,8 +36,8 @@ pub fn register_tools(
 }
 
 #[cfg(test)]
-#[path = "paths_tests.rs"]
-mod paths_tests;
-#[cfg(test)]
 #[path = "child_settings_tests.rs"]
 mod child_settings_tests;
+#[cfg(test)]
+#[path = "paths_tests.rs"]
+mod paths_tests;

@@ -49,7 +49,11 @@ pub fn resolve_target(caller: &str, target: &str) -> Result<String, String> {
             "`{target}` is not a task path of this agent tree (paths start with `/root`)"
         ));
     }
-    if path.split('/').skip(2).any(|part| check_task_name(part).is_err()) {
+    if path
+        .split('/')
+        .skip(2)
+        .any(|part| check_task_name(part).is_err())
+    {
         return Err(format!("`{target}` is not a valid task path"));
     }
     Ok(path)

@@ -196,7 +196,10 @@ async fn run(
             let session = tree
                 .session(target)
                 .ok_or_else(|| format!("`{}` is closed; spawn a new agent", a.target))?;
-            let text = format!("[follow-up task from `{}`]\n{}", caller.task_path, a.message);
+            let text = format!(
+                "[follow-up task from `{}`]\n{}",
+                caller.task_path, a.message
+            );
             tree.set_status(target, AgentStatus::Running);
             tree.submit(
                 &session,

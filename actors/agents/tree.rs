@@ -191,9 +191,7 @@ impl AgentTree {
     /// Adds a spawned agent and ends its path's reservation.
     pub fn insert(&self, node: AgentNode) {
         let mut state = lock(&self.state);
-        state
-            .reserved
-            .remove(&(node.root, node.task_path.clone()));
+        state.reserved.remove(&(node.root, node.task_path.clone()));
         state.agents.insert(node.thread_id, node);
     }
 

@@ -68,7 +68,8 @@ pub async fn watch(tree: Arc<AgentTree>, child: Watched, mut events: mpsc::Recei
         // The session died without shutting down (a crash): the child failed.
         let running = tree.view(child.thread_id).map(|v| v.status) == Some(AgentStatus::Running);
         if running {
-            let answer = last_error.unwrap_or_else(|| "the agent's thread stopped unexpectedly".into());
+            let answer =
+                last_error.unwrap_or_else(|| "the agent's thread stopped unexpectedly".into());
             finish(&tree, &child, AgentStatus::Failed, answer);
         }
     }
@@ -78,7 +79,13 @@ pub async fn watch(tree: Arc<AgentTree>, child: Watched, mut events: mpsc::Recei
 /// The child's turn ended: news for the parent's `wait_agent`, and the answer as an item in
 /// the parent's history (joins its running turn, or waits for its next one).
 fn finish(tree: &AgentTree, child: &Watched, status: AgentStatus, answer: String) {
-    let text = notification(&child.task_path, &child.nickname, child.thread_id, status, &answer);
+    let text = notification(
+        &child.task_path,
+        &child.nickname,
+        child.thread_id,
+        status,
+        &answer,
+    );
     if let Some(parent) = tree.session(child.parent) {
         tree.submit(
             &parent,
@@ -93,7 +100,11 @@ fn finish(tree: &AgentTree, child: &Watched, status: AgentStatus, answer: String
 
 /// Sub-agent activity worth showing: to the root's subscribers, tagged with the path.
 fn forward(tree: &AgentTree, child: &Watched, msg: EventMsg) {
-    if msg.is_delta() || matches!(msg, EventMsg::ItemRecorded { .. } | EventMsg::TokenCount { .. })
+    if msg.is_delta()
+        || matches!(
+            msg,
+            EventMsg::ItemRecorded { .. } | EventMsg::TokenCount { .. }
+        )
     {
         return;
     }

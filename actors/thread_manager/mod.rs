@@ -146,7 +146,13 @@ impl Actor for ThreadManagerActor {
                 let thread_id = ThreadId::new();
                 let path = rollout_path(&settings.troupe_home, thread_id);
                 let result = state
-                    .spawn(&myself, thread_id, *settings, path, SessionStart::Agent(start))
+                    .spawn(
+                        &myself,
+                        thread_id,
+                        *settings,
+                        path,
+                        SessionStart::Agent(start),
+                    )
                     .await;
                 let _ = reply.send(result);
             }

@@ -324,7 +324,9 @@ fn agent_settings(toml: crate::file::AgentsToml) -> troupe_messages::agents::Age
             AgentRole {
                 description: role.description.unwrap_or_default(),
                 model: role.model,
-                reasoning_effort: role.reasoning_effort.map(|e| format!("{e:?}").to_lowercase()),
+                reasoning_effort: role
+                    .reasoning_effort
+                    .map(|e| format!("{e:?}").to_lowercase()),
                 sandbox_mode: role.sandbox_mode,
                 developer_instructions: role.developer_instructions,
             },

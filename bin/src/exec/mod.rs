@@ -260,7 +260,10 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                 let (call_id, what) = match *msg {
                     EventMsg::ExecApprovalRequest {
                         call_id, command, ..
-                    } => (call_id, format!("`{}`", json_events::command_line(&command))),
+                    } => (
+                        call_id,
+                        format!("`{}`", json_events::command_line(&command)),
+                    ),
                     EventMsg::ApplyPatchApprovalRequest { call_id, files, .. } => {
                         let names: Vec<String> =
                             files.iter().map(|f| f.display().to_string()).collect();
