@@ -267,7 +267,7 @@ async fn run(
                 .session(target)
                 .ok_or_else(|| format!("`{}` is already closed", a.target))?;
             // Its own children first (deepest first), then itself.
-            tree.close_descendants(target);
+            let _ = tree.close_descendants(target);
             tree.submit(&session, Op::Shutdown);
             Ok(format!("closing {}", path_of(tree, target)))
         }

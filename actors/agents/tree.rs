@@ -310,12 +310,19 @@ impl AgentTree {
         }
     }
 
-    /// Closing a thread closes every agent below it.
-    pub fn close_descendants(&self, thread_id: ThreadId) {
-        for (_, session) in self.descendants(thread_id) {
-            self.submit(&session, Op::Shutdown);
+    /// Closing a thread closes every agent below it; returns their sessions, so the caller
+    /// can wait for them to be gone.
+    pub fn close_descendants(&self, thread_id: ThreadId) -> Vec<ActorRef<SessionMsg>> {
+        let sessions: Vec<ActorRef<SessionMsg>> = self
+            .descendants(thread_id)
+            .into_iter()
+            .map(|(_, session)| session)
+            .collect();
+        for session in &sessions {
+            self.submit(session, Op::Shutdown);
         }
         lock(&self.state).roots.remove(&thread_id);
+        sessions
     }
 
     /// Sends an op to a session, with an id naming the agent tree as its source.

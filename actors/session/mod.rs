@@ -144,6 +144,8 @@ pub struct SessionState {
     skills: Vec<context::skills::Skill>,
     /// The runtime's agent tree (sub-agents of this thread).
     agents: Option<Arc<crate::agents::AgentTree>>,
+    /// An `Op::Shutdown` is being carried out.
+    shutting_down: bool,
 }
 
 impl SessionState {
@@ -257,7 +259,16 @@ impl SessionState {
         self.flush().await;
         self.persist.update_index(false);
         if let Some(agents) = &self.agents {
-            agents.close_descendants(self.thread_id);
+            // A thread is closed once its sub-agents are: they record their own ending
+            // first (bounded, they shut down in parallel).
+            let children: Vec<ractor::ActorCell> = agents
+                .close_descendants(self.thread_id)
+                .iter()
+                .map(|child| child.get_cell())
+                .collect();
+            let all_gone =
+                futures::future::join_all(children.iter().map(|c| c.wait(Some(STOP_GRACE))));
+            let _ = all_gone.await;
         }
         self.emit(submission, EventMsg::ShutdownComplete).await;
         if let Some(manager) = &self.manager {
@@ -345,7 +356,11 @@ impl SessionState {
             Op::Interrupt => {
                 self.interrupt(myself, AbortReason::Interrupted).await;
             }
+            // A second shutdown (a sub-agent closed by its parent and by the root's close)
+            // must not end the thread before the first one recorded the turn's abort.
+            Op::Shutdown if self.shutting_down => {}
             Op::Shutdown => {
+                self.shutting_down = true;
                 if !self.interrupt(myself, AbortReason::Shutdown).await {
                     self.finish_shutdown(myself, &submission.id).await;
                 }

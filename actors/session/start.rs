@@ -140,6 +140,7 @@ pub(super) async fn start(
         total_usage: replayed.tracker.tokens,
         startup_warnings: warnings,
         agents: args.agents,
+        shutting_down: false,
         initial_context: Arc::new(initial_items),
         tokens,
         skills: initial.skills,
