@@ -89,4 +89,78 @@ fn eight_children_run_in_parallel_and_report_to_the_root() {
     // exec showed the children's activity, prefixed with their path.
     let err = stderr(&out);
     assert!(err.contains("[/root/w3] exec"), "{err}");
+
+    // `list --tree`: the root, then its 8 children indented under it in path order.
+    let list = harness.command().args(["list", "--tree"]).output().unwrap();
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = support::stdout(&list);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 9, "{text}");
+    assert!(lines[0].starts_with(root_id.as_str().unwrap()), "{text}");
+    for (i, line) in lines[1..].iter().enumerate() {
+        assert!(line.starts_with(&format!("└ /root/w{} (", i + 1)), "{text}");
+        assert!(line.contains("completed"), "{text}");
+    }
+}
+
+#[test]
+fn fork_turns_all_shares_the_parents_prefix_and_none_starts_fresh() {
+    let harness = Harness::new(vec![
+        MockResponse::shell("c0", &["echo", "parent-context"]),
+        MockResponse::tool_calls(vec![
+            spawn_call("s1", "forked", "fork-all-marker", "all"),
+            spawn_call("s2", "fresh", "fork-none-marker", "none"),
+        ]),
+        wait_call("w1"),
+        wait_call("w2"),
+        wait_call("w3"),
+        MockResponse::text("forks done"),
+    ]);
+    harness
+        .mock
+        .route("fork-all-marker", vec![MockResponse::text("forked done")]);
+    harness
+        .mock
+        .route("fork-none-marker", vec![MockResponse::text("fresh done")]);
+    let out = harness.exec(&["ROOT-PROMPT: look around"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = harness.mock.requests();
+    // The root's request that answered with the spawns.
+    let parent = &requests[1].body;
+    assert!(parent["input"].to_string().contains("parent-context"));
+    let child_request = |path: &str| {
+        let marker = format!("[You are agent `{path}`");
+        requests
+            .iter()
+            .find(|r| r.body["input"].to_string().contains(&marker))
+            .unwrap_or_else(|| panic!("no request of {path}"))
+            .body
+            .clone()
+    };
+    let forked = child_request("/root/forked");
+    let parent_input = parent["input"].as_array().unwrap();
+    let forked_input = forked["input"].as_array().unwrap();
+    assert!(forked_input.len() > parent_input.len());
+    // Byte-identical: same instructions, same tools, and the parent's input as a prefix.
+    assert_eq!(
+        serde_json::to_string(&forked["instructions"]).unwrap(),
+        serde_json::to_string(&parent["instructions"]).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_string(&forked["tools"]).unwrap(),
+        serde_json::to_string(&parent["tools"]).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_string(&forked_input[..parent_input.len()]).unwrap(),
+        serde_json::to_string(&parent_input[..]).unwrap()
+    );
+    let fresh = child_request("/root/fresh");
+    let fresh_text = fresh["input"].to_string();
+    assert!(!fresh_text.contains("ROOT-PROMPT"), "{fresh_text}");
+    assert!(!fresh_text.contains("parent-context"), "{fresh_text}");
+    let outputs = root_tool_outputs(&harness);
+    assert!(
+        outputs.contains("forked done") && outputs.contains("fresh done"),
+        "{outputs}"
+    );
 }

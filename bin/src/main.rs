@@ -8,6 +8,7 @@ mod exec;
 mod output;
 mod sandbox;
 mod threads;
+mod threads_tree;
 mod trust;
 
 use clap::{Parser, Subcommand};
