@@ -368,3 +368,92 @@ fn a_childs_approval_reaches_the_roots_supervisor() {
     let outputs = child_request_outputs(&h, "/root/toucher");
     assert!(outputs.contains("rejected by user"), "{outputs}");
 }
+
+#[test]
+fn after_a_sigkill_the_root_and_its_children_are_listed_and_resumable() {
+    let h = Harness::new(vec![
+        MockResponse::tool_calls(vec![
+            spawn_call("s1", "one", "kill-one-marker", "none"),
+            spawn_call("s2", "two", "kill-two-marker", "none"),
+        ]),
+        MockResponse::tool_calls(vec![call("w1", "wait_agent", json!({"timeout_ms": 60000}))]),
+    ]);
+    for (key, name) in [("kill-one-marker", "one"), ("kill-two-marker", "two")] {
+        let pid_file = h.workdir.path().join(format!("{name}.pid"));
+        let script = format!("echo $$ > {}; exec sleep 60", pid_file.display());
+        let args = json!({"command": ["sh", "-c", script], "timeout_ms": 120000}).to_string();
+        h.mock.route(
+            key,
+            vec![MockResponse::tool_calls(vec![("k1", "shell", args)])],
+        );
+    }
+    let mut cmd = h.command();
+    cmd.args([
+        "exec",
+        "--skip-git-repo-check",
+        "-s",
+        "danger-full-access",
+        "go",
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !(h.workdir.path().join("one.pid").exists() && h.workdir.path().join("two.pid").exists())
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the children never ran their commands"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let list = h.command().args(["list", "--tree"]).output().unwrap();
+    let text = support::stdout(&list);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[1].starts_with("└ /root/one (") && lines[1].contains("incomplete"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("└ /root/two (") && lines[2].contains("incomplete"),
+        "{text}"
+    );
+    let root_id = lines[0].split_whitespace().next().unwrap().to_string();
+
+    // The root resumes: a call the killed process left open is answered as aborted, and
+    // nothing before it is lost.
+    h.mock.push(MockResponse::text("root resumed"));
+    let out = h.exec(&["resume", &root_id, "continue"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = h.mock.requests().last().unwrap().body.clone();
+    let input = body["input"].to_string();
+    assert!(input.contains("kill-one-marker") && input.contains("kill-two-marker"));
+    // The spawn results reached the resumed history: the link to both children is kept.
+    let outputs = support::tool_outputs(&body).join("\n");
+    assert!(
+        outputs.contains("\"task_name\":\"/root/one\"")
+            && outputs.contains("\"task_name\":\"/root/two\""),
+        "{outputs}"
+    );
+    // A child resumes as a thread of its own, its history whole.
+    let list = h.command().args(["list", "--json"]).output().unwrap();
+    let child_id = support::stdout(&list)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|t| t["task_path"] == "/root/one")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.mock.push(MockResponse::text("child resumed"));
+    let out = h.exec(&["resume", &child_id, "finish-it"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(support::stdout(&out).trim(), "child resumed");
+    let input = h.mock.requests().last().unwrap().body["input"].to_string();
+    assert!(input.contains("[You are agent `/root/one`"), "{input}");
+}
