@@ -56,7 +56,11 @@ pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
             max_requests_per_turn: troupe_messages::settings::DEFAULT_MAX_REQUESTS_PER_TURN,
         },
         tools: Default::default(),
-        agents: Default::default(),
+        // Runtime tests see exactly the tools they register (sub-agent tests use `exec`).
+        agents: troupe_messages::agents::AgentSettings {
+            enabled: false,
+            ..Default::default()
+        },
     }
 }
 
