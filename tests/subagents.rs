@@ -164,3 +164,51 @@ fn fork_turns_all_shares_the_parents_prefix_and_none_starts_fresh() {
         "{outputs}"
     );
 }
+
+#[test]
+fn exec_json_shows_collab_tool_calls_as_codex_items() {
+    let harness = Harness::new(vec![
+        MockResponse::tool_calls(vec![spawn_call("s1", "helper", "json-marker", "none")]),
+        wait_call("w1"),
+        MockResponse::text("json done"),
+    ]);
+    harness
+        .mock
+        .route("json-marker", vec![MockResponse::text("helper answer")]);
+    let out = harness.exec(&["--json", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = support::json_lines(&out);
+    let collab: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["item"]["type"] == "collab_tool_call")
+        .collect();
+    let kinds: Vec<(String, String, String)> = collab
+        .iter()
+        .map(|l| {
+            (
+                l["type"].as_str().unwrap().to_string(),
+                l["item"]["tool"].as_str().unwrap().to_string(),
+                l["item"]["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("item.started", "spawn_agent", "in_progress"),
+        ("item.completed", "spawn_agent", "completed"),
+        ("item.started", "wait_agent", "in_progress"),
+        ("item.completed", "wait_agent", "completed"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(kinds, expected);
+    let spawned = &collab[1]["item"];
+    assert_eq!(spawned["prompt"], "json-marker");
+    let child_id = spawned["receiver_thread_ids"][0].as_str().unwrap();
+    let root_id = lines[0]["thread_id"].as_str().unwrap();
+    assert_eq!(spawned["sender_thread_id"], root_id);
+    let waited = &collab[3]["item"]["agents_states"][child_id];
+    assert_eq!(waited["status"], "completed");
+    assert_eq!(waited["message"], "helper answer");
+}

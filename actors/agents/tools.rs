@@ -13,11 +13,14 @@ use futures::future::BoxFuture;
 use ractor::ActorRef;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use troupe_messages::agents::{AgentStatus, ROOT_TASK_PATH};
+use troupe_messages::agents::{AgentStatus, CollabAgentState, CollabCallStatus, ROOT_TASK_PATH};
+use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::mailboxes::ThreadManagerMsg;
+use troupe_messages::mailboxes::TurnMsg;
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolPayload, ToolSpec};
@@ -81,15 +84,64 @@ impl ToolHandler for CollabHandler {
     fn handle(&self, ctx: ToolContext) -> BoxFuture<'static, ToolOutcome> {
         let (tool, tree, manager) = (self.tool, self.tree.clone(), self.manager.clone());
         Box::pin(async move {
-            match run(tool, &tree, &manager, &ctx).await {
+            let prompt = prompt_of(&ctx);
+            let mut report = Report::default();
+            tell(&ctx, prompt.clone(), &report, CollabCallStatus::InProgress);
+            let outcome = match run(tool, &tree, &manager, &ctx, &mut report).await {
                 Ok(content) => ToolOutcome {
                     content,
                     success: true,
                 },
                 Err(message) => ToolOutcome::error(message),
-            }
+            };
+            let status = if outcome.success {
+                CollabCallStatus::Completed
+            } else {
+                CollabCallStatus::Failed
+            };
+            tell(&ctx, prompt, &report, status);
+            outcome
         })
     }
+}
+
+/// What a call found out, for its `CollabToolCall` event.
+#[derive(Default)]
+struct Report {
+    receivers: Vec<ThreadId>,
+    states: BTreeMap<String, CollabAgentState>,
+}
+
+impl Report {
+    fn saw(&mut self, thread_id: ThreadId, status: AgentStatus, message: Option<String>) {
+        if !self.receivers.contains(&thread_id) {
+            self.receivers.push(thread_id);
+        }
+        self.states
+            .insert(thread_id.to_string(), CollabAgentState { status, message });
+    }
+}
+
+fn prompt_of(ctx: &ToolContext) -> Option<String> {
+    let ToolPayload::Function { arguments } = &ctx.call.payload else {
+        return None;
+    };
+    let value: serde_json::Value = serde_json::from_str(arguments).ok()?;
+    value["message"].as_str().map(str::to_string)
+}
+
+fn tell(ctx: &ToolContext, prompt: Option<String>, report: &Report, status: CollabCallStatus) {
+    let _ = ctx
+        .turn
+        .send_message(TurnMsg::ToolEvent(EventMsg::CollabToolCall {
+            call_id: ctx.call.call_id.clone(),
+            tool: ctx.call.tool_name.clone(),
+            sender_thread_id: ctx.thread_id,
+            receiver_thread_ids: report.receivers.clone(),
+            prompt,
+            agents_states: report.states.clone(),
+            status,
+        }));
 }
 
 fn args<T: DeserializeOwned>(ctx: &ToolContext) -> Result<T, String> {
@@ -137,6 +189,7 @@ async fn run(
     tree: &Arc<AgentTree>,
     manager: &ActorRef<ThreadManagerMsg>,
     ctx: &ToolContext,
+    report: &mut Report,
 ) -> Result<String, String> {
     let caller = tree.caller(ctx.thread_id, &ctx.session);
     match tool {
@@ -153,6 +206,7 @@ async fn run(
                 spawn_args,
             )
             .await?;
+            report.saw(spawned.thread_id, AgentStatus::Running, None);
             Ok(serde_json::json!({
                 "task_name": spawned.task_path,
                 "agent_id": spawned.thread_id.to_string(),
@@ -178,6 +232,7 @@ async fn run(
                 },
             );
             let items = vec![UserInput::Text { text }];
+            report_target(tree, report, target);
             tree.submit(
                 &session,
                 Op::AgentInput {
@@ -201,6 +256,7 @@ async fn run(
                 caller.task_path, a.message
             );
             tree.set_status(target, AgentStatus::Running);
+            report_target(tree, report, target);
             tree.submit(
                 &session,
                 Op::AgentInput {
@@ -219,7 +275,7 @@ async fn run(
                 }
                 Some(ms) => return Err(format!("`timeout_ms` {ms} is not a duration")),
             };
-            wait(tree, &caller, Duration::from_millis(timeout_ms)).await
+            wait(tree, &caller, Duration::from_millis(timeout_ms), report).await
         }
         CollabTool::Interrupt => {
             let a: Target = args(ctx)?;
@@ -234,6 +290,7 @@ async fn run(
                 .session(target)
                 .ok_or_else(|| format!("`{}` is closed", a.target))?;
             tree.submit(&session, Op::Interrupt);
+            report.saw(target, view.status, None);
             Ok(format!(
                 "interrupted {}; its previous status was {}",
                 view.task_path,
@@ -267,10 +324,17 @@ async fn run(
                 .session(target)
                 .ok_or_else(|| format!("`{}` is already closed", a.target))?;
             // Its own children first (deepest first), then itself.
+            report_target(tree, report, target);
             let _ = tree.close_descendants(target);
             tree.submit(&session, Op::Shutdown);
             Ok(format!("closing {}", path_of(tree, target)))
         }
+    }
+}
+
+fn report_target(tree: &AgentTree, report: &mut Report, target: ThreadId) {
+    if let Some(view) = tree.view(target) {
+        report.saw(target, view.status, None);
     }
 }
 
@@ -302,11 +366,23 @@ fn resolve(tree: &AgentTree, caller: &Caller, target: &str) -> Result<ThreadId, 
 }
 
 /// Waits until the caller's inbox has news, or the timeout; several waits collect several.
-async fn wait(tree: &AgentTree, caller: &Caller, timeout: Duration) -> Result<String, String> {
+async fn wait(
+    tree: &AgentTree,
+    caller: &Caller,
+    timeout: Duration,
+    report: &mut Report,
+) -> Result<String, String> {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         let (news, anyone_live, notify) = tree.take_news(caller);
         if !news.is_empty() {
+            for n in &news {
+                let (status, message) = match &n.kind {
+                    NewsKind::Finished { status, answer } => (*status, answer.clone()),
+                    NewsKind::Message { text } => (AgentStatus::Running, text.clone()),
+                };
+                report.saw(n.thread_id, status, Some(message));
+            }
             let lines: Vec<String> = news
                 .iter()
                 .map(|n| news_line(&n.from_path, n.thread_id, &n.kind))

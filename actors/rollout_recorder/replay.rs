@@ -101,6 +101,7 @@ impl Tracker {
                 | EventMsg::Warning { .. }
                 | EventMsg::Error { .. }
                 | EventMsg::AgentEvent { .. }
+                | EventMsg::CollabToolCall { .. }
                 | EventMsg::ShutdownComplete => {}
             },
         }

@@ -110,6 +110,24 @@ pub struct AgentMeta {
     pub nickname: String,
 }
 
+/// Where a collaboration tool call stands (`collab_tool_call` items of `exec --json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollabCallStatus {
+    InProgress,
+    Completed,
+    Failed,
+}
+
+/// An agent's state as a collaboration call saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CollabAgentState {
+    pub status: AgentStatus,
+    /// Its final answer or message, when the call returned one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
 /// Where an agent of a tree stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -2,6 +2,7 @@
 
 use super::json_events::{command_line, error_text};
 use std::io::Write;
+use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::EventMsg;
 use troupe_messages::tools::{FileChangeKind, StepStatus};
 
@@ -148,6 +149,17 @@ impl HumanOutput {
                 let text = self.prefixed(&format!("ERROR: {}", error_text(error)));
                 let _ = writeln!(std::io::stderr().lock(), "{text}");
             }
+            EventMsg::CollabToolCall {
+                tool,
+                status: CollabCallStatus::InProgress,
+                prompt,
+                ..
+            } => {
+                let about = prompt.as_deref().map(|p| format!(": {p}")).unwrap_or_default();
+                self.line(&format!("collab {tool}{about}"))
+            }
+            // The ending is the tool output the model reads; agents report on their own.
+            EventMsg::CollabToolCall { .. } => {}
             EventMsg::AgentEvent { task_path, msg, .. } => {
                 let outer = self.agent.replace(task_path.clone());
                 match msg.as_ref() {

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
@@ -155,6 +156,37 @@ impl JsonEvents {
             | EventMsg::TokenCount { .. }
             | EventMsg::AgentEvent { .. }
             | EventMsg::ShutdownComplete => Vec::new(),
+            EventMsg::CollabToolCall {
+                call_id,
+                tool,
+                sender_thread_id,
+                receiver_thread_ids,
+                prompt,
+                agents_states,
+                status,
+            } => {
+                let (kind, id) = match status {
+                    CollabCallStatus::InProgress => {
+                        let id = self.item_id();
+                        self.commands.insert(call_id.clone(), id.clone());
+                        ("item.started", id)
+                    }
+                    CollabCallStatus::Completed | CollabCallStatus::Failed => {
+                        let id = match self.commands.remove(call_id) {
+                            Some(id) => id,
+                            None => self.item_id(),
+                        };
+                        ("item.completed", id)
+                    }
+                };
+                let receivers: Vec<String> =
+                    receiver_thread_ids.iter().map(|t| t.to_string()).collect();
+                vec![json!({"type": kind, "item": {
+                    "id": id, "type": "collab_tool_call", "tool": tool,
+                    "sender_thread_id": sender_thread_id.to_string(),
+                    "receiver_thread_ids": receivers, "prompt": prompt,
+                    "agents_states": agents_states, "status": status}})]
+            }
         }
     }
 }

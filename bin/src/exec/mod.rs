@@ -303,6 +303,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             | EventMsg::StreamRetry { .. }
             | EventMsg::Warning { .. }
             | EventMsg::Error { .. }
+            | EventMsg::CollabToolCall { .. }
             | EventMsg::ShutdownComplete => {}
         }
     }
