@@ -1,4 +1,4 @@
-use super::*;
+use super::paths::*;
 
 #[test]
 fn task_names_are_lowercase_words() {

@@ -295,7 +295,7 @@ impl AgentTree {
             .values()
             .filter(|n| n.status != AgentStatus::Closed && descends(&state, n, thread_id))
             .collect();
-        found.sort_by(|a, b| b.depth.cmp(&a.depth));
+        found.sort_by_key(|n| std::cmp::Reverse(n.depth));
         found
             .into_iter()
             .map(|n| (n.thread_id, n.session.clone()))
