@@ -212,3 +212,62 @@ fn exec_json_shows_collab_tool_calls_as_codex_items() {
     assert_eq!(waited["status"], "completed");
     assert_eq!(waited["message"], "helper answer");
 }
+
+#[test]
+fn the_command_budget_is_shared_by_all_agents() {
+    let spawns = (1..=4)
+        .map(|i| {
+            spawn_call(
+                &format!("s{i}"),
+                &format!("b{i}"),
+                &format!("budget-{i}-marker"),
+                "none",
+            )
+        })
+        .collect();
+    let mut root = vec![MockResponse::tool_calls(spawns)];
+    for i in 0..5 {
+        root.push(wait_call(&format!("wait{i}")));
+    }
+    root.push(MockResponse::text("budget held"));
+    let harness = Harness::with_config(root, "\n[agents]\nmax_concurrent_commands = 2\n");
+    for i in 1..=4 {
+        harness.mock.route(
+            &format!("budget-{i}-marker"),
+            vec![
+                MockResponse::shell(
+                    &format!("c{i}"),
+                    &[
+                        "sh",
+                        "-c",
+                        "echo start $(date +%s%N); sleep 0.4; echo end $(date +%s%N)",
+                    ],
+                ),
+                MockResponse::text(&format!("budget-done-{i}")),
+            ],
+        );
+    }
+    let out = harness.exec(&["ROOT: budget"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let intervals: Vec<(u128, u128)> = child_outputs(&harness)
+        .iter()
+        .map(|(path, outs)| interval(outs).unwrap_or_else(|| panic!("{path}: {outs:?}")))
+        .collect();
+    assert_eq!(intervals.len(), 4);
+    // At no instant did more than 2 commands run.
+    let most = intervals
+        .iter()
+        .map(|(start, _)| {
+            intervals
+                .iter()
+                .filter(|(s, e)| s <= start && start < e)
+                .count()
+        })
+        .max()
+        .unwrap();
+    assert!(most <= 2, "{most} commands ran at once: {intervals:?}");
+    assert_eq!(
+        most, 2,
+        "the budget let fewer run than it allows: {intervals:?}"
+    );
+}

@@ -17,6 +17,7 @@ use troupe_messages::agents::{AgentStatus, ROOT_TASK_PATH};
 use troupe_messages::ids::ThreadId;
 use troupe_messages::mailboxes::SessionMsg;
 use troupe_messages::ops::{Op, Submission};
+use troupe_messages::settings::SessionSettings;
 
 /// One sub-agent.
 pub struct AgentNode {
@@ -80,6 +81,8 @@ struct TreeState {
 #[derive(Default)]
 pub struct AgentTree {
     state: Mutex<TreeState>,
+    /// Commands running at once across every thread of the runtime (made on first use).
+    command_budget: std::sync::OnceLock<Arc<tokio::sync::Semaphore>>,
     spawned: AtomicUsize,
     submissions: AtomicUsize,
 }
@@ -112,6 +115,18 @@ impl AgentTree {
             task_path: ROOT_TASK_PATH.to_string(),
             depth: 0,
         }
+    }
+
+    /// The runtime's command budget: the first thread to ask sizes it, from its
+    /// `[agents] max_concurrent_commands` (default 4 × the CPU cores).
+    pub fn command_budget(&self, settings: &SessionSettings) -> Arc<tokio::sync::Semaphore> {
+        self.command_budget
+            .get_or_init(|| {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let size = settings.agents.max_concurrent_commands.unwrap_or(4 * cores);
+                Arc::new(tokio::sync::Semaphore::new(size.max(1)))
+            })
+            .clone()
     }
 
     /// A number for the next agent's nickname.

@@ -107,6 +107,10 @@ impl SessionState {
             initial_context: self.initial_context.clone(),
             tokens: self.tokens.clone(),
             mode,
+            command_budget: self
+                .agents
+                .as_ref()
+                .map(|agents| agents.command_budget(&self.settings)),
         };
         match Actor::spawn_linked(None, TurnActor, args, myself.get_cell()).await {
             Ok((actor, _)) => {

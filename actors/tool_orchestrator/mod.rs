@@ -43,6 +43,7 @@ pub struct ToolOrchestratorArgs {
     pub turn: ActorRef<TurnMsg>,
     pub thread_id: ThreadId,
     pub session: ActorRef<SessionMsg>,
+    pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
     pub registry: Arc<ToolRegistry>,
     pub approvals: SessionApprovals,
     /// The turn's shared state (PTY sessions, diff); the turn ends its sessions itself.
@@ -53,6 +54,7 @@ pub struct ToolOrchestratorState {
     turn: ActorRef<TurnMsg>,
     thread_id: ThreadId,
     session: ActorRef<SessionMsg>,
+    command_budget: Option<Arc<tokio::sync::Semaphore>>,
     registry: Arc<ToolRegistry>,
     sandbox: ActorRef<SandboxMsg>,
     /// The confining backend, started on the first batch that needs one (or why it cannot).
@@ -81,6 +83,7 @@ impl Actor for ToolOrchestratorActor {
             turn: args.turn,
             thread_id: args.thread_id,
             session: args.session,
+            command_budget: args.command_budget,
             registry: args.registry,
             sandbox,
             confined: None,
@@ -117,6 +120,7 @@ impl Actor for ToolOrchestratorActor {
                     services: state.services.clone(),
                     thread_id: state.thread_id,
                     session: state.session.clone(),
+                    command_budget: state.command_budget.clone(),
                 };
                 let cancel = state.cancel.clone();
                 let turn = state.turn.clone();
@@ -231,6 +235,7 @@ struct Batch {
     services: Arc<TurnServices>,
     thread_id: ThreadId,
     session: ActorRef<SessionMsg>,
+    command_budget: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Batch {
@@ -252,6 +257,7 @@ impl Batch {
                 call: call.clone(),
                 thread_id: self.thread_id,
                 session: self.session.clone(),
+                command_budget: self.command_budget.clone(),
                 settings: self.settings.clone(),
                 sandbox: self.sandbox.clone(),
                 confined: self.confined.clone(),

@@ -31,6 +31,8 @@ pub struct ToolContext {
     /// The thread making the call, and its session (the collaboration tools need both).
     pub thread_id: ThreadId,
     pub session: ActorRef<SessionMsg>,
+    /// Commands running at once across the runtime's agents; a command holds a permit.
+    pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
     pub settings: Arc<SessionSettings>,
     /// The unconfined `none` backend (danger-full-access and approved escalations).
     pub sandbox: ActorRef<SandboxMsg>,

@@ -52,6 +52,8 @@ pub struct TurnArgs {
     /// The session's token count for `history`.
     pub tokens: TokenTracker,
     pub mode: TurnMode,
+    /// The runtime's command budget, shared by every agent.
+    pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 /// What a turn does.
@@ -250,6 +252,7 @@ impl Actor for TurnActor {
                 turn: myself.clone(),
                 thread_id: args.thread_id,
                 session: args.session.clone(),
+                command_budget: args.command_budget.clone(),
                 registry: args.registry.clone(),
                 approvals: args.approvals.clone(),
                 services: services.clone(),

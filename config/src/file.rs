@@ -69,6 +69,8 @@ pub struct AgentsToml {
     pub max_depth: Option<u32>,
     /// Open sub-agents per root thread (default 8).
     pub max_threads: Option<usize>,
+    /// Commands running at once across all agents (default 4 × cores).
+    pub max_concurrent_commands: Option<usize>,
     /// `[agents.roles.<name>]`, added to (or replacing) the built-in roles.
     pub roles: BTreeMap<String, AgentRoleToml>,
 }

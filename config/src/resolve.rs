@@ -318,6 +318,7 @@ fn agent_settings(toml: crate::file::AgentsToml) -> troupe_messages::agents::Age
     settings.enabled = toml.enabled.unwrap_or(settings.enabled);
     settings.max_depth = toml.max_depth.unwrap_or(settings.max_depth);
     settings.max_threads = toml.max_threads.unwrap_or(settings.max_threads);
+    settings.max_concurrent_commands = toml.max_concurrent_commands.map(|n| n.max(1));
     for (name, role) in toml.roles {
         settings.roles.insert(
             name,

@@ -26,6 +26,9 @@ pub struct AgentSettings {
     pub max_depth: u32,
     /// Live sub-agents per root (`[agents] max_threads`, default 8).
     pub max_threads: usize,
+    /// Commands (tool processes) running at once across every agent of the process
+    /// (`[agents] max_concurrent_commands`); none means 4 × the CPU cores.
+    pub max_concurrent_commands: Option<usize>,
     /// Roles a child may be spawned with (`[agents.roles.<name>]`), built-ins included.
     pub roles: BTreeMap<String, AgentRole>,
     /// This thread's task path (`/root` for a root).
@@ -40,6 +43,7 @@ impl Default for AgentSettings {
             enabled: true,
             max_depth: DEFAULT_MAX_DEPTH,
             max_threads: DEFAULT_MAX_THREADS,
+            max_concurrent_commands: None,
             roles: builtin_roles(),
             task_path: ROOT_TASK_PATH.to_string(),
             depth: 0,
