@@ -54,6 +54,28 @@ impl CollabTool {
     ];
 }
 
+/// How `tool` is offered under `settings`: not at all when `[agents]` is off, and
+/// `spawn_agent` not at `max_depth`.
+pub fn offered_spec(tool: CollabTool, settings: &SessionSettings) -> Option<ToolSpec> {
+    let agents = &settings.agents;
+    if !agents.enabled {
+        return None;
+    }
+    if tool == CollabTool::Spawn && agents.depth >= agents.max_depth {
+        return None;
+    }
+    Some(specs::spec(tool, &agents.roles))
+}
+
+/// Every collaboration tool offered under `settings` (what `troupe debug prompt-input`
+/// adds to the built-in tools, as the thread manager does).
+pub fn offered_specs(settings: &SessionSettings) -> Vec<ToolSpec> {
+    CollabTool::ALL
+        .iter()
+        .filter_map(|tool| offered_spec(*tool, settings))
+        .collect()
+}
+
 /// One collaboration tool bound to the runtime's agent tree and thread manager.
 pub struct CollabHandler {
     pub tool: CollabTool,
@@ -67,14 +89,7 @@ impl ToolHandler for CollabHandler {
     }
 
     fn spec_for(&self, settings: &SessionSettings) -> Option<ToolSpec> {
-        let agents = &settings.agents;
-        if !agents.enabled {
-            return None;
-        }
-        if self.tool == CollabTool::Spawn && agents.depth >= agents.max_depth {
-            return None;
-        }
-        Some(specs::spec(self.tool, &agents.roles))
+        offered_spec(self.tool, settings)
     }
 
     fn concurrency(&self) -> Concurrency {
