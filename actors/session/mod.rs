@@ -6,6 +6,7 @@
 //! not take starts the next turn. Interrupt stops the turn actor (and with it the sampler, the
 //! tool runs and their processes) and records the turn as aborted.
 
+mod agent_ops;
 pub mod context;
 pub mod input_queue;
 pub mod persist;
@@ -310,48 +311,17 @@ impl SessionState {
                     self.start_turn(myself, submission.id, inputs).await;
                 }
             },
-            Op::AgentInput { items, start_turn } => match &self.turn {
-                Some(turn) => {
-                    let actor = turn.actor.clone();
-                    let seq = self.queue.push(items.clone());
-                    let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
-                }
-                None if start_turn => {
-                    let mut inputs = self.queue.take_all();
-                    inputs.extend(items);
-                    self.start_turn(myself, submission.id, inputs).await;
-                }
-                // Queued: it joins the next turn's input.
-                None => {
-                    self.queue.push(items);
-                }
-            },
+            Op::AgentInput { items, start_turn } => {
+                self.on_agent_input(myself, submission.id, items, start_turn)
+                    .await
+            }
             Op::AgentApproval {
                 thread_id,
                 call_id,
                 decision,
             } => {
-                // Only an agent of this thread's own tree can be answered from here.
-                let target = self
-                    .agents
-                    .as_ref()
-                    .filter(|agents| {
-                        thread_id != self.thread_id && agents.in_tree(self.thread_id, thread_id)
-                    })
-                    .and_then(|agents| agents.session(thread_id).map(|s| (agents.clone(), s)));
-                match target {
-                    Some((agents, session)) => {
-                        agents.submit(&session, Op::ExecApproval { call_id, decision });
-                    }
-                    None => {
-                        let message = format!(
-                            "no open sub-agent {thread_id} in this thread's tree; approval for \
-                             `{call_id}` ignored"
-                        );
-                        self.emit(&submission.id, EventMsg::Warning { message })
-                            .await;
-                    }
-                }
+                self.on_agent_approval(&submission.id, thread_id, call_id, decision)
+                    .await
             }
             Op::Interrupt => {
                 self.interrupt(myself, AbortReason::Interrupted).await;
