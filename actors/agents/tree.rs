@@ -288,14 +288,17 @@ impl AgentTree {
     }
 
     /// Every news in `thread_id`'s inbox, and whether any agent could still send some (a
-    /// live agent in its tree other than itself).
+    /// running agent of its tree other than itself, or its open root).
     pub fn take_news(&self, caller: &Caller) -> (Vec<AgentNews>, bool, Arc<Notify>) {
         let mut state = lock(&self.state);
-        let anyone_live = state.agents.values().any(|n| {
-            n.root == caller.root
-                && n.thread_id != caller.thread_id
-                && matches!(n.status, AgentStatus::Running)
-        });
+        // A sub-agent may be waiting for its root's message: an open root counts as live.
+        let root_open = caller.thread_id != caller.root && state.roots.contains_key(&caller.root);
+        let anyone_live = root_open
+            || state.agents.values().any(|n| {
+                n.root == caller.root
+                    && n.thread_id != caller.thread_id
+                    && matches!(n.status, AgentStatus::Running)
+            });
         let inbox = state.inboxes.entry(caller.thread_id).or_default();
         let news = inbox.news.drain(..).collect();
         (news, anyone_live, inbox.notify.clone())
