@@ -147,6 +147,10 @@ pub struct SessionState {
     agents: Option<Arc<crate::agents::AgentTree>>,
     /// An `Op::Shutdown` is being carried out.
     shutting_down: bool,
+    /// A stopped turn's `TurnStopped` is on its way; a shutdown arriving meanwhile (an
+    /// interrupt cascade followed by a close) waits for it, here, so the abort is recorded.
+    stop_pending: bool,
+    shutdown_after_stop: Option<String>,
 }
 
 impl SessionState {
@@ -253,6 +257,7 @@ impl SessionState {
             submission: turn.submission,
             reason,
         });
+        self.stop_pending = true;
         true
     }
 
@@ -331,7 +336,11 @@ impl SessionState {
             Op::Shutdown if self.shutting_down => {}
             Op::Shutdown => {
                 self.shutting_down = true;
-                if !self.interrupt(myself, AbortReason::Shutdown).await {
+                if self.interrupt(myself, AbortReason::Shutdown).await {
+                    // `TurnStopped` finishes the shutdown.
+                } else if self.stop_pending {
+                    self.shutdown_after_stop = Some(submission.id);
+                } else {
                     self.finish_shutdown(myself, &submission.id).await;
                 }
             }
@@ -501,11 +510,14 @@ impl Actor for SessionActor {
                 submission,
                 reason,
             } => {
+                state.stop_pending = false;
                 state
                     .emit(&submission, EventMsg::TurnAborted { turn_id, reason })
                     .await;
                 if reason == AbortReason::Shutdown {
                     state.finish_shutdown(&myself, &submission).await;
+                } else if let Some(shutdown) = state.shutdown_after_stop.take() {
+                    state.finish_shutdown(&myself, &shutdown).await;
                 }
             }
             SessionMsg::TurnEnded {

@@ -141,6 +141,8 @@ pub(super) async fn start(
         startup_warnings: warnings,
         agents: args.agents,
         shutting_down: false,
+        stop_pending: false,
+        shutdown_after_stop: None,
         initial_context: Arc::new(initial_items),
         tokens,
         skills: initial.skills,
