@@ -27,6 +27,7 @@
 //! Elsewhere: the patch format is `troupe-apply-patch`; the contract (ops, events, mailboxes)
 //! is `troupe-messages`.
 
+pub mod agents;
 pub mod approvals;
 pub mod ask;
 mod locking;

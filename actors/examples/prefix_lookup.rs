@@ -32,6 +32,7 @@ fn write_thread(home: &std::path::Path, n: usize) -> ThreadId {
         cli_version: "0.1.0".into(),
         created_at: at.clone(),
         git: None,
+        agent: None,
     }))];
     for k in 0..20 {
         lines.push(line(RolloutRecord::ResponseItem(ResponseItem::user_text(

@@ -27,6 +27,7 @@ pub fn session_meta(
         cli_version: env!("CARGO_PKG_VERSION").to_string(),
         created_at: super::path::now_rfc3339(),
         git: git_info(&settings.cwd),
+        agent: None,
     }
 }
 

@@ -100,6 +100,8 @@ impl Tracker {
                 | EventMsg::StreamRetry { .. }
                 | EventMsg::Warning { .. }
                 | EventMsg::Error { .. }
+                | EventMsg::AgentEvent { .. }
+                | EventMsg::CollabToolCall { .. }
                 | EventMsg::ShutdownComplete => {}
             },
         }

@@ -6,6 +6,7 @@
 //! not take starts the next turn. Interrupt stops the turn actor (and with it the sampler, the
 //! tool runs and their processes) and records the turn as aborted.
 
+mod agent_ops;
 pub mod context;
 pub mod input_queue;
 pub mod persist;
@@ -62,6 +63,8 @@ pub struct SessionArgs {
     pub store: Option<Arc<ThreadStore>>,
     /// The runtime's shared rollout writer.
     pub rollout_writer: RolloutWriter,
+    /// The runtime's agent tree: interrupting or closing this thread reaches its sub-agents.
+    pub agents: Option<Arc<crate::agents::AgentTree>>,
 }
 
 /// The command rules of a thread: `$TROUPE_HOME/rules`, any folders the API caller named,
@@ -102,6 +105,9 @@ pub enum SessionStart {
     /// Continue the thread of this rollout (`rollout_path` is its path): history rebuilt,
     /// lines appended to the same file.
     Resume(Box<LoadedRollout>),
+    /// A sub-agent: a new rollout linked to its parent, starting from the parent's history
+    /// when forked.
+    Agent(Box<troupe_messages::mailboxes::AgentStart>),
 }
 
 /// The turn that is running.
@@ -170,6 +176,10 @@ pub struct SessionState {
     tokens: TokenTracker,
     /// Skills listed in the initial context.
     skills: Vec<context::skills::Skill>,
+    /// The runtime's agent tree (sub-agents of this thread).
+    agents: Option<Arc<crate::agents::AgentTree>>,
+    /// An `Op::Shutdown` is being carried out.
+    shutting_down: bool,
 }
 
 impl SessionState {
@@ -260,6 +270,10 @@ impl SessionState {
     /// Stops the running turn; its abort is recorded once every message its subtree sent
     /// before dying has been handled ([`Self::settle_ending`]). False when no turn was running.
     async fn interrupt(&mut self, reason: AbortReason) -> bool {
+        // The cancellation tree: the turns of this thread's sub-agents stop too.
+        if let Some(agents) = &self.agents {
+            agents.interrupt_descendants(self.thread_id);
+        }
         let Some(turn) = self.turn.take() else {
             return false;
         };
@@ -277,6 +291,18 @@ impl SessionState {
     async fn finish_shutdown(&mut self, myself: &ActorRef<SessionMsg>, submission: &str) {
         self.flush().await;
         self.persist.update_index(false);
+        if let Some(agents) = &self.agents {
+            // A thread is closed once its sub-agents are: they record their own ending
+            // first (bounded, they shut down in parallel).
+            let children: Vec<ractor::ActorCell> = agents
+                .close_descendants(self.thread_id)
+                .iter()
+                .map(|child| child.get_cell())
+                .collect();
+            let all_gone =
+                futures::future::join_all(children.iter().map(|c| c.wait(Some(STOP_GRACE))));
+            let _ = all_gone.await;
+        }
         self.persist.index_written().await;
         self.emit(submission, EventMsg::ShutdownComplete).await;
         if let Some(manager) = &self.manager {
@@ -325,10 +351,26 @@ impl SessionState {
                     }
                 },
             },
+            Op::AgentInput { items, start_turn } => {
+                self.on_agent_input(myself, submission.id, items, start_turn)
+                    .await
+            }
+            Op::AgentApproval {
+                thread_id,
+                call_id,
+                decision,
+            } => {
+                self.on_agent_approval(&submission.id, thread_id, call_id, decision)
+                    .await
+            }
             Op::Interrupt => {
                 self.interrupt(AbortReason::Interrupted).await;
             }
+            // A second shutdown (a sub-agent closed by its parent and by the root's close)
+            // must not end the thread before the first one recorded the turn's abort.
+            Op::Shutdown if self.shutting_down => {}
             Op::Shutdown => {
+                self.shutting_down = true;
                 if !self.interrupt(AbortReason::Shutdown).await {
                     match self.ending.as_mut() {
                         Some(ending) => ending.then_shutdown = Some(submission.id),
@@ -446,6 +488,7 @@ impl Actor for SessionActor {
                     state.emit("", EventMsg::Warning { message }).await;
                 }
             }
+            SessionMsg::AgentEvent(msg) => state.emit("", msg).await,
             SessionMsg::GetHistory { reply } => {
                 let _ = reply.send(state.history.clone());
             }
@@ -570,6 +613,10 @@ impl Actor for SessionActor {
         _myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
+        // However this thread stops (shutdown, crash, runtime stop), its sub-agents close.
+        if let Some(agents) = &state.agents {
+            agents.close_descendants(state.thread_id);
+        }
         if let Some(turn) = state.turn.take() {
             let _ = turn
                 .actor

@@ -57,6 +57,7 @@ pub fn persisted(msg: &EventMsg) -> bool {
                 | EventMsg::SessionConfigured { .. }
                 | EventMsg::ExecCommandBegin { .. }
                 | EventMsg::ShutdownComplete
+                | EventMsg::AgentEvent { .. }
         )
 }
 

@@ -25,10 +25,19 @@ pub(super) async fn start(
     myself: ActorRef<SessionMsg>,
     args: SessionArgs,
 ) -> Result<SessionState, ActorProcessingErr> {
+    let mut forked: Option<Vec<ResponseItem>> = None;
     let (open, meta, lines, mut warnings, resumed) = match args.start {
         SessionStart::New => {
             let meta = session_meta(args.thread_id, &args.settings, None);
             let open = RolloutOpen::Create(Box::new(meta.clone()));
+            (open, meta, Vec::new(), Vec::new(), false)
+        }
+        SessionStart::Agent(agent) => {
+            let mut meta = session_meta(args.thread_id, &args.settings, None);
+            meta.parent_thread_id = Some(agent.parent_thread_id);
+            meta.agent = Some(agent.meta.clone());
+            let open = RolloutOpen::Create(Box::new(meta.clone()));
+            forked = agent.forked_history;
             (open, meta, Vec::new(), Vec::new(), false)
         }
         SessionStart::Resume(loaded) => {
@@ -85,6 +94,17 @@ pub(super) async fn start(
             .map(|s| Arc::new(*s))
             .unwrap_or_else(|| settings.clone());
         (replayed.history, leading_items(&lines), told)
+    } else if let Some(history) = forked {
+        // A forked sub-agent: the parent's history, recorded as its own, so a resume
+        // rebuilds it; compaction keeps this thread's own initial context.
+        persist.record(
+            history
+                .iter()
+                .cloned()
+                .map(RolloutRecord::ResponseItem)
+                .collect(),
+        );
+        (history, initial.items.clone(), settings.clone())
     } else {
         persist.record(
             initial
@@ -120,6 +140,8 @@ pub(super) async fn start(
         turns_started: replayed.tracker.turns,
         total_usage: replayed.tracker.tokens,
         startup_warnings: warnings,
+        agents: args.agents,
+        shutting_down: false,
         initial_context: Arc::new(initial_items),
         tokens,
         skills: initial.skills,

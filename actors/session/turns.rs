@@ -183,6 +183,7 @@ impl SessionState {
             thread_id: self.thread_id,
             turn_id,
             outbox: outbox.clone(),
+            session: myself.clone(),
             pending_approvals: pending_approvals.clone(),
             settings: self.settings.clone(),
             history: self.history.clone(),
@@ -192,6 +193,10 @@ impl SessionState {
             initial_context: self.initial_context.clone(),
             tokens: self.tokens.clone(),
             mode,
+            command_budget: self
+                .agents
+                .as_ref()
+                .map(|agents| agents.command_budget(&self.settings)),
         };
         match Actor::spawn_linked(None, TurnActor, args, myself.get_cell()).await {
             Ok((actor, _)) => {

@@ -6,6 +6,7 @@
 //! the session's own start run in an opener task per request, which claims the thread id
 //! (`ClaimThread`), then reports the started session (`ThreadOpened`).
 
+use crate::agents::AgentTree;
 use crate::rollout_recorder::loader;
 use crate::rollout_recorder::path::rollout_path;
 use crate::rollout_recorder::writer::RolloutWriter;
@@ -17,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use troupe_messages::ids::ThreadId;
-use troupe_messages::mailboxes::{SessionMsg, ThreadHandle, ThreadManagerMsg};
+use troupe_messages::mailboxes::{AgentStart, SessionMsg, ThreadHandle, ThreadManagerMsg};
 use troupe_messages::settings::SessionSettings;
 
 /// Actor of the thread registry.
@@ -48,6 +49,8 @@ struct SessionServices {
     http: reqwest::Client,
     store: Option<Arc<ThreadStore>>,
     rollout_writer: RolloutWriter,
+    /// Sub-agents of every thread of this runtime (`agents/`).
+    agents: Arc<AgentTree>,
 }
 
 /// Deadline of an opener task's claim (the manager answers at once unless it is stopping).
@@ -66,6 +69,10 @@ async fn open_thread(
         Opening::New { thread_id } => {
             let path = rollout_path(&settings.troupe_home, thread_id);
             (thread_id, path, SessionStart::New)
+        }
+        Opening::Agent { thread_id, start } => {
+            let path = rollout_path(&settings.troupe_home, thread_id);
+            (thread_id, path, SessionStart::Agent(start))
         }
         Opening::Resume { rollout_path } => {
             let load_path = rollout_path.clone();
@@ -107,6 +114,11 @@ enum Opening {
     New { thread_id: ThreadId },
     /// The thread recorded in this rollout.
     Resume { rollout_path: PathBuf },
+    /// A sub-agent under this (already claimed) id, its rollout linked to its parent.
+    Agent {
+        thread_id: ThreadId,
+        start: Box<AgentStart>,
+    },
 }
 
 async fn start_session(
@@ -133,6 +145,7 @@ async fn start_session(
         start,
         store: services.store,
         rollout_writer: services.rollout_writer,
+        agents: Some(services.agents),
     };
     let (session, _) = Actor::spawn_linked(None, SessionActor, args, manager.get_cell())
         .await
@@ -147,15 +160,20 @@ impl Actor for ThreadManagerActor {
 
     async fn pre_start(
         &self,
-        _myself: ActorRef<Self::Msg>,
+        myself: ActorRef<Self::Msg>,
         args: ThreadManagerArgs,
     ) -> Result<Self::State, ActorProcessingErr> {
+        // The collaboration tools are bound to this runtime's agent tree and to us.
+        let agents = Arc::new(AgentTree::default());
+        let mut registry = (*args.registry).clone();
+        crate::agents::register_tools(&mut registry, &agents, &myself);
         Ok(ThreadManagerState {
             services: SessionServices {
-                registry: args.registry,
+                registry: Arc::new(registry),
                 http: args.http,
                 store: args.store,
                 rollout_writer: args.rollout_writer,
+                agents,
             },
             threads: HashMap::new(),
             opening: HashSet::new(),
@@ -199,6 +217,15 @@ impl Actor for ThreadManagerActor {
                 if let Some(session) = session {
                     state.threads.insert(thread_id, session);
                 }
+            }
+            ThreadManagerMsg::StartAgent {
+                settings,
+                start,
+                reply,
+            } => {
+                let thread_id = ThreadId::new();
+                state.opening.insert(thread_id);
+                spawn_opener(Opening::Agent { thread_id, start }, *settings, reply);
             }
             ThreadManagerMsg::ThreadStopped { thread_id } => {
                 state.threads.remove(&thread_id);

@@ -242,6 +242,8 @@ pub fn fork(
         forked_at_turn: Some(TurnId(last_turn)),
         created_at: now_rfc3339(),
         git: git_info(&loaded.meta.cwd).or(loaded.meta.git.clone()),
+        // A fork is a thread of its own, not a member of the source's agent tree.
+        agent: None,
         ..loaded.meta.clone()
     };
     let mut lines = vec![RolloutLine {

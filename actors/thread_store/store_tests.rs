@@ -31,6 +31,9 @@ pub(crate) fn summary(short: &str, updated: i64) -> ThreadSummary {
         turns: 1,
         tokens: TokenUsage::default(),
         rollout_bytes: 10,
+        task_path: None,
+        depth: 0,
+        nickname: None,
     }
 }
 

@@ -42,6 +42,9 @@ pub fn thread_summary(
         turns: tracker.turns,
         tokens: tracker.tokens,
         rollout_bytes,
+        task_path: meta.agent.as_ref().map(|a| a.task_path.clone()),
+        depth: meta.agent.as_ref().map_or(0, |a| a.depth),
+        nickname: meta.agent.as_ref().map(|a| a.nickname.clone()),
     }
 }
 

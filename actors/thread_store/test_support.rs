@@ -42,6 +42,7 @@ pub fn thread_lines(id: ThreadId, turns: u64) -> Vec<RolloutLine> {
             cli_version: "0.1.0".into(),
             created_at: "2026-01-01T00:00:00.000Z".into(),
             git: None,
+            agent: None,
         }),
     )];
     for n in 1..=turns {

@@ -207,6 +207,12 @@ async fn attempt(
         max_output_bytes: ctx.settings.tool_output_max_bytes,
         profile: profile.clone(),
     };
+    // The runtime's budget of concurrent commands (shared by all agents): a command waits
+    // here for a slot, before it counts as begun. Closed only if the runtime is going away.
+    let _permit = match &ctx.command_budget {
+        Some(budget) => budget.clone().acquire_owned().await.ok(),
+        None => None,
+    };
     ctx.services
         .begin_command(&ctx.call.call_id, &args.command, cwd);
     let spawn = |reply| SandboxMsg::Spawn {

@@ -26,7 +26,8 @@ use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::{SandboxMsg, ToolOrchestratorMsg, TurnMsg};
+use troupe_messages::ids::ThreadId;
+use troupe_messages::mailboxes::{SandboxMsg, SessionMsg, ToolOrchestratorMsg, TurnMsg};
 use troupe_messages::policy::{SandboxBackendKind, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolOutput, ToolSpec};
@@ -39,6 +40,9 @@ pub struct ToolOrchestratorActor;
 /// Startup arguments.
 pub struct ToolOrchestratorArgs {
     pub turn: ActorRef<TurnMsg>,
+    pub thread_id: ThreadId,
+    pub session: ActorRef<SessionMsg>,
+    pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
     pub registry: Arc<ToolRegistry>,
     pub approvals: SessionApprovals,
     /// Resolved by the session when the user answers (one hop: no actor relays a decision).
@@ -49,6 +53,9 @@ pub struct ToolOrchestratorArgs {
 
 pub struct ToolOrchestratorState {
     turn: ActorRef<TurnMsg>,
+    thread_id: ThreadId,
+    session: ActorRef<SessionMsg>,
+    command_budget: Option<Arc<tokio::sync::Semaphore>>,
     registry: Arc<ToolRegistry>,
     sandbox: ActorRef<SandboxMsg>,
     /// The confining backend, started on the first batch that needs one (or why it cannot).
@@ -75,6 +82,9 @@ impl Actor for ToolOrchestratorActor {
             Actor::spawn_linked(None, NoneSandboxActor, (), myself.get_cell()).await?;
         Ok(ToolOrchestratorState {
             turn: args.turn,
+            thread_id: args.thread_id,
+            session: args.session,
+            command_budget: args.command_budget,
             registry: args.registry,
             sandbox,
             confined: None,
@@ -108,6 +118,9 @@ impl Actor for ToolOrchestratorActor {
                     approvals: state.approvals.clone(),
                     pending: state.pending.clone(),
                     services: state.services.clone(),
+                    thread_id: state.thread_id,
+                    session: state.session.clone(),
+                    command_budget: state.command_budget.clone(),
                 };
                 let cancel = state.cancel.clone();
                 let turn = state.turn.clone();
@@ -222,6 +235,9 @@ struct Batch {
     approvals: SessionApprovals,
     pending: PendingApprovals,
     services: Arc<TurnServices>,
+    thread_id: ThreadId,
+    session: ActorRef<SessionMsg>,
+    command_budget: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Batch {
@@ -241,6 +257,9 @@ impl Batch {
             };
             let ctx = ToolContext {
                 call: call.clone(),
+                thread_id: self.thread_id,
+                session: self.session.clone(),
+                command_budget: self.command_budget.clone(),
                 settings: self.settings.clone(),
                 sandbox: self.sandbox.clone(),
                 confined: self.confined.clone(),

@@ -8,7 +8,8 @@ use futures::future::BoxFuture;
 use ractor::ActorRef;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use troupe_messages::mailboxes::SandboxMsg;
+use troupe_messages::ids::ThreadId;
+use troupe_messages::mailboxes::{SandboxMsg, SessionMsg};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolSpec};
 
@@ -27,6 +28,11 @@ pub enum Concurrency {
 #[derive(Clone)]
 pub struct ToolContext {
     pub call: ToolCall,
+    /// The thread making the call, and its session (the collaboration tools need both).
+    pub thread_id: ThreadId,
+    pub session: ActorRef<SessionMsg>,
+    /// Commands running at once across the runtime's agents; a command holds a permit.
+    pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
     pub settings: Arc<SessionSettings>,
     /// The unconfined `none` backend (danger-full-access and approved escalations).
     pub sandbox: ActorRef<SandboxMsg>,

@@ -43,6 +43,9 @@ pub struct TurnArgs {
     pub turn_id: TurnId,
     /// Everything the turn's subtree tells the session goes through it (counted).
     pub outbox: TurnOutbox,
+    /// The session itself: who is calling, for the collaboration tools (never sent to
+    /// directly by the subtree; that goes through `outbox`).
+    pub session: ActorRef<SessionMsg>,
     pub settings: Arc<SessionSettings>,
     /// The history so far, ending with this turn's user message.
     pub history: Vec<ResponseItem>,
@@ -57,6 +60,8 @@ pub struct TurnArgs {
     /// The session's token count for `history`.
     pub tokens: TokenTracker,
     pub mode: TurnMode,
+    /// The runtime's command budget, shared by every agent.
+    pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 /// What a turn does.
@@ -275,6 +280,9 @@ impl Actor for TurnActor {
             ToolOrchestratorActor,
             ToolOrchestratorArgs {
                 turn: myself.clone(),
+                thread_id: args.thread_id,
+                session: args.session.clone(),
+                command_budget: args.command_budget.clone(),
                 registry: args.registry.clone(),
                 approvals: args.approvals.clone(),
                 pending_approvals: args.pending_approvals.clone(),

@@ -463,6 +463,10 @@ impl Translator {
             | EventMsg::ContextCompacted { .. }
             | EventMsg::Warning { .. }
             | EventMsg::ShutdownComplete => {}
+            // Not yet on this wire: a sub-agent is a thread of its own (`thread/list` shows it
+            // and `thread/resume` subscribes to it); the relayed copy of its activity and the
+            // collaboration tool items are not translated (docs/app-server.md says so).
+            EventMsg::CollabToolCall { .. } | EventMsg::AgentEvent { .. } => {}
         }
         out
     }

@@ -73,10 +73,14 @@ fn prompt_input(args: PromptInputArgs) -> Result<()> {
     if let Some(prompt) = args.prompt {
         history.push(user_message(&[UserInput::Text { text: prompt }]));
     }
-    let (settings, tools) = for_mode(
+    // The runtime's registry: the built-in tools plus the collaboration tools the thread
+    // manager adds, sorted by name as the registry keeps them.
+    let mut tools = ToolRegistry::with_builtin_tools().specs_for(&loaded.settings);
+    tools.extend(troupe_actors::agents::tools::offered_specs(
         &loaded.settings,
-        ToolRegistry::with_builtin_tools().specs_for(&loaded.settings),
-    );
+    ));
+    tools.sort_by(|a, b| a.name().cmp(b.name()));
+    let (settings, tools) = for_mode(&loaded.settings, tools);
     let request = build_request(ThreadId::new(), &settings, &history, tools);
     crate::output::line(serde_json::to_string_pretty(
         &wire_for(settings.provider.wire_api).body(&request),

@@ -12,6 +12,7 @@ mod output;
 mod replay;
 mod sandbox;
 mod threads;
+mod threads_tree;
 mod trust;
 
 use clap::{Parser, Subcommand};

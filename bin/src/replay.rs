@@ -151,7 +151,10 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                     number + 1,
                     error.unwrap_or_else(|| format!("the turn was aborted ({reason:?})"))
                 ),
-                EventMsg::SessionConfigured { .. }
+                // A recorded thread's sub-agents are threads of their own: not replayed here.
+                EventMsg::CollabToolCall { .. }
+                | EventMsg::AgentEvent { .. }
+                | EventMsg::SessionConfigured { .. }
                 | EventMsg::TurnStarted { .. }
                 | EventMsg::InputInjected { .. }
                 | EventMsg::AgentMessageDelta { .. }

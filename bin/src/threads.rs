@@ -55,6 +55,9 @@ pub struct ListArgs {
     /// One JSON object per thread.
     #[arg(long)]
     json: bool,
+    /// Show sub-agents indented under the thread that spawned them.
+    #[arg(long)]
+    tree: bool,
 }
 
 /// `troupe list`.
@@ -76,15 +79,25 @@ pub fn list(home: &Path, args: ListArgs) -> Result<()> {
         ),
         None => None,
     };
-    for thread in threads
-        .iter()
+    let shown: Vec<ThreadSummary> = threads
+        .into_iter()
         .filter(|t| args.all || !t.archived)
         .filter(|t| cwd.as_ref().is_none_or(|c| &t.cwd == c))
-    {
+        .collect();
+    let ordered: Vec<(usize, &ThreadSummary)> = if args.tree {
+        crate::threads_tree::tree_order(&shown)
+    } else {
+        shown.iter().map(|t| (0, t)).collect()
+    };
+    for (depth, thread) in ordered {
         if args.json {
             line(serde_json::to_string(thread)?)?;
         } else {
-            line(human_line(thread))?;
+            line(crate::threads_tree::tree_line(
+                depth,
+                thread,
+                human_line(thread),
+            ))?;
         }
     }
     Ok(())

@@ -55,6 +55,35 @@ pub struct ConfigToml {
     pub max_compactions_per_turn: Option<u32>,
     /// Model requests one turn may send before it fails (default 500).
     pub max_requests_per_turn: Option<u32>,
+    /// `[agents]`: sub-agents (limits, roles).
+    pub agents: Option<AgentsToml>,
+}
+
+/// `[agents]`; an unknown key is an error (a typo must not silently lift a limit).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentsToml {
+    /// Offer the collaboration tools (default true).
+    pub enabled: Option<bool>,
+    /// Deepest level of a sub-agent (default 2).
+    pub max_depth: Option<u32>,
+    /// Open sub-agents per root thread (default 8).
+    pub max_threads: Option<usize>,
+    /// Commands running at once across all agents (default 4 × cores).
+    pub max_concurrent_commands: Option<usize>,
+    /// `[agents.roles.<name>]`, added to (or replacing) the built-in roles.
+    pub roles: BTreeMap<String, AgentRoleToml>,
+}
+
+/// `[agents.roles.<name>]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentRoleToml {
+    pub description: Option<String>,
+    pub model: Option<String>,
+    pub reasoning_effort: Option<ReasoningEffort>,
+    pub sandbox_mode: Option<SandboxMode>,
+    pub developer_instructions: Option<String>,
 }
 
 /// `[profiles.<name>]`: the keys a profile may set.

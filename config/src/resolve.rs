@@ -304,7 +304,33 @@ fn resolve(
             apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
             shell: config.shell_tool_type.unwrap_or_default(),
         },
+        agents: agent_settings(config.agents.unwrap_or_default()),
     })
+}
+
+/// `[agents]` over the defaults; configured roles replace built-ins of the same name.
+fn agent_settings(toml: crate::file::AgentsToml) -> troupe_messages::agents::AgentSettings {
+    use troupe_messages::agents::{AgentRole, AgentSettings};
+    let mut settings = AgentSettings::default();
+    settings.enabled = toml.enabled.unwrap_or(settings.enabled);
+    settings.max_depth = toml.max_depth.unwrap_or(settings.max_depth);
+    settings.max_threads = toml.max_threads.unwrap_or(settings.max_threads);
+    settings.max_concurrent_commands = toml.max_concurrent_commands.map(|n| n.max(1));
+    for (name, role) in toml.roles {
+        settings.roles.insert(
+            name,
+            AgentRole {
+                description: role.description.unwrap_or_default(),
+                model: role.model,
+                reasoning_effort: role
+                    .reasoning_effort
+                    .map(|e| format!("{e:?}").to_lowercase()),
+                sandbox_mode: role.sandbox_mode,
+                developer_instructions: role.developer_instructions,
+            },
+        );
+    }
+    settings
 }
 
 /// The built-in providers; user entries with the same id replace their fields.

@@ -136,6 +136,28 @@ pub enum EventMsg {
         turn_id: TurnId,
         reason: AbortReason,
     },
+    /// A collaboration tool call (`spawn_agent`, `wait_agent`, …) started or ended.
+    CollabToolCall {
+        call_id: String,
+        tool: String,
+        sender_thread_id: ThreadId,
+        /// The agents it addressed (a spawned agent once it exists).
+        receiver_thread_ids: Vec<ThreadId>,
+        /// The message or task it carried.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt: Option<String>,
+        /// By thread id: what the call learned of each agent (a wait's results).
+        #[serde(default)]
+        agents_states: std::collections::BTreeMap<String, crate::agents::CollabAgentState>,
+        status: crate::agents::CollabCallStatus,
+    },
+    /// Something a sub-agent of this thread's tree did, told to the root's subscribers with
+    /// the agent's thread id and task path (never recorded: the child's rollout has it).
+    AgentEvent {
+        thread_id: ThreadId,
+        task_path: String,
+        msg: Box<EventMsg>,
+    },
     /// The thread stopped; last event of a thread.
     ShutdownComplete,
 }

@@ -4,6 +4,7 @@
 //! mailbox enums in [`mailboxes`], which carry reply ports and actor references and so
 //! only travel inside one process. Their payloads are the serialisable types below.
 
+pub mod agents;
 pub mod errors;
 pub mod events;
 pub mod ids;

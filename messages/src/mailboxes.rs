@@ -24,6 +24,15 @@ pub struct ThreadHandle {
     pub rollout_path: PathBuf,
 }
 
+/// How a sub-agent's thread begins.
+#[derive(Debug, Clone)]
+pub struct AgentStart {
+    pub parent_thread_id: ThreadId,
+    pub meta: crate::agents::AgentMeta,
+    /// `fork_turns = "all"`: the parent's history (the child's history starts with it).
+    pub forked_history: Option<Vec<ResponseItem>>,
+}
+
 /// ThreadManager: registry of live threads.
 #[derive(Debug)]
 pub enum ThreadManagerMsg {
@@ -47,6 +56,12 @@ pub enum ThreadManagerMsg {
     ThreadOpened {
         thread_id: ThreadId,
         session: Option<ActorRef<SessionMsg>>,
+    },
+    /// Start a sub-agent: a new thread whose rollout links to its parent.
+    StartAgent {
+        settings: Box<SessionSettings>,
+        start: Box<AgentStart>,
+        reply: RpcReplyPort<Result<ThreadHandle, String>>,
     },
     /// A session stopped by itself (after `Op::Shutdown`).
     ThreadStopped { thread_id: ThreadId },
@@ -82,6 +97,9 @@ pub enum SessionMsg {
     },
     /// From the turn: injected inputs up to and including `seq` are now in the history.
     InputConsumed { turn_id: TurnId, up_to_seq: u64 },
+    /// From the agent tree: an `EventMsg::AgentEvent` (a sub-agent's activity) for this
+    /// root's subscribers; not recorded.
+    AgentEvent(EventMsg),
     /// From the turn: it ended; `aborted` is set when it did not finish normally.
     /// `messages_before` counts every message its subtree (the turn, its tool calls, its PTY
     /// sessions) sent to the session before this one: the session records the end only once

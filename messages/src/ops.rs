@@ -39,6 +39,20 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         collaboration_mode: Option<CollaborationMode>,
     },
+    /// Input from another agent of the same tree: a message, a follow-up task, or a child's
+    /// final answer. Joins a running turn at its next sampling boundary; when the thread is
+    /// idle it starts a turn only if `start_turn`, otherwise it waits for the next turn.
+    AgentInput {
+        items: Vec<UserInput>,
+        start_turn: bool,
+    },
+    /// Answer an approval request of a sub-agent of this thread's tree (told to this thread's
+    /// subscribers as an `AgentEvent`): routed to that agent's thread.
+    AgentApproval {
+        thread_id: crate::ids::ThreadId,
+        call_id: String,
+        decision: ReviewDecision,
+    },
     /// Finish the running turn's cleanup, flush the rollout and stop the thread.
     Shutdown,
 }

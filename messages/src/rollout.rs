@@ -132,6 +132,9 @@ pub struct SessionMeta {
     /// The Git state of `cwd` when the thread started, when it is in a repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git: Option<GitInfo>,
+    /// A sub-agent's place in its tree (`parent_thread_id` is its parent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<crate::agents::AgentMeta>,
 }
 
 /// Branch and commit of the working directory's repository.

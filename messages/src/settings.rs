@@ -121,6 +121,9 @@ pub struct SessionSettings {
     /// Which variants of the built-in tools the model is offered.
     #[serde(default)]
     pub tools: ToolSettings,
+    /// Sub-agents: `[agents]` and this thread's place in its tree.
+    #[serde(default)]
+    pub agents: crate::agents::AgentSettings,
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).

@@ -69,6 +69,16 @@ pub struct ThreadSummary {
     pub tokens: TokenUsage,
     /// Size of the rollout when this summary was taken; a different size means stale.
     pub rollout_bytes: u64,
+    /// A sub-agent's task path (`/root/explore`); none for a root thread. (Always written:
+    /// the index stores summaries with bincode, which cannot skip fields.)
+    #[serde(default)]
+    pub task_path: Option<String>,
+    /// Depth in its agent tree (0 for a root).
+    #[serde(default)]
+    pub depth: u32,
+    /// A sub-agent's readable name.
+    #[serde(default)]
+    pub nickname: Option<String>,
 }
 
 /// A thread id as its hyphenated text, whatever the format.

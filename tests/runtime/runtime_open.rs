@@ -38,6 +38,7 @@ fn write_long_rollout(
         cli_version: "0.1.0".into(),
         created_at: created_at.clone(),
         git: None,
+        agent: None,
     };
     let line = |record| RolloutLine {
         timestamp: created_at.clone(),

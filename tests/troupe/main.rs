@@ -7,6 +7,7 @@
 mod app_server_support;
 mod approval_support;
 mod escape_support;
+mod subagents_support;
 
 mod app_server;
 mod app_server_threads;
@@ -32,6 +33,8 @@ mod rules_attacks;
 mod sandbox_edges;
 mod sandbox_escape;
 mod sandbox_zygote;
+mod subagents;
+mod subagents_limits;
 mod threads_crash;
 mod threads_resume;
 mod threads_roundtrip;

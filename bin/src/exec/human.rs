@@ -4,6 +4,7 @@ use super::json_events::{command_line, error_text};
 use super::render::EventRenderer;
 use crate::output::StdoutError;
 use std::io::Write;
+use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::EventMsg;
 use troupe_messages::tools::{FileChangeKind, StepStatus};
 
@@ -11,6 +12,8 @@ use troupe_messages::tools::{FileChangeKind, StepStatus};
 pub struct HumanOutput {
     /// Shown after the first event (the header), then `None`.
     prompt: Option<String>,
+    /// While rendering a sub-agent's event: its task path, put before each line.
+    agent: Option<String>,
 }
 
 /// Lines of command output shown per command.
@@ -20,12 +23,25 @@ impl HumanOutput {
     pub fn new(prompt: String) -> Self {
         Self {
             prompt: Some(prompt),
+            agent: None,
+        }
+    }
+
+    /// `text` with every line prefixed by the sub-agent's path, when rendering one.
+    fn prefixed(&self, text: &str) -> String {
+        match &self.agent {
+            None => text.to_string(),
+            Some(path) => text
+                .lines()
+                .map(|line| format!("[{path}] {line}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 
     /// A line on stderr; one that cannot be written is dropped (there is nowhere else).
     fn line(&self, text: &str) {
-        let _ = writeln!(std::io::stderr().lock(), "{text}");
+        let _ = writeln!(std::io::stderr().lock(), "{}", self.prefixed(text));
     }
 }
 
@@ -40,7 +56,7 @@ impl EventRenderer for HumanOutput {
 }
 
 impl HumanOutput {
-    fn show(&self, msg: &EventMsg) {
+    fn show(&mut self, msg: &EventMsg) {
         match msg {
             EventMsg::SessionConfigured {
                 thread_id,
@@ -136,7 +152,31 @@ impl HumanOutput {
             )),
             EventMsg::Warning { message } => self.line(&format!("warning: {message}")),
             EventMsg::Error { error, .. } => {
-                let _ = writeln!(std::io::stderr().lock(), "ERROR: {}", error_text(error));
+                let text = self.prefixed(&format!("ERROR: {}", error_text(error)));
+                let _ = writeln!(std::io::stderr().lock(), "{text}");
+            }
+            EventMsg::CollabToolCall {
+                tool,
+                status: CollabCallStatus::InProgress,
+                prompt,
+                ..
+            } => {
+                let about = prompt.as_deref().map(|p| format!(": {p}")).unwrap_or_default();
+                self.line(&format!("collab {tool}{about}"))
+            }
+            // The ending is the tool output the model reads; agents report on their own.
+            EventMsg::CollabToolCall { .. } => {}
+            EventMsg::AgentEvent { task_path, msg, .. } => {
+                let outer = self.agent.replace(task_path.clone());
+                match msg.as_ref() {
+                    EventMsg::TurnStarted { .. } => self.line("started"),
+                    EventMsg::TurnComplete { .. } => self.line("finished"),
+                    EventMsg::ShutdownComplete => self.line("closed"),
+                    // The agent's own header and token counts are noise in the parent's log.
+                    EventMsg::SessionConfigured { .. } => {}
+                    inner => self.show(inner),
+                }
+                self.agent = outer;
             }
             EventMsg::TurnComplete { usage, .. } => {
                 self.line(&format!("tokens used\n{}", usage.total_tokens))

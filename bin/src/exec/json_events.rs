@@ -8,6 +8,7 @@ use super::thread_event::{
 };
 use crate::output::StdoutError;
 use std::collections::HashMap;
+use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
@@ -207,7 +208,50 @@ impl JsonEvents {
             | EventMsg::ItemRecorded { .. }
             | EventMsg::ContextCompacted { .. }
             | EventMsg::TokenCount { .. }
+            | EventMsg::AgentEvent { .. }
             | EventMsg::ShutdownComplete => Vec::new(),
+            EventMsg::CollabToolCall {
+                call_id,
+                tool,
+                sender_thread_id,
+                receiver_thread_ids,
+                prompt,
+                agents_states,
+                status,
+            } => {
+                let (started, id) = match status {
+                    CollabCallStatus::InProgress => {
+                        let id = self.item_id();
+                        self.commands.insert(call_id.clone(), id.clone());
+                        (true, id)
+                    }
+                    CollabCallStatus::Completed | CollabCallStatus::Failed => {
+                        let id = match self.commands.remove(call_id) {
+                            Some(id) => id,
+                            None => self.item_id(),
+                        };
+                        (false, id)
+                    }
+                };
+                let receivers: Vec<String> =
+                    receiver_thread_ids.iter().map(|t| t.to_string()).collect();
+                let item = ThreadItem {
+                    id,
+                    details: ItemDetails::CollabToolCall {
+                        tool: tool.clone(),
+                        sender_thread_id: sender_thread_id.to_string(),
+                        receiver_thread_ids: receivers,
+                        prompt: prompt.clone(),
+                        agents_states: agents_states.clone(),
+                        status: *status,
+                    },
+                };
+                vec![if started {
+                    ThreadEvent::ItemStarted { item }
+                } else {
+                    ThreadEvent::ItemCompleted { item }
+                }]
+            }
         }
     }
 

@@ -289,6 +289,36 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                 break;
             }
             EventMsg::TurnAborted { .. } => break,
+            // A sub-agent's approval request reaches this supervisor: denied like ours.
+            EventMsg::AgentEvent { thread_id, msg, .. } => {
+                // Only a child's approval requests need this loop; the renderer showed the rest.
+                let (call_id, what) = if let EventMsg::ExecApprovalRequest {
+                    call_id,
+                    command,
+                    ..
+                } = *msg
+                {
+                    (
+                        call_id,
+                        format!("`{}`", json_events::command_line(&command)),
+                    )
+                } else if let EventMsg::ApplyPatchApprovalRequest { call_id, files, .. } = *msg {
+                    let names: Vec<String> =
+                        files.iter().map(|f| f.display().to_string()).collect();
+                    (call_id, format!("a patch to {}", names.join(", ")))
+                } else {
+                    continue;
+                };
+                warn(format!(
+                    "a sub-agent's {what} needs approval, which `troupe exec` cannot ask for: \
+                     denied"
+                ));
+                thread.submit(Op::AgentApproval {
+                    thread_id,
+                    call_id,
+                    decision: ReviewDecision::Denied,
+                })?;
+            }
             // Shown by the renderers above; nothing for the loop to do.
             EventMsg::SessionConfigured { .. }
             | EventMsg::TurnStarted { .. }
@@ -311,6 +341,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             | EventMsg::StreamRetry { .. }
             | EventMsg::Warning { .. }
             | EventMsg::Error { .. }
+            | EventMsg::CollabToolCall { .. }
             | EventMsg::ShutdownComplete => {}
         }
     }

@@ -79,6 +79,16 @@ pub enum ItemDetails {
     Error {
         message: String,
     },
+    /// A collaboration tool call (`spawn_agent`, `wait_agent`, …) and what it saw.
+    CollabToolCall {
+        tool: String,
+        sender_thread_id: String,
+        receiver_thread_ids: Vec<String>,
+        prompt: Option<String>,
+        agents_states:
+            std::collections::BTreeMap<String, troupe_messages::agents::CollabAgentState>,
+        status: troupe_messages::agents::CollabCallStatus,
+    },
 }
 
 /// Where an item stands.

@@ -128,6 +128,7 @@ impl MockModel {
         };
         let shared = Arc::new(Shared {
             script: Mutex::new(VecDeque::from(script)),
+            routes: Mutex::new(Vec::new()),
             requests: Mutex::new(Vec::new()),
             count: AtomicU64::new(0),
             auto,
@@ -189,6 +190,13 @@ impl MockModel {
     /// Appends a response to the script while running.
     pub fn push(&self, response: MockResponse) {
         lock(&self.shared.script).push_back(response);
+    }
+
+    /// Adds a script for another conversation: requests whose last user message contains
+    /// `key` are answered from `script` (in order) instead of the main script. Keys are tried
+    /// in the order they were added. Sub-agent tests route each child by a word of its task.
+    pub fn route(&self, key: &str, script: Vec<MockResponse>) {
+        lock(&self.shared.routes).push((key.to_string(), VecDeque::from(script)));
     }
 
     /// Scripted responses not yet consumed.

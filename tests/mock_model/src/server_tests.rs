@@ -229,3 +229,32 @@ async fn unknown_paths_get_404_and_are_recorded() {
     assert_eq!(list["data"][0]["id"], crate::MODELS[0]);
     assert_eq!(mock.remaining(), 1);
 }
+
+fn user_body(texts: &[&str]) -> Value {
+    let input: Vec<Value> = texts
+        .iter()
+        .map(|t| json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": t}]}))
+        .collect();
+    json!({"model": "m", "input": input})
+}
+
+#[tokio::test]
+async fn routes_answer_by_the_last_user_message_and_fall_back_to_the_script() {
+    let mock = match MockModel::start(vec![MockResponse::text("main")]).await {
+        Ok(m) => m,
+        Err(e) => panic!("mock starts: {e}"),
+    };
+    mock.route("child-a", vec![MockResponse::text("from a")]);
+    // The key appears only in an earlier message: the main script answers.
+    let resp = post(&mock, user_body(&["child-a task", "later"])).await;
+    let (main, _, _) = read_body(resp).await;
+    assert!(String::from_utf8_lossy(&main).contains("main"));
+    let resp = post(&mock, user_body(&["root", "[agent] child-a task"])).await;
+    let (routed, _, _) = read_body(resp).await;
+    assert!(String::from_utf8_lossy(&routed).contains("from a"));
+    // An exhausted route says so instead of borrowing from the main script.
+    let resp = post(&mock, user_body(&["child-a again"])).await;
+    assert_eq!(resp.status().as_u16(), 500);
+    let (body, _, _) = read_body(resp).await;
+    assert!(String::from_utf8_lossy(&body).contains("mock route script exhausted"));
+}

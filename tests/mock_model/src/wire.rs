@@ -74,6 +74,9 @@ impl RecordedRequest {
 /// State shared by all connections of one server.
 pub(crate) struct Shared {
     pub(crate) script: Mutex<VecDeque<MockResponse>>,
+    /// Scripts of other conversations (sub-agents), each chosen by a key that appears in
+    /// the request's last user message; see [`crate::MockModel::route`].
+    pub(crate) routes: Mutex<Vec<(String, VecDeque<MockResponse>)>>,
     pub(crate) requests: Mutex<Vec<RecordedRequest>>,
     pub(crate) count: AtomicU64,
     pub(crate) auto: Option<AutoConfig>,
@@ -81,6 +84,36 @@ pub(crate) struct Shared {
     pub(crate) log: Option<Mutex<File>>,
     /// WebSocket connections accepted.
     pub(crate) connections: AtomicU64,
+}
+
+/// The text of the last user message in a request's `input`.
+pub fn last_user_text(body: &Value) -> String {
+    let input = body.get("input").and_then(Value::as_array);
+    let Some(message) = input.into_iter().flatten().rev().find(|item| {
+        item.get("type").and_then(Value::as_str) == Some("message")
+            && item.get("role").and_then(Value::as_str) == Some("user")
+    }) else {
+        return String::new();
+    };
+    message
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+/// The routed answer for a request: `Some(next)` when a route's key is in the last user
+/// message (`Some(None)` once that route is exhausted), `None` for the default script.
+fn route_of(shared: &Shared, body: &Value) -> Option<Option<MockResponse>> {
+    let text = last_user_text(body);
+    let mut routes = lock(&shared.routes);
+    routes
+        .iter_mut()
+        .find(|(key, _)| text.contains(key.as_str()))
+        .map(|(_, script)| script.pop_front())
 }
 
 /// Locks ignoring poisoning: the data stays usable for a test mock.
@@ -102,12 +135,20 @@ pub(crate) async fn handle(
     let line = LogLine::start(&shared, n, &method, &path, &body);
     let wire = wire_of(&method, &path);
     let is_models = method == Method::GET && path.trim_end_matches('/').ends_with("/models");
-    let answer = match wire {
-        Some(_) => {
+    // Sub-agent scripts are routed by a key in the last user message (Responses wire only).
+    let routed = if wire == Some(Wire::Responses) {
+        route_of(&shared, &body)
+    } else {
+        None
+    };
+    let was_routed = routed.is_some();
+    let answer = match (routed, wire) {
+        (Some(route), _) => route,
+        (None, Some(_)) => {
             let scripted = lock(&shared.script).pop_front();
             scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)))
         }
-        None => None,
+        (None, None) => None,
     };
     if shared.record {
         let headers = headers
@@ -129,6 +170,11 @@ pub(crate) async fn handle(
     match (answer, wire) {
         (Some(r), Some(wire)) => render_on(r, wire, line),
         _ if is_models => http_response(200, &[], models_body()),
+        (None, Some(_)) if was_routed => http_response(
+            500,
+            &[],
+            error_body_without_code("mock route script exhausted", "server_error"),
+        ),
         (None, Some(_)) => http_response(
             500,
             &[],

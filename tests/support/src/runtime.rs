@@ -10,7 +10,10 @@ use troupe_mock_model::MockModel;
 
 /// Settings pointing at `mock`, no retries, no sandbox, no approvals.
 pub fn settings(mock: &MockModel, home: &Path, cwd: &Path) -> SessionSettings {
-    crate::settings::session_settings(mock.base_url(), home, cwd)
+    let mut settings = crate::settings::session_settings(mock.base_url(), home, cwd);
+    // Runtime tests see exactly the tools they register (sub-agent tests use `exec`).
+    settings.agents.enabled = false;
+    settings
 }
 
 pub fn say(text: &str) -> Op {

@@ -55,5 +55,6 @@ pub fn session_settings(base_url: String, home: &Path, cwd: &Path) -> SessionSet
             max_requests_per_turn: DEFAULT_MAX_REQUESTS_PER_TURN,
         },
         tools: Default::default(),
+        agents: Default::default(),
     }
 }

@@ -1,0 +1,43 @@
+//! Sub-agents (issue #14): the agent tree of a runtime and the collaboration tools.
+//!
+//! Each sub-agent is a full thread (its own SessionActor under the ThreadManager, rollout and
+//! index entry); this module keeps who is whose child ([`tree`]), starts children
+//! ([`spawn`]), follows their events ([`watcher`]) and serves the tools ([`tools`]).
+
+pub mod child_settings;
+pub mod paths;
+pub mod spawn;
+pub mod specs;
+pub mod tools;
+pub mod tree;
+pub mod watcher;
+
+use crate::tool_orchestrator::registry::ToolRegistry;
+use ractor::ActorRef;
+use std::sync::Arc;
+use tools::{CollabHandler, CollabTool};
+use troupe_messages::mailboxes::ThreadManagerMsg;
+
+pub use tree::AgentTree;
+
+/// Adds the collaboration tools, bound to `tree` and the thread manager, to `registry`.
+pub fn register_tools(
+    registry: &mut ToolRegistry,
+    tree: &Arc<AgentTree>,
+    manager: &ActorRef<ThreadManagerMsg>,
+) {
+    for tool in CollabTool::ALL {
+        registry.register(Arc::new(CollabHandler {
+            tool,
+            tree: tree.clone(),
+            manager: manager.clone(),
+        }));
+    }
+}
+
+#[cfg(test)]
+#[path = "child_settings_tests.rs"]
+mod child_settings_tests;
+#[cfg(test)]
+#[path = "paths_tests.rs"]
+mod paths_tests;

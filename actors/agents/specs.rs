@@ -1,0 +1,148 @@
+//! How the collaboration tools are advertised: Codex's names and argument names, our words.
+
+use super::tools::CollabTool;
+use serde_json::json;
+use std::collections::BTreeMap;
+use troupe_messages::agents::AgentRole;
+use troupe_messages::tools::ToolSpec;
+
+fn function(name: &str, description: String, parameters: serde_json::Value) -> ToolSpec {
+    ToolSpec::Function {
+        name: name.into(),
+        description,
+        strict: false,
+        parameters,
+    }
+}
+
+fn target(what: &str) -> serde_json::Value {
+    json!({"type": "string", "description": format!(
+        "Task path (`/root/explore`), a name relative to yours (`explore`), or the agent id {what}."
+    )})
+}
+
+/// The spec of one tool; `roles` are listed in `spawn_agent`'s description.
+pub fn spec(tool: CollabTool, roles: &BTreeMap<String, AgentRole>) -> ToolSpec {
+    match tool {
+        CollabTool::Spawn => {
+            let role_lines: Vec<String> = roles
+                .iter()
+                .map(|(name, role)| format!("- `{name}`: {}", role.description))
+                .collect();
+            function(
+                "spawn_agent",
+                format!(
+                    "Starts a sub-agent on a task; it runs in parallel with you, in its own \
+                     thread with its own history and tools. If your task path is `/root/a` and \
+                     you spawn `task_name` \"b\", the agent is `/root/a/b`; refer to it as `b` \
+                     or `/root/a/b`. Its final answer is delivered to you (see wait_agent). \
+                     `fork_turns=\"all\"` (default) gives it your whole history; \"none\" \
+                     starts it with only its task, so say everything it needs.\n\
+                     Roles (`agent_type`):\n{}",
+                    role_lines.join("\n")
+                ),
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "task_name": {"type": "string", "description":
+                            "Name of the new agent: lowercase letters, digits and underscores."},
+                        "message": {"type": "string", "description": "The agent's task, in plain text."},
+                        "fork_turns": {"type": "string", "enum": ["all", "none"], "description":
+                            "Your history to give it: `all` (default) or `none`."},
+                        "model": {"type": "string", "description":
+                            "Model override; omit to use yours."},
+                        "reasoning_effort": {"type": "string", "description":
+                            "Reasoning effort override; omit to use yours."},
+                        "agent_type": {"type": "string", "description":
+                            "Role of the agent (see the list above); default `default`."}
+                    },
+                    "required": ["task_name", "message"],
+                    "additionalProperties": false
+                }),
+            )
+        }
+        CollabTool::SendMessage => function(
+            "send_message",
+            "Sends a message to another agent of your tree (your parent is `/root` or its \
+             path). It is queued into the agent's history; it does not start a turn."
+                .into(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "target": target("to message"),
+                    "message": {"type": "string", "description": "Text to send."}
+                },
+                "required": ["target", "message"],
+                "additionalProperties": false
+            }),
+        ),
+        CollabTool::Followup => function(
+            "followup_task",
+            "Gives a sub-agent more work: starts a turn if it is idle, otherwise the task \
+             joins its running turn at its next step."
+                .into(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "target": target("to give the task to"),
+                    "message": {"type": "string", "description": "The follow-up task."}
+                },
+                "required": ["target", "message"],
+                "additionalProperties": false
+            }),
+        ),
+        CollabTool::Wait => function(
+            "wait_agent",
+            "Waits until an agent has news for you (a final answer, a failure, a message) or \
+             the timeout passes, and returns what arrived. Returns at once when no agent is \
+             running. Call again to collect more."
+                .into(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "timeout_ms": {"type": "number", "description":
+                        "Milliseconds to wait; default 30000, at most 3600000."}
+                },
+                "additionalProperties": false
+            }),
+        ),
+        CollabTool::Interrupt => function(
+            "interrupt_agent",
+            "Stops an agent's running turn (and its sub-agents' turns) and returns its \
+             previous status. The agent stays open for messages and follow-up tasks."
+                .into(),
+            json!({
+                "type": "object",
+                "properties": {"target": target("to interrupt")},
+                "required": ["target"],
+                "additionalProperties": false
+            }),
+        ),
+        CollabTool::List => function(
+            "list_agents",
+            "Lists the open agents of your tree with their status, optionally under a task \
+             path prefix."
+                .into(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "path_prefix": {"type": "string", "description":
+                        "Task path prefix without a trailing slash; omit for all."}
+                },
+                "additionalProperties": false
+            }),
+        ),
+        CollabTool::Close => function(
+            "close_agent",
+            "Closes a sub-agent and its own sub-agents: their running turns stop and their \
+             threads shut down (they stay resumable from their rollouts)."
+                .into(),
+            json!({
+                "type": "object",
+                "properties": {"target": target("to close")},
+                "required": ["target"],
+                "additionalProperties": false
+            }),
+        ),
+    }
+}
