@@ -120,7 +120,8 @@ fn a_prefix_finds_its_threads_in_the_index() {
 }
 
 /// The form `ThreadSummary` had when its ids and paths were `String`s: what indexes written
-/// before hold, byte for byte.
+/// before hold, byte for byte. (Index format 2 added the sub-agent fields; an index of an
+/// older format is rebuilt from the rollouts, not read.)
 #[derive(serde::Serialize, serde::Deserialize)]
 struct StringlySummary {
     id: String,
@@ -135,6 +136,9 @@ struct StringlySummary {
     turns: u64,
     tokens: TokenUsage,
     rollout_bytes: u64,
+    task_path: Option<String>,
+    depth: u32,
+    nickname: Option<String>,
 }
 
 #[test]
@@ -152,6 +156,9 @@ fn entries_written_by_the_string_form_read_back_unchanged() {
         turns: 3,
         tokens: TokenUsage::default(),
         rollout_bytes: 1234,
+        task_path: Some("/root/explore".into()),
+        depth: 1,
+        nickname: Some("Ada".into()),
     };
     let old_bincode = bincode::serialize(&old).unwrap();
     let old_json = serde_json::to_string(&old).unwrap();
