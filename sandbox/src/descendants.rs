@@ -26,6 +26,12 @@ pub const RUN_MARKER_VAR: &str = "TROUPE_RUN_ID";
 /// How long a sweep keeps trying (re-looking, reaping) before it gives up.
 const SWEEP_PATIENCE: Duration = Duration::from_secs(2);
 
+/// The name (`/proc/PID/comm`) a sandbox's placeholder cleaner gives itself.
+pub const CLEANER_NAME: &str = "troupe-cleaner";
+/// How long [`kill_all_descendants`] lets placeholder cleaners finish before killing
+/// everything. A command that names itself like a cleaner gains this delay and nothing else.
+const CLEANER_GRACE: Duration = Duration::from_secs(2);
+
 /// One line of `/proc/PID/stat`, the fields we need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcStat {
@@ -99,6 +105,19 @@ fn environ_has(pid: i32, var: &str, value: &str) -> bool {
     environ
         .split(|b| *b == 0)
         .any(|entry| entry == wanted.as_bytes())
+}
+
+/// Whether a live descendant of `me` is a placeholder cleaner.
+fn cleaner_running(me: i32) -> bool {
+    let procs = snapshot();
+    let tree = subtree(&procs, &[me]);
+    procs.iter().any(|p| {
+        p.pid != me
+            && p.state != 'Z'
+            && tree.contains(&p.pid)
+            && std::fs::read_to_string(format!("/proc/{}/comm", p.pid))
+                .is_ok_and(|comm| comm.trim_end() == CLEANER_NAME)
+    })
 }
 
 /// Freezes then kills `roots` and every descendant; returns what was killed.
@@ -189,6 +208,12 @@ pub fn sweep_orphans(filter: &OrphanFilter<'_>) -> usize {
 /// init reaps them).
 pub fn kill_all_descendants() -> usize {
     let me = std::process::id() as i32;
+    // A cleaner removes the empty `.git`/`.troupe` placeholders its sandbox made once the
+    // sandbox is gone; killed first, it would leave them behind.
+    let deadline = Instant::now() + CLEANER_GRACE;
+    while cleaner_running(me) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let mut killed = 0;
     // Each pass kills what is there; orphans of killed processes come back to us as
     // children, alive only if they escaped a pass, so a few passes settle it.

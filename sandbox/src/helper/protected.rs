@@ -153,6 +153,10 @@ pub(super) fn spawn_cleaner(placeholders: Vec<Placeholder>) -> Result<(), String
         nix::unistd::ForkResult::Child => {
             drop(write_end);
             let _ = nix::unistd::setsid();
+            // Named, so that a frontend's final sweep lets it finish (`descendants`).
+            let name = std::ffi::CString::new(crate::descendants::CLEANER_NAME).unwrap_or_default();
+            // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+            unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
             let mut keep: Vec<RawFd> = placeholders.iter().map(|p| p.dir.as_raw_fd()).collect();
             keep.push(read_end.as_raw_fd());
             close_all_but(&mut keep);
