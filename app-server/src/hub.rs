@@ -353,8 +353,17 @@ impl Hub {
             preview: summary.title.clone(),
             name: self.name(&summary.id.to_string()),
             project_id: None,
-            forked_from_id: summary.parent.map(|id| id.to_string()),
-            parent_thread_id: None,
+            // A sub-agent (it has a task path) links to the thread that spawned it; any other
+            // thread with a parent was forked from it.
+            forked_from_id: summary
+                .parent
+                .filter(|_| summary.task_path.is_none())
+                .map(|id| id.to_string()),
+            parent_thread_id: summary
+                .parent
+                .filter(|_| summary.task_path.is_some())
+                .map(|id| id.to_string()),
+            agent_nickname: summary.nickname.clone(),
             created_at,
             updated_at: summary.updated_at_ms / 1000,
         }
@@ -380,6 +389,7 @@ impl Hub {
             project_id: None,
             forked_from_id: live.forked_from.clone(),
             parent_thread_id: None,
+            agent_nickname: None,
             created_at: now,
             updated_at: now,
         }

@@ -200,7 +200,10 @@ pub struct Thread {
     pub name: Option<String>,
     pub project_id: Option<String>,
     pub forked_from_id: Option<String>,
+    /// Set only for a sub-agent: the thread that spawned it.
     pub parent_thread_id: Option<String>,
+    /// A sub-agent's readable name.
+    pub agent_nickname: Option<String>,
     /// Unix seconds.
     pub created_at: i64,
     /// Unix seconds.

@@ -604,3 +604,52 @@ async fn a_patch_asks_with_file_change_approval_and_streams_its_item() {
     );
     assert!(harness.workdir.path().join("added.txt").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_is_listed_with_its_parent_link_and_nickname() {
+    let spawn = (
+        "s1".to_string(),
+        "spawn_agent".to_string(),
+        json!({"task_name": "helper", "message": "child-marker: answer", "fork_turns": "none"})
+            .to_string(),
+    );
+    let wait = (
+        "w1".to_string(),
+        "wait_agent".to_string(),
+        json!({"timeout_ms": 30000}).to_string(),
+    );
+    let harness = harness(vec![
+        MockResponse::tool_calls(vec![spawn]),
+        MockResponse::tool_calls(vec![wait]),
+        MockResponse::text("root done"),
+    ]);
+    harness
+        .mock
+        .route("child-marker", vec![MockResponse::text("child done")]);
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let root = client
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+        )
+        .await;
+    client.start_turn(&root, "split the work").await;
+    client.until_turn_completed(&root).await;
+
+    let list = client.request("thread/list", json!({})).await;
+    let threads = list["data"].as_array().expect("data");
+    let child = threads
+        .iter()
+        .find(|t| t["id"] != json!(root))
+        .unwrap_or_else(|| panic!("no sub-agent listed: {list}"));
+    assert_eq!(child["parentThreadId"], json!(root), "{child}");
+    assert!(child["forkedFromId"].is_null(), "{child}");
+    assert!(child["agentNickname"].is_string(), "{child}");
+    let root_entry = threads
+        .iter()
+        .find(|t| t["id"] == json!(root))
+        .expect("root");
+    assert!(root_entry["parentThreadId"].is_null(), "{root_entry}");
+}
