@@ -281,7 +281,7 @@ def table(args, troupe, codex):
         return (d[keys[0]], fmt(*[d[k] for k in keys])) if d and all(k in d for k in keys) else None
 
     note = args.codex_note or "—"
-    print("| | Troupe: runtime level, in-process (no app-server yet) | Codex `app-server` | Troupe/Codex |")
+    print("| | Troupe: runtime level, in-process | Codex `app-server` | Troupe/Codex |")
     print("|---|---|---|---|")
     c = codex or {}
     row(f"{args.threads:,} idle threads: RSS per thread, KiB",
