@@ -381,47 +381,51 @@ async fn turn_start(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Val
 }
 
 async fn turn_steer(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
-    let result: Result<(), String> = async {
-        let params: TurnSteerParams = parse(params)?;
+    let result = parse::<TurnSteerParams>(params).and_then(|params| {
         if params.input.is_empty() {
             return Err("Invalid request: `input` is empty".to_string());
         }
-        check_thread_id(&params.thread_id).map_err(err)?;
-        let live = hub
-            .loaded(&params.thread_id)
-            .ok_or_else(|| format!("no turn is running on thread {}", params.thread_id))?;
-        live.control
-            .send(Control::Steer {
-                client: client.clone(),
-                id: id.clone(),
-                expected_turn_id: params.expected_turn_id,
-                input: params.input,
-            })
-            .map_err(|_| "the thread has stopped".to_string())
-    }
-    .await;
-    match result {
-        Ok(()) => Reply::Later,
-        Err(message) => Reply::Now(Err(message)),
-    }
+        let not_running = format!("no turn is running on thread {}", params.thread_id);
+        let control = Control::Steer {
+            client: client.clone(),
+            id: id.clone(),
+            expected_turn_id: params.expected_turn_id,
+            input: params.input,
+        };
+        to_loaded_thread(hub, &params.thread_id, not_running, control)
+    });
+    answered_later(result)
 }
 
 async fn turn_interrupt(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
-    let result: Result<(), String> = async {
-        let params: TurnInterruptParams = parse(params)?;
-        check_thread_id(&params.thread_id).map_err(err)?;
-        let live = hub
-            .loaded(&params.thread_id)
-            .ok_or_else(|| format!("turn {} is not running", params.turn_id))?;
-        live.control
-            .send(Control::Interrupt {
-                client: client.clone(),
-                id: id.clone(),
-                turn_id: params.turn_id,
-            })
-            .map_err(|_| "the thread has stopped".to_string())
-    }
-    .await;
+    let result = parse::<TurnInterruptParams>(params).and_then(|params| {
+        let not_running = format!("turn {} is not running", params.turn_id);
+        let control = Control::Interrupt {
+            client: client.clone(),
+            id: id.clone(),
+            turn_id: params.turn_id,
+        };
+        to_loaded_thread(hub, &params.thread_id, not_running, control)
+    });
+    answered_later(result)
+}
+
+/// Hands `control` to the loaded thread `thread_id`, which answers the request itself.
+fn to_loaded_thread(
+    hub: &Hub,
+    thread_id: &str,
+    not_loaded: String,
+    control: Control,
+) -> Result<(), String> {
+    check_thread_id(thread_id).map_err(err)?;
+    let live = hub.loaded(thread_id).ok_or(not_loaded)?;
+    live.control
+        .send(control)
+        .map_err(|_| "the thread has stopped".to_string())
+}
+
+/// The reply to a request the thread answers later, or its error now.
+fn answered_later(result: Result<(), String>) -> Reply {
     match result {
         Ok(()) => Reply::Later,
         Err(message) => Reply::Now(Err(message)),
