@@ -11,6 +11,7 @@ pub mod rollout_turns;
 pub mod schema;
 pub mod translate;
 pub mod transport;
+pub mod web;
 pub mod wire;
 
 #[cfg(test)]
@@ -71,12 +72,18 @@ pub struct ServeOptions {
     pub allowed_origins: Vec<String>,
     /// Unload threads idle for longer than this (reloaded on their next use).
     pub idle_unload: Option<std::time::Duration>,
+    /// Serve the supervisor web page on the WebSocket's port (`--web`).
+    pub web: bool,
 }
 
 #[derive(Debug, Error)]
 pub enum ServeError {
     #[error("refusing to listen on {0} without a capability token: pass --ws-token-file")]
     NoToken(SocketAddr),
+    #[error("--web serves the page over WebSocket: use --listen ws://IP:PORT")]
+    WebNeedsWs,
+    #[error("--web needs a capability token: pass --ws-token-file")]
+    WebNeedsToken,
     #[error("cannot listen on {what}: {err}")]
     Bind { what: String, err: std::io::Error },
 }
@@ -90,6 +97,14 @@ pub async fn serve(
     if let Listen::Ws(addr) = &options.listen {
         if !addr.ip().is_loopback() && options.ws_token.is_none() {
             return Err(ServeError::NoToken(*addr));
+        }
+    }
+    if options.web {
+        if !matches!(options.listen, Listen::Ws(_)) {
+            return Err(ServeError::WebNeedsWs);
+        }
+        if options.ws_token.is_none() {
+            return Err(ServeError::WebNeedsToken);
         }
     }
     let hub = Hub::new(
@@ -119,11 +134,20 @@ pub async fn serve(
                     })?;
             let bound = listener.local_addr().unwrap_or(addr);
             eprintln!("troupe app-server listening on ws://{bound}");
+            let mut allowed_origins = options.allowed_origins;
+            let page = options.web.then(|| web::WebPage::new(bound));
+            if let Some(page) = &page {
+                allowed_origins.extend(page.own_origins());
+                // The one place the token is shown: stdout, to whoever started the server
+                // (never a log line), alone on its line so a script can read it.
+                let token = options.ws_token.as_deref().unwrap_or_default();
+                println!("{}", web::page_url(bound, token));
+            }
             let auth = transport::WsAuth {
                 token: options.ws_token,
-                allowed_origins: options.allowed_origins,
+                allowed_origins,
             };
-            transport::serve_ws(hub.clone(), listener, auth).await;
+            transport::serve_ws(hub.clone(), listener, auth, page).await;
         }
     }
     hub.stop();

@@ -151,29 +151,67 @@ pub async fn serve_unix(hub: Arc<Hub>, listener: tokio::net::UnixListener, path:
 /// Who may open a WebSocket.
 #[derive(Debug, Clone, Default)]
 pub struct WsAuth {
-    /// The capability token (`Authorization: Bearer <token>`); `None` only on loopback.
+    /// The capability token; `None` only on loopback. Presented as `Authorization: Bearer
+    /// <token>`, or (browsers cannot set headers on a WebSocket) as the subprotocol
+    /// `troupe.token.<hex of the token's bytes>` offered beside `troupe.app-server`.
     pub token: Option<String>,
     /// Browser origins allowed; a request with another `Origin` header is refused.
     pub allowed_origins: Vec<String>,
 }
 
+/// The subprotocol a browser offers with its token one; the server selects it.
+pub const APP_SERVER_SUBPROTOCOL: &str = "troupe.app-server";
+/// Prefix of the subprotocol that carries the token, hex-encoded (any token fits a header).
+pub const TOKEN_SUBPROTOCOL_PREFIX: &str = "troupe.token.";
+
 impl WsAuth {
-    /// Checks an upgrade request; the error is the HTTP refusal.
-    pub fn check(&self, request: &Request) -> Result<(), (StatusCode, &'static str)> {
+    /// Checks an upgrade request; `Ok(Some(protocol))` names the subprotocol the response
+    /// must select. The error is the HTTP refusal.
+    pub fn check(
+        &self,
+        request: &Request,
+    ) -> Result<Option<&'static str>, (StatusCode, &'static str)> {
         if let Some(origin) = request.headers().get("origin") {
             let origin = origin.to_str().unwrap_or_default();
             if !self.allowed_origins.iter().any(|o| o == origin) {
                 return Err((StatusCode::FORBIDDEN, "origin not allowed"));
             }
         }
+        let offered: Vec<&str> = request
+            .headers()
+            .get_all("sec-websocket-protocol")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .collect();
+        let protocol_token = offered
+            .iter()
+            .find_map(|p| p.strip_prefix(TOKEN_SUBPROTOCOL_PREFIX))
+            .map(decode_hex);
+        let selected = match protocol_token {
+            Some(_) if !offered.contains(&APP_SERVER_SUBPROTOCOL) => {
+                return Err((
+                    StatusCode::BAD_REQUEST,
+                    "a token subprotocol needs `troupe.app-server` offered beside it",
+                ));
+            }
+            Some(_) => Some(APP_SERVER_SUBPROTOCOL),
+            None => None,
+        };
         if let Some(token) = &self.token {
-            let presented = request
-                .headers()
-                .get("authorization")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .unwrap_or_default();
-            let equal: bool = presented.as_bytes().ct_eq(token.as_bytes()).into();
+            let presented = match protocol_token {
+                Some(decoded) => decoded.unwrap_or_default(),
+                None => request
+                    .headers()
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.strip_prefix("Bearer "))
+                    .unwrap_or_default()
+                    .as_bytes()
+                    .to_vec(),
+            };
+            let equal: bool = presented.as_slice().ct_eq(token.as_bytes()).into();
             if !equal {
                 return Err((
                     StatusCode::UNAUTHORIZED,
@@ -181,21 +219,50 @@ impl WsAuth {
                 ));
             }
         }
-        Ok(())
+        Ok(selected)
     }
 }
 
-/// Serves clients over WebSocket until the process ends.
-pub async fn serve_ws(hub: Arc<Hub>, listener: tokio::net::TcpListener, auth: WsAuth) {
+/// Lower- or upper-case hex to bytes; `None` for anything else.
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Serves clients over WebSocket until the process ends; with `page`, plain HTTP requests
+/// on the same port get the supervisor web page.
+pub async fn serve_ws(
+    hub: Arc<Hub>,
+    listener: tokio::net::TcpListener,
+    auth: WsAuth,
+    page: Option<crate::web::WebPage>,
+) {
     let auth = Arc::new(auth);
+    let page = page.map(Arc::new);
     loop {
         let Ok((stream, peer)) = listener.accept().await else {
             continue;
         };
         let hub = hub.clone();
         let auth = auth.clone();
+        let page = page.clone();
         tokio::spawn(async move {
-            if let Err(err) = serve_ws_client(hub, stream, peer, &auth).await {
+            let served = match page {
+                None => serve_ws_client(hub, stream, peer, &auth).await,
+                Some(page) => match crate::web::route(stream, &page).await {
+                    Ok(crate::web::Routed::Upgrade(stream)) => {
+                        serve_ws_client(hub, stream, peer, &auth).await
+                    }
+                    Ok(crate::web::Routed::Served) => Ok(()),
+                    Err(err) => Err(err.into()),
+                },
+            };
+            if let Err(err) = served {
                 tracing::info!(%peer, %err, "websocket client refused or failed");
             }
         });
@@ -204,14 +271,25 @@ pub async fn serve_ws(hub: Arc<Hub>, listener: tokio::net::TcpListener, auth: Ws
 
 // The handshake callback's error type is tungstenite's HTTP response: it cannot be boxed.
 #[allow(clippy::result_large_err)]
-async fn serve_ws_client(
+async fn serve_ws_client<S>(
     hub: Arc<Hub>,
-    stream: tokio::net::TcpStream,
+    stream: S,
     peer: SocketAddr,
     auth: &WsAuth,
-) -> Result<(), tokio_tungstenite::tungstenite::Error> {
-    let callback = |request: &Request, response: Response| match auth.check(request) {
-        Ok(()) => Ok(response),
+) -> Result<(), tokio_tungstenite::tungstenite::Error>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let callback = |request: &Request, mut response: Response| match auth.check(request) {
+        Ok(selected) => {
+            if let Some(protocol) = selected {
+                response.headers_mut().insert(
+                    "sec-websocket-protocol",
+                    tokio_tungstenite::tungstenite::http::HeaderValue::from_static(protocol),
+                );
+            }
+            Ok(response)
+        }
         Err((status, why)) => {
             let mut refusal = ErrorResponse::new(Some(why.to_string()));
             *refusal.status_mut() = status;

@@ -27,6 +27,10 @@ pub struct AppServerArgs {
     /// Unload threads idle for longer than SECS (history stays on disk; they reload on use).
     #[arg(long, value_name = "SECS", default_value_t = 600)]
     idle_unload_secs: u64,
+    /// Also serve the supervisor web page on the WebSocket's port (needs ws://); its URL, with
+    /// the token in the fragment, is printed on stdout (a fresh token without --ws-token-file).
+    #[arg(long)]
+    web: bool,
     #[command(subcommand)]
     command: Option<AppServerCommand>,
 }
@@ -57,20 +61,56 @@ pub async fn run(args: AppServerArgs) -> Result<()> {
         args.listen.parse().map_err(anyhow::Error::msg)?
     };
     let ws_token = match &args.ws_token_file {
-        Some(path) => {
-            let token = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the token file {}", path.display()))?;
-            let token = token.trim().to_string();
-            if token.len() < 16 {
-                bail!(
-                    "the token in {} is shorter than 16 characters",
-                    path.display()
-                );
-            }
-            Some(token)
-        }
+        Some(path) => Some(read_token(path)?),
+        // The page needs a token; a fresh one reaches the user only in the printed URL.
+        None if args.web => Some(fresh_token()?),
         None => None,
     };
+    serve(Served {
+        listen,
+        config: args.config,
+        ws_token,
+        allowed_origins: args.ws_allowed_origins,
+        idle_unload_secs: args.idle_unload_secs,
+        web: args.web,
+    })
+    .await
+}
+
+fn read_token(path: &std::path::Path) -> Result<String> {
+    let token = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the token file {}", path.display()))?;
+    let token = token.trim().to_string();
+    if token.len() < 16 {
+        bail!(
+            "the token in {} is shorter than 16 characters",
+            path.display()
+        );
+    }
+    Ok(token)
+}
+
+/// 32 random bytes from the kernel, as hex.
+pub fn fresh_token() -> Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("cannot read /dev/urandom for a capability token")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// What `troupe app-server` and `troupe web` both start.
+pub struct Served {
+    pub listen: Listen,
+    pub config: Vec<String>,
+    pub ws_token: Option<String>,
+    pub allowed_origins: Vec<String>,
+    pub idle_unload_secs: u64,
+    pub web: bool,
+}
+
+pub async fn serve(args: Served) -> Result<()> {
     let home = troupe_config::home::troupe_home()?;
     // Check the config once at start: a broken config.toml is an error now, not per thread.
     troupe_config::resolve::load_config(
@@ -84,11 +124,12 @@ pub async fn run(args: AppServerArgs) -> Result<()> {
     let runtime =
         Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;
     let options = ServeOptions {
-        listen,
+        listen: args.listen,
         home,
         overrides: args.config,
-        ws_token,
-        allowed_origins: args.ws_allowed_origins,
+        ws_token: args.ws_token,
+        allowed_origins: args.allowed_origins,
+        web: args.web,
         // 0 keeps every thread loaded.
         idle_unload: (args.idle_unload_secs > 0)
             .then(|| std::time::Duration::from_secs(args.idle_unload_secs)),

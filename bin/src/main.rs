@@ -14,6 +14,7 @@ mod sandbox;
 mod threads;
 mod threads_tree;
 mod trust;
+mod web;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -52,6 +53,8 @@ enum Command {
     Trust(trust::TrustArgs),
     /// Serve Codex's app-server protocol (JSON-RPC) over stdio, a unix socket or WebSocket.
     AppServer(app_server::AppServerArgs),
+    /// Serve the supervisor web page on a free loopback port and print its URL (with a token).
+    Web(web::WebArgs),
     /// Store an API key (read from stdin with `--with-api-key`) in `$TROUPE_HOME/auth.json`.
     Login(login::LoginArgs),
     /// Remove the stored API keys.
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
         Some(Command::AppServer(args)) => runtime.block_on(app_server::run(args)).map(ok),
+        Some(Command::Web(args)) => runtime.block_on(web::run(args)).map(ok),
         Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),
         Some(Command::List(args)) => home().and_then(|h| threads::list(&h, args)).map(ok),
         Some(Command::Fork(args)) => home().and_then(|h| threads::fork(&h, args)).map(ok),

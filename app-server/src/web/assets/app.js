@@ -1,0 +1,264 @@
+// The supervisor page: wires the app-server client (rpc.js) to the store (state.js) and the
+// views (views.js), and turns the composer, buttons and keys into JSON-RPC calls.
+
+import { Rpc } from './rpc.js';
+import { Store } from './state.js';
+import { ApprovalQueue, ThreadList, Transcript } from './views.js';
+
+const LIST_POLL_MS = 3000;
+const $ = (id) => document.getElementById(id);
+
+function takeToken() {
+  const match = location.hash.match(/(?:^#|&)token=([^&]*)/);
+  if (match) {
+    const token = decodeURIComponent(match[1]);
+    // Kept for a reload of this tab only, and taken out of the address bar and history.
+    sessionStorage.setItem('troupe-token', token);
+    history.replaceState(null, '', location.pathname);
+    return token;
+  }
+  return sessionStorage.getItem('troupe-token');
+}
+
+const store = new Store();
+let rpc = null;
+let dirty = { list: true, transcript: true, approvals: true };
+let frameQueued = false;
+
+const list = new ThreadList($('threads'), store, { onSelect: (id) => select(id) });
+const transcript = new Transcript($('transcript'), store);
+const approvals = new ApprovalQueue($('approvals'), store, {
+  onDecide: (request, decision) => decide(request, decision),
+  onOpen: (id) => select(id),
+});
+
+function redraw() {
+  if (frameQueued) return;
+  frameQueued = true;
+  requestAnimationFrame(() => {
+    frameQueued = false;
+    if (dirty.list) list.draw();
+    if (dirty.transcript) transcript.draw();
+    if (dirty.approvals) approvals.draw();
+    updateComposer();
+    dirty = { list: false, transcript: false, approvals: false };
+  });
+}
+
+store.subscribe((threadId, itemId) => {
+  dirty.list = true;
+  dirty.approvals = true;
+  if (threadId === transcript.threadId) {
+    transcript.itemChanged(threadId, itemId);
+    dirty.transcript = true;
+  }
+  redraw();
+});
+
+function notice(text, kind = 'info') {
+  const box = $('notice');
+  box.textContent = text;
+  box.dataset.kind = kind;
+  box.hidden = !text;
+}
+
+function setConnection(state, detail) {
+  const badge = $('connection');
+  badge.dataset.state = state;
+  badge.textContent = state;
+  if (state === 'refused') {
+    notice('The server refused this page: the token is missing or wrong, or this origin is not allowed. Open the URL `troupe web` printed.', 'error');
+  } else if (state === 'failed') {
+    notice(`Connection failed: ${detail ?? ''}`, 'error');
+  } else if (state === 'open') {
+    notice('');
+    onConnected();
+  } else if (state === 'reconnecting') {
+    // Open questions come again with thread/resume; drop the stale copies.
+    store.approvals = [];
+    dirty.approvals = true;
+    redraw();
+  }
+}
+
+async function onConnected() {
+  // After a drop: every thread we followed is resumed; its turns replace what we had.
+  const followed = [...store.threads.values()].filter((t) => t.subscribed);
+  await Promise.all(followed.map((t) => resume(t.id)));
+  await refreshList();
+}
+
+async function resume(threadId) {
+  try {
+    const result = await rpc.call('thread/resume', { threadId });
+    const thread = store.mergeThread(result.thread, { withTurns: true });
+    thread.subscribed = true;
+    thread.model = result.model ?? thread.model;
+    if (threadId === transcript.threadId) transcript.full = true;
+    dirty.transcript = true;
+    redraw();
+  } catch (err) {
+    notice(`Cannot open thread ${threadId}: ${err.message}`, 'error');
+  }
+}
+
+async function refreshList() {
+  if (!rpc) return;
+  let result;
+  try {
+    result = await rpc.call('thread/list', { limit: 100 });
+  } catch {
+    return;
+  }
+  for (const wire of result.data ?? []) {
+    const thread = store.mergeThread(wire);
+    // Follow live what the user cannot see otherwise: sub-agents of followed threads and
+    // threads another client runs.
+    const parent = thread.parentId && store.threads.get(thread.parentId);
+    if (!thread.subscribed && (parent?.subscribed || wire.status?.type === 'active')) {
+      thread.subscribed = true;
+      resume(thread.id);
+    }
+  }
+}
+
+function select(threadId) {
+  list.selected = threadId;
+  transcript.show(threadId);
+  const thread = store.threads.get(threadId);
+  if (thread && !thread.subscribed) {
+    thread.subscribed = true;
+    resume(threadId);
+  }
+  dirty.list = true;
+  dirty.transcript = true;
+  document.body.classList.add('showing-transcript');
+  redraw();
+}
+
+function decide(request, decision) {
+  if (rpc.answer(request.id, { decision })) {
+    // Other clients learn through serverRequest/resolved; we drop ours now.
+    store.resolveApproval(request.id);
+  }
+}
+
+function selectedThread() {
+  return transcript.threadId ? store.threads.get(transcript.threadId) : null;
+}
+
+function updateComposer() {
+  const thread = selectedThread();
+  const running = thread && ['running', 'approval'].includes(Store.statusOf(thread));
+  $('send').textContent = !thread ? 'Start thread' : running ? 'Steer' : 'Send';
+  $('interrupt').disabled = !running;
+  $('new-thread-options').hidden = Boolean(thread);
+  $('composer-target').textContent = thread ? `to ${thread.nickname ?? thread.preview?.slice(0, 40) ?? thread.id}` : 'new thread';
+}
+
+async function send(event) {
+  event.preventDefault();
+  const prompt = $('prompt').value.trim();
+  if (!prompt || !rpc) return;
+  const input = [{ type: 'text', text: prompt, text_elements: [] }];
+  const thread = selectedThread();
+  try {
+    if (!thread) {
+      const params = {};
+      for (const [field, key] of [['cwd', 'cwd'], ['model', 'model'], ['sandbox', 'sandbox'], ['approval', 'approvalPolicy']]) {
+        const value = $(field).value.trim();
+        if (value) params[key] = value;
+      }
+      const started = await rpc.call('thread/start', params);
+      const created = store.mergeThread(started.thread, { withTurns: true });
+      created.subscribed = true;
+      created.model = started.model ?? created.model;
+      await rpc.call('turn/start', { threadId: created.id, input });
+      select(created.id);
+    } else if (['running', 'approval'].includes(Store.statusOf(thread))) {
+      await rpc.call('turn/steer', { threadId: thread.id, expectedTurnId: thread.turns.at(-1)?.id, input });
+    } else {
+      await rpc.call('turn/start', { threadId: thread.id, input });
+    }
+    $('prompt').value = '';
+  } catch (err) {
+    notice(err.message, 'error');
+  }
+}
+
+async function interrupt() {
+  const thread = selectedThread();
+  const turn = thread?.turns.at(-1);
+  if (!turn) return;
+  try {
+    await rpc.call('turn/interrupt', { threadId: thread.id, turnId: turn.id });
+  } catch (err) {
+    notice(err.message, 'error');
+  }
+}
+
+function typing(target) {
+  return ['INPUT', 'TEXTAREA', 'SELECT'].includes(target?.tagName);
+}
+
+document.addEventListener('keydown', (event) => {
+  if (typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+  const first = store.approvals[0];
+  if (!first) return;
+  const decision = { y: 'accept', a: 'acceptForSession', n: 'decline', Escape: 'cancel' }[event.key];
+  if (decision) {
+    event.preventDefault();
+    decide(first, decision);
+  }
+});
+
+$('composer').addEventListener('submit', send);
+$('prompt').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) send(event);
+});
+$('interrupt').addEventListener('click', interrupt);
+$('new-thread').addEventListener('click', () => {
+  list.selected = null;
+  transcript.show(null);
+  document.body.classList.remove('showing-transcript');
+  dirty = { list: true, transcript: true, approvals: true };
+  redraw();
+});
+$('back').addEventListener('click', () => document.body.classList.remove('showing-transcript'));
+$('filter').addEventListener('input', (event) => {
+  list.query = event.target.value;
+  dirty.list = true;
+  redraw();
+});
+$('status-filter').addEventListener('change', (event) => {
+  list.statusFilter = event.target.value;
+  dirty.list = true;
+  redraw();
+});
+
+const token = takeToken();
+if (!token) {
+  setConnection('refused');
+} else {
+  rpc = new Rpc({
+    url: `ws://${location.host}/`,
+    token,
+    onNotification: (message) => store.apply(message),
+    onRequest: (request) => {
+      if (request.method.endsWith('/requestApproval')) store.addApproval(request);
+      else rpc.socket?.send(JSON.stringify({ id: request.id, error: { code: -32601, message: `the page does not handle ${request.method}` } }));
+    },
+    onState: setConnection,
+  });
+  rpc.connect();
+  setInterval(refreshList, LIST_POLL_MS);
+}
+// Elapsed times move even when nothing else does.
+setInterval(() => {
+  dirty.list = true;
+  redraw();
+}, 1000);
+redraw();
+
+// For the browser tests and the curious: the page's state and a way to drop the socket.
+window.troupePage = { store, dropConnection: () => rpc?.dropForTest() };

@@ -1,0 +1,209 @@
+// Items of a transcript as DOM nodes. Every model, command and file text goes through
+// textContent (or the markdown renderer, which uses it too): nothing here parses markup.
+
+import { renderMarkdown, stripTerminalCodes } from './markdown.js';
+import { commandText } from './state.js';
+
+/** Characters of a command's output drawn; the rest sits behind "show all". */
+export const OUTPUT_SHOWN_CHARS = 16 * 1024;
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+/** A node for one item (replaced whole when the item changes). */
+export function renderItem(item) {
+  const box = el('div', `item item-${item.type}`);
+  box.dataset.itemId = item.id;
+  switch (item.type) {
+    case 'userMessage':
+      box.append(el('div', 'who', 'you'), el('div', 'user-text', userText(item)));
+      break;
+    case 'agentMessage':
+      box.append(renderMarkdown(item.text ?? ''));
+      break;
+    case 'reasoning': {
+      const text = item.summaryText ?? (item.summary ?? []).join('\n');
+      box.append(el('div', 'who', 'thinking'), el('div', 'reasoning-text', stripTerminalCodes(text)));
+      break;
+    }
+    case 'commandExecution':
+      box.append(renderCommand(item));
+      break;
+    case 'fileChange':
+      box.append(renderFileChange(item));
+      break;
+    case 'collabAgentToolCall': {
+      const receivers = (item.receiverThreadIds ?? []).join(', ');
+      box.append(el('div', 'who', `agents: ${item.tool ?? ''} (${item.status ?? ''})`));
+      if (item.prompt) box.append(el('div', 'tool-args', stripTerminalCodes(item.prompt)));
+      if (receivers) box.append(el('div', 'tool-args', `→ ${receivers}`));
+      break;
+    }
+    default: {
+      box.append(el('div', 'who', `${item.type}${item.tool ? `: ${item.tool}` : ''}`));
+      const detail = item.arguments ?? item.text ?? item.output ?? null;
+      if (detail !== null) {
+        const text = typeof detail === 'string' ? detail : JSON.stringify(detail, null, 1);
+        box.append(el('pre', 'tool-args', stripTerminalCodes(text).slice(0, OUTPUT_SHOWN_CHARS)));
+      }
+    }
+  }
+  return box;
+}
+
+function userText(item) {
+  return (item.content ?? [])
+    .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+    .join('\n');
+}
+
+function renderCommand(item) {
+  const cell = el('div', 'command');
+  const head = el('div', 'command-head');
+  const status = item.status ?? 'inProgress';
+  const exit = item.exitCode === undefined || item.exitCode === null ? '' : ` exit ${item.exitCode}`;
+  head.append(
+    el('span', 'prompt', '$ '),
+    el('code', 'command-line', stripTerminalCodes(commandText(item.command))),
+    el('span', `badge badge-${status}`, `${status}${exit}`),
+  );
+  cell.append(head);
+  if (item.cwd) cell.append(el('div', 'muted', item.cwd));
+  const output = stripTerminalCodes(item.aggregatedOutput ?? '');
+  if (output || item.droppedChars) {
+    const pre = el('pre', 'output');
+    const hidden = output.length - OUTPUT_SHOWN_CHARS;
+    if (hidden > 0 || item.droppedChars) {
+      const note = el('button', 'more', `${(Math.max(hidden, 0) + (item.droppedChars ?? 0)).toLocaleString()} earlier characters hidden`);
+      if (hidden > 0) {
+        note.addEventListener('click', () => {
+          pre.textContent = output;
+          if (item.droppedChars) pre.prepend(el('div', 'muted', `(${item.droppedChars} characters not kept)`));
+        });
+      }
+      cell.append(note);
+    }
+    pre.textContent = hidden > 0 ? output.slice(hidden) : output;
+    cell.append(pre);
+  }
+  return cell;
+}
+
+function renderFileChange(item) {
+  const box = el('div', 'file-change');
+  const changes = item.changes ?? [];
+  box.append(el('div', 'who', `edit (${item.status ?? 'inProgress'})`));
+  for (const change of changes) {
+    const file = el('details', 'file');
+    file.open = changes.length <= 3;
+    const kind = change.kind?.type ?? change.kind ?? 'update';
+    const moved = change.kind?.move_path ? ` → ${change.kind.move_path}` : '';
+    const summary = el('summary');
+    summary.append(el('span', `badge badge-${kind}`, kind), ` ${change.path}${moved}`);
+    file.append(summary, renderDiff(change.diff ?? ''));
+    box.append(file);
+  }
+  if (item.output) box.append(el('pre', 'output', stripTerminalCodes(item.output)));
+  return box;
+}
+
+/** A unified diff, one line per row, coloured by its first character. */
+export function renderDiff(diff) {
+  const pre = el('pre', 'diff');
+  const lines = stripTerminalCodes(diff).split('\n');
+  const shown = lines.slice(0, 2000);
+  for (const line of shown) {
+    const kind = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'ctx';
+    pre.append(el('span', `diff-${kind}`, `${line}\n`));
+  }
+  if (lines.length > shown.length) pre.append(el('span', 'muted', `… ${lines.length - shown.length} more lines`));
+  return pre;
+}
+
+/** A plan checklist (`turn/plan/updated`). */
+export function renderPlan(plan) {
+  const box = el('div', 'item plan');
+  box.append(el('div', 'who', 'plan'));
+  if (plan.explanation) box.append(el('div', 'muted', stripTerminalCodes(plan.explanation)));
+  const list = el('ul', 'checklist');
+  for (const step of plan.plan) {
+    const li = el('li', `step step-${step.status}`);
+    const box2 = el('input');
+    box2.type = 'checkbox';
+    box2.disabled = true;
+    box2.checked = step.status === 'completed';
+    li.append(box2, ` ${stripTerminalCodes(step.step)}`);
+    list.append(li);
+  }
+  box.append(list);
+  return box;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+/** Bars of context use per turn, and the running total as a line (inline SVG). */
+export function renderTokenChart(thread) {
+  const history = thread.tokenHistory;
+  const width = 320;
+  const height = 90;
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'token-chart', role: 'img' });
+  const title = svg('title', {});
+  title.textContent = `tokens per turn for ${thread.id}`;
+  chart.append(title);
+  if (history.length === 0) return chart;
+  const maxTotal = Math.max(...history.map((h) => h.total), 1);
+  const maxContext = Math.max(thread.contextWindow ?? 0, ...history.map((h) => h.context), 1);
+  const step = width / history.length;
+  const points = [];
+  history.forEach((h, i) => {
+    const barHeight = (h.context / maxContext) * (height - 12);
+    const bar = svg('rect', {
+      x: i * step + 1,
+      y: height - barHeight,
+      width: Math.max(step - 2, 1),
+      height: barHeight,
+      class: 'bar',
+    });
+    const tip = svg('title', {});
+    tip.textContent = `${h.turnId}: context ${h.context}, total ${h.total}`;
+    bar.append(tip);
+    chart.append(bar);
+    points.push(`${i * step + step / 2},${height - (h.total / maxTotal) * (height - 12)}`);
+  });
+  chart.append(svg('polyline', { points: points.join(' '), class: 'line', fill: 'none' }));
+  return chart;
+}
+
+/** The tool calls of a turn on a time axis. */
+export function renderTimeline(thread, turn) {
+  const tools = turn.itemIds
+    .map((id) => thread.items.get(id))
+    .filter((item) => item && !['userMessage', 'agentMessage', 'reasoning'].includes(item.type))
+    .map((item) => ({ item, times: thread.toolTimes.get(item.id) }))
+    .filter((t) => t.times);
+  const box = el('div', 'timeline');
+  if (tools.length === 0) return box;
+  const start = Math.min(...tools.map((t) => t.times.start));
+  const end = Math.max(...tools.map((t) => t.times.end ?? Date.now()), start + 1);
+  for (const { item, times } of tools) {
+    const row = el('div', 'timeline-row');
+    const label = item.type === 'commandExecution' ? commandText(item.command) : item.tool ?? item.type;
+    const bar = el('div', 'timeline-bar');
+    bar.style.marginLeft = `${((times.start - start) / (end - start)) * 100}%`;
+    bar.style.width = `${Math.max((((times.end ?? Date.now()) - times.start) / (end - start)) * 100, 1)}%`;
+    row.append(el('span', 'timeline-label', stripTerminalCodes(label).slice(0, 60)), bar);
+    row.title = `${label}: ${(((times.end ?? Date.now()) - times.start) / 1000).toFixed(1)} s`;
+    box.append(row);
+  }
+  return box;
+}

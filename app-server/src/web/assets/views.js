@@ -1,0 +1,231 @@
+// The page's three panes: the thread tree, the selected thread's transcript, and the
+// approvals queue. Each redraws at most once per animation frame, and only what changed.
+
+import { Store, commandText } from './state.js';
+import { el, renderItem, renderPlan, renderTimeline, renderTokenChart } from './render.js';
+import { stripTerminalCodes } from './markdown.js';
+
+/** Items drawn at the end of a transcript; earlier ones wait behind a button. */
+export const TRANSCRIPT_TAIL_ITEMS = 200;
+
+const STATUS_LABEL = {
+  running: 'running',
+  approval: 'waiting for approval',
+  idle: 'idle',
+  failed: 'failed',
+  done: 'done',
+  interrupted: 'interrupted',
+};
+
+export function elapsed(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${s % 60}s` : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+export class ThreadList {
+  constructor(root, store, { onSelect }) {
+    this.root = root;
+    this.store = store;
+    this.onSelect = onSelect;
+    this.selected = null;
+    this.query = '';
+    this.statusFilter = '';
+  }
+
+  filter() {
+    const q = this.query.toLowerCase();
+    const status = this.statusFilter;
+    if (!q && !status) return null;
+    return (t) =>
+      (!status || Store.statusOf(t) === status) &&
+      (!q || [t.id, t.name, t.preview, t.nickname, t.activity].some((f) => (f ?? '').toLowerCase().includes(q)));
+  }
+
+  draw() {
+    const rows = this.store.tree(this.filter());
+    const list = el('ul', 'thread-tree');
+    for (const [thread, depth] of rows) {
+      const status = Store.statusOf(thread);
+      const li = el('li', `thread-row status-${status}${thread.id === this.selected ? ' selected' : ''}`);
+      li.dataset.threadId = thread.id;
+      li.dataset.status = status;
+      li.style.paddingLeft = `${0.5 + depth * 1.2}rem`;
+      li.tabIndex = 0;
+      const title = thread.nickname
+        ? `${thread.nickname} (sub-agent)`
+        : thread.name || thread.preview || thread.id.slice(0, 8);
+      const head = el('div', 'thread-head');
+      head.append(el('span', `dot dot-${status}`), el('span', 'thread-title', stripTerminalCodes(title).slice(0, 80)));
+      const meta = el('div', 'thread-meta');
+      const since = thread.turnStartedAt ? elapsed(Date.now() - thread.turnStartedAt) : '';
+      meta.append(
+        el('span', `status-label`, STATUS_LABEL[status]),
+        el('span', 'elapsed', since),
+        el('span', 'tokens', thread.tokens ? `${thread.tokens.toLocaleString()} tok` : ''),
+      );
+      li.append(head, meta);
+      if (thread.activity && status !== 'done' && status !== 'idle') {
+        li.append(el('div', 'activity', stripTerminalCodes(thread.activity).slice(0, 100)));
+      }
+      li.addEventListener('click', () => this.onSelect(thread.id));
+      li.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') this.onSelect(thread.id);
+      });
+      list.append(li);
+    }
+    if (rows.length === 0) list.append(el('li', 'empty', 'no threads'));
+    this.root.replaceChildren(list);
+  }
+}
+
+export class Transcript {
+  constructor(root, store) {
+    this.root = root;
+    this.store = store;
+    this.threadId = null;
+    this.nodes = new Map();
+    this.dirtyItems = new Set();
+    this.full = true;
+    this.showAll = false;
+  }
+
+  show(threadId) {
+    this.threadId = threadId;
+    this.showAll = false;
+    this.full = true;
+  }
+
+  itemChanged(threadId, itemId) {
+    if (threadId !== this.threadId) return;
+    if (itemId && this.nodes.has(itemId)) this.dirtyItems.add(itemId);
+    else this.full = true;
+  }
+
+  draw() {
+    const thread = this.threadId && this.store.threads.get(this.threadId);
+    if (!thread) {
+      this.root.replaceChildren(el('div', 'empty', 'Select a thread, or start one below.'));
+      this.nodes.clear();
+      return;
+    }
+    if (!this.full) {
+      for (const id of this.dirtyItems) {
+        const item = thread.items.get(id);
+        const old = this.nodes.get(id);
+        if (item && old) {
+          const fresh = renderItem(item);
+          old.replaceWith(fresh);
+          this.nodes.set(id, fresh);
+        }
+      }
+      this.dirtyItems.clear();
+      this.stickToBottom();
+      return;
+    }
+    this.full = false;
+    this.dirtyItems.clear();
+    this.nodes.clear();
+    const wasAtBottom = this.atBottom();
+    const body = el('div', 'transcript-body');
+    const header = el('div', 'transcript-header');
+    header.append(
+      el('h2', null, stripTerminalCodes(thread.nickname ?? thread.name ?? thread.preview ?? thread.id).slice(0, 120) || thread.id),
+      el('div', 'muted', `${thread.id} · ${thread.cwd} · ${thread.model ?? ''}`),
+      renderTokenChart(thread),
+    );
+    body.append(header);
+    const total = thread.turns.reduce((n, t) => n + t.itemIds.length, 0);
+    let skip = this.showAll ? 0 : Math.max(0, total - TRANSCRIPT_TAIL_ITEMS);
+    if (skip > 0) {
+      const more = el('button', 'more show-earlier', `${skip.toLocaleString()} earlier items hidden: show all`);
+      more.addEventListener('click', () => {
+        this.showAll = true;
+        this.full = true;
+        this.draw();
+      });
+      body.append(more);
+    }
+    for (const turn of thread.turns) {
+      if (skip >= turn.itemIds.length) {
+        skip -= turn.itemIds.length;
+        continue;
+      }
+      const section = el('section', `turn turn-${turn.status}`);
+      section.dataset.turnId = turn.id;
+      section.append(el('div', 'turn-label', `${turn.id} · ${turn.status}`));
+      for (const id of turn.itemIds.slice(skip)) {
+        const item = thread.items.get(id);
+        if (!item) continue;
+        const node = renderItem(item);
+        this.nodes.set(id, node);
+        section.append(node);
+      }
+      skip = 0;
+      const plan = thread.plans.get(turn.id);
+      if (plan) section.append(renderPlan(plan));
+      if (turn.error) section.append(el('div', 'turn-error', stripTerminalCodes(turn.error.message ?? 'failed')));
+      const timeline = renderTimeline(thread, turn);
+      if (timeline.childElementCount > 0) {
+        const details = el('details', 'timeline-box');
+        details.append(el('summary', null, 'tool timeline'), timeline);
+        section.append(details);
+      }
+      body.append(section);
+    }
+    this.root.replaceChildren(body);
+    if (wasAtBottom) this.root.scrollTop = this.root.scrollHeight;
+  }
+
+  atBottom() {
+    return this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 80;
+  }
+
+  stickToBottom() {
+    if (this.atBottom() || this.root.scrollTop === 0) this.root.scrollTop = this.root.scrollHeight;
+  }
+}
+
+export class ApprovalQueue {
+  constructor(root, store, { onDecide, onOpen }) {
+    this.root = root;
+    this.store = store;
+    this.onDecide = onDecide;
+    this.onOpen = onOpen;
+  }
+
+  draw() {
+    const approvals = this.store.approvals;
+    this.root.hidden = approvals.length === 0;
+    const list = el('div', 'approvals-list');
+    list.append(el('h2', null, `Approvals (${approvals.length})`));
+    approvals.forEach((request, index) => {
+      const p = request.params;
+      const thread = this.store.threads.get(p.threadId);
+      const card = el('div', `approval${index === 0 ? ' first' : ''}`);
+      card.dataset.requestId = String(request.id);
+      const what = request.method === 'item/fileChange/requestApproval'
+        ? `edit files${p.grantRoot ? ` under ${p.grantRoot}` : ''}`
+        : commandText(p.command);
+      const from = el('button', 'link', thread?.nickname ?? thread?.preview?.slice(0, 40) ?? p.threadId);
+      from.addEventListener('click', () => this.onOpen(p.threadId));
+      card.append(from, el('code', 'approval-what', stripTerminalCodes(what)));
+      if (p.reason) card.append(el('div', 'muted', stripTerminalCodes(p.reason)));
+      if (p.cwd) card.append(el('div', 'muted', `in ${p.cwd}`));
+      const buttons = el('div', 'buttons');
+      for (const [decision, label, key] of [
+        ['accept', 'Approve once', 'y'],
+        ['acceptForSession', 'For session', 'a'],
+        ['decline', 'Deny', 'n'],
+        ['cancel', 'Abort turn', 'Esc'],
+      ]) {
+        const button = el('button', `decide decide-${decision}`, label);
+        if (index === 0) button.append(el('kbd', null, key));
+        button.addEventListener('click', () => this.onDecide(request, decision));
+        buttons.append(button);
+      }
+      card.append(buttons);
+      list.append(card);
+    });
+    this.root.replaceChildren(list);
+  }
+}
