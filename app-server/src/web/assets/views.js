@@ -51,9 +51,8 @@ export class ThreadList {
       li.dataset.status = status;
       li.style.paddingLeft = `${0.5 + depth * 1.2}rem`;
       li.tabIndex = 0;
-      const title = thread.nickname
-        ? `${thread.nickname} (sub-agent)`
-        : thread.name || thread.preview || thread.id.slice(0, 8);
+      const base = thread.nickname || thread.name || thread.preview || thread.id.slice(0, 8);
+      const title = thread.parentId ? `${base} (sub-agent)` : base;
       const head = el('div', 'thread-head');
       head.append(el('span', `dot dot-${status}`), el('span', 'thread-title', stripTerminalCodes(title).slice(0, 80)));
       const meta = el('div', 'thread-meta');
