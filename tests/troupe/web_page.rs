@@ -184,6 +184,21 @@ fn words(tag: &str, end: &str) -> String {
 const HOSTILE_OUTPUT: &str = "<script>window.__canary='pwned'</script>\n<img src=x onerror=\"window.pwned=1\">\n\x1b[31mANSI-RED\x1b[0m \x1b]0;title\x07\n";
 const HOSTILE_TEXT: &str = "Look <script>window.__canary='pwned'</script> and <img src=x onerror=\"window.pwned=1\">.\n\n[click me](javascript:window.pwned=2) and [safe](https://example.com/safe) and <a href=\"javascript:window.pwned=3\">raw</a>\n\n\x1b[31mANSI-RED\x1b[0m\n\nHOSTILE-END";
 
+/// The sub-agent's parent answers from the main script: once it has spawned, its requests
+/// carry the child's reports as their last user message, so they cannot be routed by a key.
+fn parent_script() -> Vec<MockResponse> {
+    vec![
+        MockResponse::tool_calls(vec![spawn_call(
+            "sp1",
+            "helper",
+            "child-marker: say hi",
+            "none",
+        )]),
+        wait_call("wt1"),
+        MockResponse::text("parent done"),
+    ]
+}
+
 fn script_the_mock(harness: &Harness, interrupt_marker: &str) {
     let mock = &harness.mock;
     mock.route("alpha-task", vec![slow_text(&words("alpha", "ALPHA-END"))]);
@@ -216,19 +231,6 @@ fn script_the_mock(harness: &Harness, interrupt_marker: &str) {
             "in1",
             &["sh", "-c", &format!("sleep 120; echo {interrupt_marker}")],
         )],
-    );
-    mock.route(
-        "spawn-task",
-        vec![
-            MockResponse::tool_calls(vec![spawn_call(
-                "sp1",
-                "helper",
-                "child-marker: say hi",
-                "none",
-            )]),
-            wait_call("wt1"),
-            MockResponse::text("parent done"),
-        ],
     );
     mock.route("child-marker", vec![MockResponse::text("child says hi")]);
     mock.route("reconnect-task", vec![MockResponse::text("first answer")]);
@@ -280,7 +282,7 @@ fn process_alive(marker: &str) -> bool {
 async fn a_person_supervises_threads_from_headless_chromium() {
     require_browser_tools();
     crate::use_sandbox_helper();
-    let harness = crate::app_server_support::harness(vec![]);
+    let harness = crate::app_server_support::harness(parent_script());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

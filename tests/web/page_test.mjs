@@ -153,6 +153,8 @@ const cases = {
     assert(parentOf === parent, `the sub-agent's parent is ${parentOf}, not ${parent}`);
     await child.click();
     await page.locator('#transcript .item-agentMessage', { hasText: 'child says hi' }).waitFor({ timeout: WAIT });
+    await page.locator('.thread-row', { hasText: 'spawn-task' }).click();
+    await page.locator('#transcript .item-agentMessage', { hasText: 'parent done' }).waitFor({ timeout: WAIT });
     await shot(page, 'subagent');
   },
 
@@ -211,7 +213,8 @@ const cases = {
     const drawn = await page.evaluate(async () => {
       const { store } = window.troupePage;
       const threadId = '00000000-0000-0000-0000-00000000b16b';
-      store.mergeThread({ id: threadId, preview: 'synthetic big thread', createdAt: 1, status: { type: 'idle' } });
+      // Followed already, so opening it does not ask the server about a thread it never had.
+      store.mergeThread({ id: threadId, preview: 'synthetic big thread', createdAt: 1, status: { type: 'idle' } }).subscribed = true;
       const turnId = 'turn-1';
       for (let i = 0; i < 5000; i += 1) {
         store.apply({ method: 'item/completed', params: { threadId, turnId, item: { id: `it-${i}`, type: 'agentMessage', text: `item ${i}` } } });
@@ -219,9 +222,11 @@ const cases = {
       store.apply({ method: 'item/started', params: { threadId, turnId, item: { id: 'big-cmd', type: 'commandExecution', command: 'yes', status: 'inProgress' } } });
       const chunk = 'y\n'.repeat(512 * 1024);
       for (let i = 0; i < 10; i += 1) store.apply({ method: 'item/commandExecution/outputDelta', params: { threadId, turnId, itemId: 'big-cmd', delta: chunk } });
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await frame();
       const started = performance.now();
       document.querySelector(`.thread-row[data-thread-id="${threadId}"]`)?.click();
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await frame();
       return {
         ms: performance.now() - started,
         items: document.querySelectorAll('#transcript [data-item-id]').length,
@@ -243,7 +248,7 @@ const cases = {
     const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert(overflow <= 0, `the page is ${overflow}px wider than a phone`);
     await shot(phone, 'phone');
-    await phone.locator('.thread-row', { hasText: 'alpha-task' }).click();
+    await phone.locator('.thread-row').first().click();
     await phone.locator('#transcript .item-agentMessage').first().waitFor({ timeout: WAIT });
     await phone.context().close();
     return 'closed';

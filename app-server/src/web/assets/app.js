@@ -93,12 +93,32 @@ async function resume(threadId) {
     const result = await rpc.call('thread/resume', { threadId });
     const thread = store.mergeThread(result.thread, { withTurns: true });
     thread.subscribed = true;
+    thread.readOnly = false;
     thread.model = result.model ?? thread.model;
     if (threadId === transcript.threadId) transcript.full = true;
     dirty.transcript = true;
     redraw();
   } catch (err) {
-    notice(`Cannot open thread ${threadId}: ${err.message}`, 'error');
+    if (/already open/.test(err.message)) {
+      // A running sub-agent belongs to its parent's session and cannot be resumed: read it
+      // instead, again on every list poll while it is shown.
+      store.thread(threadId).readOnly = true;
+      await read(threadId);
+    } else {
+      notice(`Cannot open thread ${threadId}: ${err.message}`, 'error');
+    }
+  }
+}
+
+async function read(threadId) {
+  try {
+    const result = await rpc.call('thread/read', { threadId, includeTurns: true });
+    store.mergeThread(result.thread, { withTurns: true });
+    if (threadId === transcript.threadId) transcript.full = true;
+    dirty.transcript = true;
+    redraw();
+  } catch (err) {
+    notice(`Cannot read thread ${threadId}: ${err.message}`, 'error');
   }
 }
 
@@ -110,6 +130,8 @@ async function refreshList() {
   } catch {
     return;
   }
+  const shown = selectedThread();
+  if (shown?.readOnly) read(shown.id);
   for (const wire of result.data ?? []) {
     const thread = store.mergeThread(wire);
     // Follow live what the user cannot see otherwise: sub-agents of followed threads and
