@@ -238,6 +238,14 @@ fn script_the_mock(harness: &Harness, interrupt_marker: &str) {
         "second-after-reconnect",
         vec![MockResponse::text("second answer")],
     );
+    // For the opt-in frame-time benchmark (TROUPE_WEB_CASES=bench_twenty_streams).
+    for i in 0..20 {
+        let text = words(&format!("s{i}w"), "STREAM-END");
+        mock.route(
+            &format!("stream-{i}-task"),
+            vec![MockResponse::text_from_deltas(&text, &split_text(&text, 600)).odd_bytes(12)],
+        );
+    }
     mock.route(
         "hostile-task",
         vec![

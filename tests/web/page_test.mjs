@@ -245,6 +245,7 @@ const cases = {
     const phone = await openPage(url, { width: 390, height: 844 });
     await connected(phone);
     await phone.locator('.thread-row').first().waitFor({ timeout: WAIT });
+    figures.load_to_thread_list_ms = Date.now() - phone.loadedAt;
     const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert(overflow <= 0, `the page is ${overflow}px wider than a phone`);
     await shot(phone, 'phone');
@@ -267,8 +268,40 @@ const cases = {
   },
 };
 
+// Measured only when asked for (TROUPE_WEB_CASES=bench_twenty_streams): figures, no verdict.
+const benchmarks = {
+  async bench_twenty_streams(page) {
+    await connected(page);
+    figures.load_to_connected_ms = Date.now() - page.loadedAt;
+    const measure = (ms) => page.evaluate(async (ms) => {
+      const running = () => document.querySelectorAll('.thread-row[data-status=running]').length;
+      const atStart = running();
+      const gaps = [];
+      let last = performance.now();
+      const until = last + ms;
+      await new Promise((done) => {
+        const tick = (now) => {
+          gaps.push(now - last);
+          last = now;
+          if (now < until) requestAnimationFrame(tick);
+          else done();
+        };
+        requestAnimationFrame(tick);
+      });
+      gaps.sort((a, b) => a - b);
+      const at = (q) => Math.round(gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] * 10) / 10;
+      return { runningAtStart: atStart, frames: gaps.length, p50: at(0.5), p95: at(0.95), max: at(1), over16: gaps.filter((g) => g > 16.7).length };
+    }, ms);
+    // The same page with nothing streaming: what the machine gives when the page does nothing.
+    figures.idle_frames = await measure(3000);
+    for (let i = 0; i < 20; i += 1) await startThread(page, `stream-${i}-task: go`);
+    figures.twenty_streams_frames = await measure(5000);
+  },
+};
+
 let failed = false;
-const names = only ? only.split(',') : Object.keys(cases);
+Object.assign(cases, benchmarks);
+const names = only ? only.split(',') : Object.keys(cases).filter((n) => !(n in benchmarks));
 for (const name of names) {
   const page = await openPage();
   try {

@@ -45,8 +45,18 @@ function redraw() {
   });
 }
 
+// What a thread's row shows; a streamed delta that changes none of it redraws no list.
+function rowKey(thread) {
+  return thread ? `${Store.statusOf(thread)}|${thread.activity}|${thread.tokens}|${thread.turnStartedAt}|${thread.preview}|${thread.parentId}` : '';
+}
+
 store.subscribe((threadId, itemId) => {
-  dirty.list = true;
+  const thread = threadId ? store.threads.get(threadId) : null;
+  const key = rowKey(thread);
+  if (!thread || !itemId || thread.rowKey !== key) {
+    if (thread) thread.rowKey = key;
+    dirty.list = true;
+  }
   dirty.approvals = true;
   if (threadId === transcript.threadId) {
     transcript.itemChanged(threadId, itemId);
