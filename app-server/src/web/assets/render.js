@@ -163,7 +163,8 @@ export function renderTokenChart(thread) {
   if (history.length === 0) return chart;
   const maxTotal = Math.max(...history.map((h) => h.total), 1);
   const maxContext = Math.max(thread.contextWindow ?? 0, ...history.map((h) => h.context), 1);
-  const step = width / history.length;
+  // At most 24 px a turn, so one turn is a bar and not a block.
+  const step = Math.min(width / history.length, 24);
   const points = [];
   history.forEach((h, i) => {
     const barHeight = (h.context / maxContext) * (height - 12);
@@ -181,6 +182,9 @@ export function renderTokenChart(thread) {
     points.push(`${i * step + step / 2},${height - (h.total / maxTotal) * (height - 12)}`);
   });
   chart.append(svg('polyline', { points: points.join(' '), class: 'line', fill: 'none' }));
+  const legend = svg('text', { x: width - 4, y: 10, 'text-anchor': 'end', class: 'legend' });
+  legend.textContent = `${thread.tokens.toLocaleString()} tokens · bars: context per turn · line: total`;
+  chart.append(legend);
   return chart;
 }
 

@@ -276,6 +276,8 @@ function activityOf(item) {
       return `editing ${(item.changes ?? []).map((c) => c.path).join(', ') || 'files'}`;
     case 'agentMessage':
       return 'writing';
+    case 'userMessage':
+      return 'thinking';
     case 'reasoning':
       return 'thinking';
     case 'collabAgentToolCall':
