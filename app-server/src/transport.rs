@@ -225,7 +225,7 @@ impl WsAuth {
 
 /// Lower- or upper-case hex to bytes; `None` for anything else.
 fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())
