@@ -155,7 +155,10 @@ async fn the_page_is_served_with_its_policy_and_only_the_token_opens_the_socket(
         .0,
         401
     );
-    assert_eq!(upgrade(&addr, &[own_origin.clone()]).await.0, 401);
+    assert_eq!(
+        upgrade(&addr, std::slice::from_ref(&own_origin)).await.0,
+        401
+    );
     let foreign = ("origin", "http://attacker.example".to_string());
     assert_eq!(upgrade(&addr, &[foreign, offered(TOKEN)]).await.0, 403);
     // The header way still works for programs.
