@@ -275,7 +275,11 @@ if (!token) {
   rpc = new Rpc({
     url: `ws://${location.host}/`,
     token,
-    onNotification: (message) => store.apply(message),
+    onNotification: (message) => {
+      store.apply(message);
+      // Dropped from a thread for being slow: catch up from the server's view of it.
+      if (message.method === 'troupe/lagged') resume(message.params.threadId);
+    },
     onRequest: (request) => {
       if (request.method.endsWith('/requestApproval')) store.addApproval(request);
       else rpc.socket?.send(JSON.stringify({ id: request.id, error: { code: -32601, message: `the page does not handle ${request.method}` } }));
