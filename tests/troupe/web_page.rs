@@ -356,3 +356,20 @@ async fn a_person_supervises_threads_from_headless_chromium() {
     );
     assert!(!server_log.contains(TOKEN), "the token was logged");
 }
+
+#[test]
+fn web_without_a_websocket_listener_is_refused_with_the_reason() {
+    let harness = Harness::new(vec![]);
+    let out = harness
+        .command()
+        .args(["app-server", "--web"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("troupe runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--web serves the page over WebSocket: use --listen ws://IP:PORT"),
+        "{stderr}"
+    );
+}
