@@ -373,3 +373,38 @@ fn web_without_a_websocket_listener_is_refused_with_the_reason() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn troupe_web_prints_a_loopback_url_with_a_fresh_token_in_the_fragment() {
+    let harness = crate::app_server_support::harness(vec![]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_troupe"))
+        .env("TROUPE_HOME", harness.home.path())
+        .current_dir(harness.workdir.path())
+        .arg("web")
+        .kill_on_drop(true)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("troupe web starts");
+    let stdout = child.stdout.take().unwrap();
+    let url = tokio::time::timeout(WAIT, BufReader::new(stdout).lines().next_line())
+        .await
+        .expect("the URL is printed")
+        .unwrap()
+        .expect("a line");
+    let (page, token) = url.split_once("/#token=").expect("token in the fragment");
+    let addr = page.strip_prefix("http://127.0.0.1:").expect("loopback");
+    assert!(addr.parse::<u16>().is_ok(), "{url}");
+    assert_eq!(token.len(), 64, "{url}");
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{url}");
+    let addr = format!("127.0.0.1:{addr}");
+    let answer = http_get(&addr, &format!("GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n")).await;
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer:.200}");
+    let protocol = (
+        "sec-websocket-protocol",
+        format!("troupe.app-server, troupe.token.{}", hex(token)),
+    );
+    assert_eq!(upgrade(&addr, &[protocol]).await.0, 101);
+    let _ = child.start_kill();
+}
