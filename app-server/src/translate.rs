@@ -12,7 +12,7 @@ use crate::protocol::{
 };
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ids::TurnId;
@@ -51,6 +51,8 @@ pub(crate) struct OpenTurn {
     error: Option<TurnError>,
     /// The cwd of each command that began (its end does not repeat it).
     command_cwds: HashMap<String, PathBuf>,
+    /// Commands whose output was streamed while they ran (their end adds no delta).
+    streamed: HashSet<String>,
 }
 
 /// One thread's translation state: the open turn and its streaming items.
@@ -194,6 +196,7 @@ impl Translator {
                     reasoning: None,
                     error: None,
                     command_cwds: HashMap::new(),
+                    streamed: HashSet::new(),
                 });
                 out.push(self.status_changed());
                 let turn = self.open_turn();
@@ -283,8 +286,13 @@ impl Translator {
                 duration_ms,
                 ..
             } => {
-                // The runtime reports a command's output when it ends: one delta, then the item.
-                if !aggregated_output.is_empty() {
+                // A command whose output was not streamed (a PTY session, a rollout being
+                // replayed) gets it as one delta before its item.
+                let streamed = self
+                    .turn
+                    .as_mut()
+                    .is_some_and(|t| t.streamed.remove(call_id));
+                if !streamed && !aggregated_output.is_empty() {
                     out.push(self.delta(
                         "item/commandExecution/outputDelta",
                         call_id,
@@ -313,6 +321,12 @@ impl Translator {
                     *duration = Some(i64::try_from(*duration_ms).unwrap_or(i64::MAX));
                 }
                 out.push(self.completed(item, now_ms));
+            }
+            EventMsg::ExecCommandOutputDelta { call_id, chunk, .. } => {
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.streamed.insert(call_id.clone());
+                }
+                out.push(self.delta("item/commandExecution/outputDelta", call_id, chunk));
             }
             EventMsg::ExecApprovalRequest {
                 call_id,
