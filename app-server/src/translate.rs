@@ -2,7 +2,9 @@
 //! the live pump feeds it a thread's events as they come, and `turns_from_rollout` feeds it the
 //! events a rollout recorded, so `thread/read` shows what a live client saw.
 
-use crate::items::{breakdown, command_item, file_changes, plan_step, shlex_join, tool_item};
+use crate::items::{
+    breakdown, collab_item, command_item, file_changes, plan_step, shlex_join, tool_item,
+};
 use crate::protocol::{
     CommandAction, ErrorNotification, ItemCompletedNotification, ItemDeltaNotification,
     ItemStartedNotification, ItemStatus, ReasoningSummaryTextDeltaNotification, ThreadActiveFlag,
@@ -14,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
+use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ids::TurnId;
 
@@ -477,10 +480,34 @@ impl Translator {
             | EventMsg::ContextCompacted { .. }
             | EventMsg::Warning { .. }
             | EventMsg::ShutdownComplete => {}
-            // Not yet on this wire: a sub-agent is a thread of its own (`thread/list` shows it
-            // and `thread/resume` subscribes to it); the relayed copy of its activity and the
-            // collaboration tool items are not translated (docs/app-server.md says so).
-            EventMsg::CollabToolCall { .. } | EventMsg::AgentEvent { .. } => {}
+            EventMsg::CollabToolCall {
+                call_id,
+                tool,
+                sender_thread_id,
+                receiver_thread_ids,
+                prompt,
+                agents_states,
+                status,
+            } => {
+                let item = collab_item(
+                    call_id,
+                    tool,
+                    *sender_thread_id,
+                    receiver_thread_ids,
+                    prompt.as_deref(),
+                    agents_states,
+                    *status,
+                );
+                if *status == CollabCallStatus::InProgress {
+                    out.push(self.started(&self.turn_id(), item, now_ms));
+                } else {
+                    out.push(self.completed(item, now_ms));
+                }
+            }
+            // A sub-agent is a thread of its own (`thread/list` shows it with its task path in
+            // `source`, `thread/resume` subscribes to it): the root's relayed copy of its
+            // activity is not repeated on the root's wire.
+            EventMsg::AgentEvent { .. } => {}
         }
         out
     }

@@ -134,6 +134,10 @@ pub struct FileChange {
     /// Where an update moves the file, if it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub move_path: Option<PathBuf>,
+    /// What changes, as Codex shows it per file: the new file's contents (add), the removed
+    /// file's contents (delete), or the unified diff's hunks (update).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub diff: String,
 }
 
 /// What a patch does to one file.
