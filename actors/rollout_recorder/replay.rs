@@ -102,6 +102,7 @@ impl Tracker {
                 | EventMsg::Error { .. }
                 | EventMsg::AgentEvent { .. }
                 | EventMsg::CollabToolCall { .. }
+                | EventMsg::ExecCommandOutputDelta { .. }
                 | EventMsg::ShutdownComplete => {}
             },
         }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::PermissionProfile;
-use troupe_messages::tools::{ExecRequest, ExecResult};
+use troupe_messages::tools::{ExecOutputSink, ExecRequest, ExecResult};
 use troupe_sandbox::helper::{
     helper_argv, HelperBackend, HelperSpec, SETUP_FAILED_EXIT, SETUP_FAILED_PREFIX,
 };
@@ -60,12 +60,17 @@ impl Actor for LinuxSandboxActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            SandboxMsg::Spawn { request, reply } => {
+            SandboxMsg::Spawn {
+                request,
+                output,
+                reply,
+            } => {
                 let live = state.live.clone();
                 let args = state.args.clone();
                 let zygotes = state.zygotes.clone();
                 tokio::spawn(async move {
-                    let result = run_confined(&args, &request, &live, Some(&zygotes)).await;
+                    let result =
+                        run_confined(&args, &request, &live, Some(&zygotes), output.as_ref()).await;
                     let _ = reply.send(result);
                 });
             }
@@ -92,11 +97,13 @@ impl Actor for LinuxSandboxActor {
 /// Runs one request confined: in a zygote of the `linux` backend when `zygotes` is given
 /// (and the request fits a control message), else through the one-shot helper. A sandbox
 /// that could not be built is an error (nothing ran), never a silent unconfined run.
+/// `output` gets the command's output while it runs.
 pub async fn run_confined(
     args: &LinuxSandboxArgs,
     request: &ExecRequest,
     live: &LiveGroups,
     zygotes: Option<&ZygotePool>,
+    output: Option<&ExecOutputSink>,
 ) -> Result<ExecResult, String> {
     if request.profile == PermissionProfile::Disabled {
         return Err("internal: an unconfined request reached a sandbox backend".into());
@@ -109,12 +116,12 @@ pub async fn run_confined(
     };
     let result = match zygotes {
         Some(pool) if spec.backend == HelperBackend::Linux && ZygotePool::fits(request) => {
-            run_in_zygote(pool, &spec, request).await?
+            run_in_zygote(pool, &spec, request, output).await?
         }
         _ => {
             let mut wrapped = request.clone();
             wrapped.argv = helper_argv(&args.helper_exe, &spec, &request.argv)?;
-            run_process(&wrapped, live).await?
+            run_process(&wrapped, live, output).await?
         }
     };
     if result.exit_code == Some(SETUP_FAILED_EXIT) {
@@ -137,9 +144,10 @@ async fn run_in_zygote(
     pool: &ZygotePool,
     spec: &HelperSpec,
     request: &ExecRequest,
+    output: Option<&ExecOutputSink>,
 ) -> Result<ExecResult, String> {
     for _ in 0..2 {
-        match pool.run(spec, request).await {
+        match pool.run(spec, request, output).await {
             Ok(ZygoteRun::Done(result)) => return Ok(result),
             Ok(ZygoteRun::Stale) => continue,
             Err(message) => return Err(message),

@@ -40,7 +40,11 @@ impl Actor for NoneSandboxActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            SandboxMsg::Spawn { request, reply } => {
+            SandboxMsg::Spawn {
+                request,
+                output,
+                reply,
+            } => {
                 if matches!(request.profile, PermissionProfile::Managed { .. }) {
                     // Fail closed: a confined request must never run here by mistake.
                     let _ = reply.send(Err(
@@ -50,7 +54,7 @@ impl Actor for NoneSandboxActor {
                 }
                 let live = state.live.clone();
                 tokio::spawn(async move {
-                    let result = run_process(&request, &live).await;
+                    let result = run_process(&request, &live, output.as_ref()).await;
                     let _ = reply.send(result);
                 });
             }

@@ -23,7 +23,7 @@ use troupe_messages::threads::ThreadSummary;
 
 /// Version of the index layout; a different one is rebuilt from the rollouts.
 /// 2: summaries carry a sub-agent's task path, depth and nickname.
-const INDEX_FORMAT: u32 = 2;
+const INDEX_FORMAT: u32 = 3;
 const FORMAT_KEY: &[u8] = b"format";
 
 #[derive(Debug, Error)]

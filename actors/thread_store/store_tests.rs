@@ -34,6 +34,7 @@ pub(crate) fn summary(short: &str, updated: i64) -> ThreadSummary {
         task_path: None,
         depth: 0,
         nickname: None,
+        model_provider: "openai".into(),
     }
 }
 
@@ -139,6 +140,7 @@ struct StringlySummary {
     task_path: Option<String>,
     depth: u32,
     nickname: Option<String>,
+    model_provider: String,
 }
 
 #[test]
@@ -159,6 +161,7 @@ fn entries_written_by_the_string_form_read_back_unchanged() {
         task_path: Some("/root/explore".into()),
         depth: 1,
         nickname: Some("Ada".into()),
+        model_provider: "openai".into(),
     };
     let old_bincode = bincode::serialize(&old).unwrap();
     let old_json = serde_json::to_string(&old).unwrap();

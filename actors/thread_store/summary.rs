@@ -45,6 +45,7 @@ pub fn thread_summary(
         task_path: meta.agent.as_ref().map(|a| a.task_path.clone()),
         depth: meta.agent.as_ref().map_or(0, |a| a.depth),
         nickname: meta.agent.as_ref().map(|a| a.nickname.clone()),
+        model_provider: meta.model_provider.clone(),
     }
 }
 

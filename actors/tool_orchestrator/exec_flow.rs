@@ -215,8 +215,10 @@ async fn attempt(
     };
     ctx.services
         .begin_command(&ctx.call.call_id, &args.command, cwd);
+    let output = ctx.services.output_sink(&ctx.call.call_id);
     let spawn = |reply| SandboxMsg::Spawn {
         request: Box::new(request),
+        output: Some(output),
         reply,
     };
     let result = match crate::ask::ask(&backend, spawn, timeout + REPLY_GRACE).await {

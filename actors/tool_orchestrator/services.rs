@@ -11,10 +11,11 @@ use super::unified_exec::ExecSessions;
 use crate::locking::lock;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use troupe_apply_patch::Plan;
 use troupe_messages::events::EventMsg;
+use troupe_messages::tools::ExecOutputSink;
 
 /// Per-turn state shared by tool calls.
 pub struct TurnServices {
@@ -60,6 +61,27 @@ impl TurnServices {
         if commands.remove(call_id).is_some() {
             self.exec.tell(end);
         }
+    }
+
+    /// Where a one-shot command's output goes while it runs: `ExecCommandOutputDelta` events
+    /// to the session, only while the command is begun and not ended, so no piece follows
+    /// its end (a reader still draining, or an interrupt that already ended it).
+    pub fn output_sink(self: &Arc<Self>, call_id: &str) -> ExecOutputSink {
+        let services = Arc::downgrade(self);
+        let call_id = call_id.to_string();
+        ExecOutputSink(Arc::new(move |stream, chunk| {
+            let Some(services) = services.upgrade() else {
+                return;
+            };
+            let commands = lock(&services.commands);
+            if commands.contains_key(&call_id) {
+                services.exec.tell(EventMsg::ExecCommandOutputDelta {
+                    call_id: call_id.clone(),
+                    stream,
+                    chunk,
+                });
+            }
+        }))
     }
 
     /// Adds an applied patch to the turn's diff and returns the whole diff so far.

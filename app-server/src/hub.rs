@@ -2,7 +2,7 @@
 //! index. Connections come and go; the hub and its threads stay.
 
 use crate::live::{Approvals, Control, Pump};
-use crate::protocol::{SandboxPolicy, Thread, ThreadStatus};
+use crate::protocol::{SandboxPolicy, SessionSource, SubAgentSource, Thread, ThreadStatus};
 use crate::rollout_turns::turns_from_rollout;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -345,9 +345,9 @@ impl Hub {
             model_provider: loaded
                 .as_ref()
                 .map(|l| l.settings.provider.id.clone())
-                .unwrap_or_default(),
+                .unwrap_or_else(|| summary.model_provider.clone()),
             model: loaded.as_ref().map(|l| l.settings.model.clone()),
-            source: "appServer".into(),
+            source: source_of(summary),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,
             preview: summary.title.clone(),
@@ -381,7 +381,7 @@ impl Hub {
             turns: Vec::new(),
             model_provider: live.settings.provider.id.clone(),
             model: Some(live.settings.model.clone()),
-            source: "appServer".into(),
+            source: SessionSource::Named("appServer".into()),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,
             preview: String::new(),
@@ -530,5 +530,22 @@ impl Hub {
         for live in threads {
             let _ = live.control.send(Control::Unsubscribe { conn });
         }
+    }
+}
+
+/// A sub-agent's source carries its place in the tree (its task path as `agent_path`); any
+/// other thread was started through the app-server.
+fn source_of(summary: &ThreadSummary) -> SessionSource {
+    match (&summary.task_path, summary.parent) {
+        (Some(task_path), Some(parent)) => SessionSource::SubAgent {
+            sub_agent: SubAgentSource::ThreadSpawn {
+                parent_thread_id: parent.to_string(),
+                depth: summary.depth,
+                agent_path: Some(task_path.clone()),
+                agent_nickname: summary.nickname.clone(),
+                agent_role: None,
+            },
+        },
+        _ => SessionSource::Named("appServer".into()),
     }
 }

@@ -1,10 +1,13 @@
 //! Wire items built from runtime data: commands, tool calls, file changes, plan steps, usage.
 
 use crate::protocol::{
-    CommandAction, FileUpdateChange, ItemStatus, PatchChangeKind, ThreadItem, TokenUsageBreakdown,
-    TurnPlanStep,
+    CollabAgentState, CommandAction, FileUpdateChange, ItemStatus, PatchChangeKind, ThreadItem,
+    TokenUsageBreakdown, TurnPlanStep,
 };
 use serde_json::Value;
+use std::collections::BTreeMap;
+use troupe_messages::agents::{AgentStatus, CollabCallStatus};
+use troupe_messages::ids::ThreadId;
 use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
 use troupe_messages::usage::TokenUsage;
 
@@ -56,11 +59,10 @@ fn file_change(change: &FileChange) -> FileUpdateChange {
             move_path: change.move_path.as_ref().map(|p| p.display().to_string()),
         },
     };
-    // The runtime's events carry no per-file diff; `turn/diff/updated` has the turn's diff.
     FileUpdateChange {
         path: change.path.display().to_string(),
         kind,
-        diff: String::new(),
+        diff: change.diff.clone(),
     }
 }
 
@@ -103,4 +105,69 @@ pub fn shlex_join(command: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A collaboration tool call as Codex's `collabAgentToolCall` item.
+pub fn collab_item(
+    call_id: &str,
+    tool: &str,
+    sender: ThreadId,
+    receivers: &[ThreadId],
+    prompt: Option<&str>,
+    states: &BTreeMap<String, troupe_messages::agents::CollabAgentState>,
+    status: CollabCallStatus,
+) -> ThreadItem {
+    let status = match status {
+        CollabCallStatus::InProgress => ItemStatus::InProgress,
+        CollabCallStatus::Completed => ItemStatus::Completed,
+        CollabCallStatus::Failed => ItemStatus::Failed,
+    };
+    ThreadItem::CollabAgentToolCall {
+        id: call_id.to_string(),
+        tool: collab_tool_name(tool),
+        status,
+        sender_thread_id: sender.to_string(),
+        receiver_thread_ids: receivers.iter().map(ThreadId::to_string).collect(),
+        prompt: prompt.map(str::to_string),
+        model: None,
+        reasoning_effort: None,
+        agents_states: states
+            .iter()
+            .map(|(id, state)| {
+                let wire = CollabAgentState {
+                    status: collab_agent_status(state.status).to_string(),
+                    message: state.message.clone(),
+                };
+                (id.clone(), wire)
+            })
+            .collect(),
+    }
+}
+
+/// Codex's `CollabAgentTool` name of a Troupe collaboration tool.
+fn collab_tool_name(tool: &str) -> String {
+    match tool {
+        "spawn_agent" => "spawnAgent",
+        "send_message" => "sendMessage",
+        "send_input" => "sendInput",
+        "followup_task" => "followupTask",
+        "wait_agent" => "wait",
+        "interrupt_agent" => "interruptAgent",
+        "list_agents" => "listAgents",
+        "close_agent" => "closeAgent",
+        "resume_agent" => "resumeAgent",
+        other => other,
+    }
+    .to_string()
+}
+
+/// Codex's `CollabAgentStatus` of an agent's status.
+fn collab_agent_status(status: AgentStatus) -> &'static str {
+    match status {
+        AgentStatus::Running => "running",
+        AgentStatus::Completed => "completed",
+        AgentStatus::Interrupted => "interrupted",
+        AgentStatus::Failed => "errored",
+        AgentStatus::Closed => "shutdown",
+    }
 }

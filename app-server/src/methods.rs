@@ -273,10 +273,17 @@ async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
             .unwrap_or_else(|_| dir.clone())
     });
     let search = params.search_term.as_ref().map(|s| s.to_lowercase());
+    // Present but empty: every provider (Codex's rule). Filtered before paging, so a page
+    // is full whenever more matching threads exist.
+    let providers = params
+        .model_providers
+        .as_ref()
+        .filter(|providers| !providers.is_empty());
     let summaries: Vec<_> = hub
         .all_summaries()
         .into_iter()
         .filter(|s| s.archived == archived)
+        .filter(|s| providers.is_none_or(|list| list.contains(&s.model_provider)))
         .filter(|s| cwd.as_ref().is_none_or(|dir| &s.cwd == dir))
         .filter(|s| {
             search.as_ref().is_none_or(|term| {
@@ -290,13 +297,7 @@ async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
     let page: Vec<_> = summaries.iter().skip(offset).take(limit).collect();
     let mut data = Vec::with_capacity(page.len());
     for summary in &page {
-        let thread = hub.wire_thread(summary, false).await;
-        if let Some(providers) = &params.model_providers {
-            if !thread.model_provider.is_empty() && !providers.contains(&thread.model_provider) {
-                continue;
-            }
-        }
-        data.push(thread);
+        data.push(hub.wire_thread(summary, false).await);
     }
     let next = offset + page.len();
     value(ThreadListResponse {

@@ -193,7 +193,7 @@ pub struct Thread {
     pub turns: Vec<Turn>,
     pub model_provider: String,
     pub model: Option<String>,
-    pub source: String,
+    pub source: SessionSource,
     pub cli_version: String,
     pub ephemeral: bool,
     pub preview: String,
@@ -208,6 +208,31 @@ pub struct Thread {
     pub created_at: i64,
     /// Unix seconds.
     pub updated_at: i64,
+}
+
+/// Where a thread came from (Codex's `SessionSource`): `"appServer"`, or a sub-agent spawned
+/// by another thread, whose `agent_path` is its task path (`/root/explore`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SessionSource {
+    Named(String),
+    SubAgent {
+        #[serde(rename = "subAgent")]
+        sub_agent: SubAgentSource,
+    },
+}
+
+/// A sub-agent's origin (Codex's `SubAgentSource`; its fields are snake_case on the wire).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub enum SubAgentSource {
+    #[serde(rename = "thread_spawn")]
+    ThreadSpawn {
+        parent_thread_id: String,
+        depth: u32,
+        agent_path: Option<String>,
+        agent_nickname: Option<String>,
+        agent_role: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -309,6 +334,15 @@ pub struct FileUpdateChange {
     pub diff: String,
 }
 
+/// What a collaboration call learned of one agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CollabAgentState {
+    /// `running`, `completed`, `interrupted`, `errored`, `shutdown`.
+    pub status: String,
+    pub message: Option<String>,
+}
+
 /// An item of a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -345,6 +379,21 @@ pub enum ThreadItem {
         id: String,
         changes: Vec<FileUpdateChange>,
         status: ItemStatus,
+    },
+    /// A collaboration tool call (`spawn_agent`, `wait_agent`, …), Codex's collab item.
+    #[serde(rename_all = "camelCase")]
+    CollabAgentToolCall {
+        id: String,
+        /// `spawnAgent`, `sendMessage`, `followupTask`, `wait`, `interruptAgent`,
+        /// `listAgents`, `closeAgent`.
+        tool: String,
+        status: ItemStatus,
+        sender_thread_id: String,
+        receiver_thread_ids: Vec<String>,
+        prompt: Option<String>,
+        model: Option<String>,
+        reasoning_effort: Option<String>,
+        agents_states: std::collections::BTreeMap<String, CollabAgentState>,
     },
     #[serde(rename_all = "camelCase")]
     DynamicToolCall {

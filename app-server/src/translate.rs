@@ -2,7 +2,9 @@
 //! the live pump feeds it a thread's events as they come, and `turns_from_rollout` feeds it the
 //! events a rollout recorded, so `thread/read` shows what a live client saw.
 
-use crate::items::{breakdown, command_item, file_changes, plan_step, shlex_join, tool_item};
+use crate::items::{
+    breakdown, collab_item, command_item, file_changes, plan_step, shlex_join, tool_item,
+};
 use crate::protocol::{
     CommandAction, ErrorNotification, ItemCompletedNotification, ItemDeltaNotification,
     ItemStartedNotification, ItemStatus, ReasoningSummaryTextDeltaNotification, ThreadActiveFlag,
@@ -12,8 +14,9 @@ use crate::protocol::{
 };
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
+use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ids::TurnId;
 
@@ -51,6 +54,8 @@ pub(crate) struct OpenTurn {
     error: Option<TurnError>,
     /// The cwd of each command that began (its end does not repeat it).
     command_cwds: HashMap<String, PathBuf>,
+    /// Commands whose output was streamed while they ran (their end adds no delta).
+    streamed: HashSet<String>,
 }
 
 /// One thread's translation state: the open turn and its streaming items.
@@ -194,6 +199,7 @@ impl Translator {
                     reasoning: None,
                     error: None,
                     command_cwds: HashMap::new(),
+                    streamed: HashSet::new(),
                 });
                 out.push(self.status_changed());
                 let turn = self.open_turn();
@@ -283,8 +289,13 @@ impl Translator {
                 duration_ms,
                 ..
             } => {
-                // The runtime reports a command's output when it ends: one delta, then the item.
-                if !aggregated_output.is_empty() {
+                // A command whose output was not streamed (a PTY session, a rollout being
+                // replayed) gets it as one delta before its item.
+                let streamed = self
+                    .turn
+                    .as_mut()
+                    .is_some_and(|t| t.streamed.remove(call_id));
+                if !streamed && !aggregated_output.is_empty() {
                     out.push(self.delta(
                         "item/commandExecution/outputDelta",
                         call_id,
@@ -313,6 +324,12 @@ impl Translator {
                     *duration = Some(i64::try_from(*duration_ms).unwrap_or(i64::MAX));
                 }
                 out.push(self.completed(item, now_ms));
+            }
+            EventMsg::ExecCommandOutputDelta { call_id, chunk, .. } => {
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.streamed.insert(call_id.clone());
+                }
+                out.push(self.delta("item/commandExecution/outputDelta", call_id, chunk));
             }
             EventMsg::ExecApprovalRequest {
                 call_id,
@@ -463,10 +480,34 @@ impl Translator {
             | EventMsg::ContextCompacted { .. }
             | EventMsg::Warning { .. }
             | EventMsg::ShutdownComplete => {}
-            // Not yet on this wire: a sub-agent is a thread of its own (`thread/list` shows it
-            // and `thread/resume` subscribes to it); the relayed copy of its activity and the
-            // collaboration tool items are not translated (docs/app-server.md says so).
-            EventMsg::CollabToolCall { .. } | EventMsg::AgentEvent { .. } => {}
+            EventMsg::CollabToolCall {
+                call_id,
+                tool,
+                sender_thread_id,
+                receiver_thread_ids,
+                prompt,
+                agents_states,
+                status,
+            } => {
+                let item = collab_item(
+                    call_id,
+                    tool,
+                    *sender_thread_id,
+                    receiver_thread_ids,
+                    prompt.as_deref(),
+                    agents_states,
+                    *status,
+                );
+                if *status == CollabCallStatus::InProgress {
+                    out.push(self.started(&self.turn_id(), item, now_ms));
+                } else {
+                    out.push(self.completed(item, now_ms));
+                }
+            }
+            // A sub-agent is a thread of its own (`thread/list` shows it with its task path in
+            // `source`, `thread/resume` subscribes to it): the root's relayed copy of its
+            // activity is not repeated on the root's wire.
+            EventMsg::AgentEvent { .. } => {}
         }
         out
     }

@@ -160,6 +160,7 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 | EventMsg::AgentMessageDelta { .. }
                 | EventMsg::AgentMessage { .. }
                 | EventMsg::AgentReasoningDelta { .. }
+                | EventMsg::ExecCommandOutputDelta { .. }
                 | EventMsg::AgentReasoning { .. }
                 | EventMsg::ExecCommandBegin { .. }
                 | EventMsg::ExecCommandEnd { .. }

@@ -149,7 +149,7 @@ async fn run_in_zygote(
     };
     let zygotes = ZygotePool::new(exe);
     let live = LiveGroups::default();
-    let result = run_confined(&args, &request, &live, Some(&zygotes))
+    let result = run_confined(&args, &request, &live, Some(&zygotes), None)
         .await
         .map_err(anyhow::Error::msg)?;
     zygotes.shutdown().await;
@@ -178,7 +178,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
     let live = LiveGroups::default();
     let started = Instant::now();
     for _ in 0..count {
-        let result = run_process(&request(PermissionProfile::Disabled), &live)
+        let result = run_process(&request(PermissionProfile::Disabled), &live, None)
             .await
             .map_err(anyhow::Error::msg)?;
         if result.exit_code != Some(0) {
@@ -214,7 +214,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
         let zygotes = reuse.then_some(&zygotes);
         let started = Instant::now();
         for _ in 0..count {
-            let result = run_confined(&args, &request(confined.clone()), &live, zygotes)
+            let result = run_confined(&args, &request(confined.clone()), &live, zygotes, None)
                 .await
                 .map_err(anyhow::Error::msg)?;
             if result.exit_code != Some(0) {

@@ -26,6 +26,7 @@ fn summary(id: &str, parent: Option<&str>, path: Option<&str>) -> ThreadSummary 
         task_path: path.map(Into::into),
         depth: path.map_or(0, |p| p.matches('/').count() as u32 - 1),
         nickname: path.map(|_| "Ada".into()),
+        model_provider: "openai".into(),
     }
 }
 

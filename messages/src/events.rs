@@ -160,6 +160,25 @@ pub enum EventMsg {
     },
     /// The thread stopped; last event of a thread.
     ShutdownComplete,
+    // Live command output (finish).
+    /// A piece of a running one-shot command's output, as it is printed: coalesced (a few
+    /// KiB or ~20 ms at a time), UTF-8 text (invalid bytes replaced; a chunk never splits a
+    /// character), and bounded per command (`crate::tools::STREAMED_OUTPUT_PER_COMMAND`;
+    /// past it nothing more is streamed). The command's `ExecCommandEnd` still carries its
+    /// whole (head+tail) output. A delta: never recorded.
+    ExecCommandOutputDelta {
+        call_id: String,
+        stream: ExecOutputStream,
+        chunk: String,
+    },
+}
+
+/// Which pipe of a command a piece of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecOutputStream {
+    Stdout,
+    Stderr,
 }
 
 impl EventMsg {
@@ -168,7 +187,9 @@ impl EventMsg {
     pub fn is_delta(&self) -> bool {
         matches!(
             self,
-            EventMsg::AgentMessageDelta { .. } | EventMsg::AgentReasoningDelta { .. }
+            EventMsg::AgentMessageDelta { .. }
+                | EventMsg::AgentReasoningDelta { .. }
+                | EventMsg::ExecCommandOutputDelta { .. }
         )
     }
 }

@@ -11,7 +11,7 @@ use crate::ops::{Submission, UserInput};
 use crate::rollout::{HistoryPart, RolloutLine};
 use crate::sampling::{ModelRequest, SamplerUpdate};
 use crate::settings::SessionSettings;
-use crate::tools::{ExecRequest, ExecResult, ToolCall, ToolOutput, ToolSpec};
+use crate::tools::{ExecOutputSink, ExecRequest, ExecResult, ToolCall, ToolOutput, ToolSpec};
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::PathBuf;
 use tokio::sync::mpsc;
@@ -151,6 +151,8 @@ pub enum SandboxMsg {
     /// Run a process to completion (or timeout) and reply with its result.
     Spawn {
         request: Box<ExecRequest>,
+        /// Where the running command's output goes as it comes (none: only the result).
+        output: Option<ExecOutputSink>,
         reply: RpcReplyPort<Result<ExecResult, String>>,
     },
     /// Kill every process group this backend started.

@@ -14,6 +14,12 @@ fn only_streaming_pieces_are_deltas() {
     .is_delta());
     assert!(!EventMsg::AgentReasoning { text: "r".into() }.is_delta());
     assert!(!EventMsg::ShutdownComplete.is_delta());
+    assert!(EventMsg::ExecCommandOutputDelta {
+        call_id: "c".into(),
+        stream: crate::events::ExecOutputStream::Stdout,
+        chunk: "x".into(),
+    }
+    .is_delta());
 }
 
 #[test]

@@ -79,6 +79,9 @@ pub struct ThreadSummary {
     /// A sub-agent's readable name.
     #[serde(default)]
     pub nickname: Option<String>,
+    /// The model provider the thread was started with (its `session_meta`).
+    #[serde(default)]
+    pub model_provider: String,
 }
 
 /// A thread id as its hyphenated text, whatever the format.

@@ -86,6 +86,30 @@ pub struct ExecRequest {
     pub profile: PermissionProfile,
 }
 
+/// Bytes of one command's output streamed live (`ExecCommandOutputDelta`), both pipes
+/// together: a command that floods output costs clients at most this much before its end.
+pub const STREAMED_OUTPUT_PER_COMMAND: usize = 1024 * 1024;
+
+/// Where a backend sends a running command's output as it comes (already coalesced, bounded
+/// and decoded: see `troupe_sandbox::live_output`). In-process only.
+#[derive(Clone)]
+pub struct ExecOutputSink(
+    pub std::sync::Arc<dyn Fn(crate::events::ExecOutputStream, String) + Send + Sync>,
+);
+
+impl ExecOutputSink {
+    /// Hands one piece of output on.
+    pub fn send(&self, stream: crate::events::ExecOutputStream, chunk: String) {
+        (self.0)(stream, chunk);
+    }
+}
+
+impl std::fmt::Debug for ExecOutputSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExecOutputSink")
+    }
+}
+
 /// How a process ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExecResult {
@@ -110,6 +134,10 @@ pub struct FileChange {
     /// Where an update moves the file, if it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub move_path: Option<PathBuf>,
+    /// What changes, as Codex shows it per file: the new file's contents (add), the removed
+    /// file's contents (delete), or the unified diff's hunks (update).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub diff: String,
 }
 
 /// What a patch does to one file.

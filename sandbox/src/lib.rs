@@ -10,6 +10,7 @@
 pub mod descendants;
 pub mod head_tail;
 pub mod helper;
+pub mod live_output;
 mod locking;
 pub mod probe;
 pub mod process;
@@ -20,6 +21,9 @@ pub mod zygote_wire;
 #[cfg(test)]
 #[path = "head_tail_tests.rs"]
 mod head_tail_tests;
+#[cfg(test)]
+#[path = "live_output_tests.rs"]
+mod live_output_tests;
 #[cfg(test)]
 #[path = "process_tests.rs"]
 mod process_tests;

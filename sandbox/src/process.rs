@@ -8,6 +8,7 @@
 
 use crate::descendants::{self, OrphanFilter, RUN_MARKER_VAR};
 use crate::head_tail::HeadTailBuffer;
+use crate::live_output::{LiveOutput, StreamCoalescer, STREAMED_OUTPUT_PER_COMMAND};
 use crate::locking::lock;
 use std::collections::HashSet;
 use std::process::Stdio;
@@ -16,7 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
-use troupe_messages::tools::{ExecRequest, ExecResult};
+use troupe_messages::events::ExecOutputStream;
+use troupe_messages::tools::{ExecOutputSink, ExecRequest, ExecResult};
 
 /// How long to keep reading after the main process exited, for pipes held by grandchildren.
 const DRAIN_AFTER_EXIT: std::time::Duration = std::time::Duration::from_millis(500);
@@ -119,8 +121,13 @@ pub async fn sweep_orphans(live: &LiveGroups) -> usize {
     .unwrap_or(0)
 }
 
-/// Starts `request`, waits for it (or its timeout), and returns what it printed.
-pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<ExecResult, String> {
+/// Starts `request`, waits for it (or its timeout), and returns what it printed; `output`
+/// (when given) gets the output while it runs.
+pub async fn run_process(
+    request: &ExecRequest,
+    live: &LiveGroups,
+    output: Option<&ExecOutputSink>,
+) -> Result<ExecResult, String> {
     let (program, args) = request
         .argv
         .split_first()
@@ -157,6 +164,7 @@ pub async fn run_process(request: &ExecRequest, live: &LiveGroups) -> Result<Exe
         child.stdout.take(),
         child.stderr.take(),
         request.max_output_bytes,
+        output,
     );
 
     let (status, timed_out) = match tokio::time::timeout(request.timeout, child.wait()).await {
@@ -209,17 +217,28 @@ pub struct OutputCapture {
 }
 
 impl OutputCapture {
-    /// Starts reading both pipes (either may be absent).
-    pub fn start<Out, Err>(stdout: Option<Out>, stderr: Option<Err>, max_bytes: usize) -> Self
+    /// Starts reading both pipes (either may be absent), streaming to `output` if given.
+    pub fn start<Out, Err>(
+        stdout: Option<Out>,
+        stderr: Option<Err>,
+        max_bytes: usize,
+        output: Option<&ExecOutputSink>,
+    ) -> Self
     where
         Out: AsyncRead + Unpin + Send + 'static,
         Err: AsyncRead + Unpin + Send + 'static,
     {
         let aggregated = Arc::new(Mutex::new(HeadTailBuffer::new(max_bytes)));
-        let stdout =
-            stdout.map(|pipe| tokio::spawn(read_stream(pipe, max_bytes, aggregated.clone())));
-        let stderr =
-            stderr.map(|pipe| tokio::spawn(read_stream(pipe, max_bytes, aggregated.clone())));
+        let live = output.map(|sink| LiveOutput::new(sink.clone(), STREAMED_OUTPUT_PER_COMMAND));
+        let coalescer = |stream| live.as_ref().map(|live| live.stream(stream));
+        let stdout = stdout.map(|pipe| {
+            let live = coalescer(ExecOutputStream::Stdout);
+            tokio::spawn(read_stream(pipe, max_bytes, aggregated.clone(), live))
+        });
+        let stderr = stderr.map(|pipe| {
+            let live = coalescer(ExecOutputStream::Stderr);
+            tokio::spawn(read_stream(pipe, max_bytes, aggregated.clone(), live))
+        });
         Self {
             aggregated,
             stdout,
@@ -255,17 +274,41 @@ async fn read_stream(
     mut pipe: impl AsyncRead + Unpin,
     max_bytes: usize,
     aggregated: Arc<Mutex<HeadTailBuffer>>,
+    mut live: Option<StreamCoalescer>,
 ) -> HeadTailBuffer {
     let mut own = HeadTailBuffer::new(max_bytes);
     let mut chunk = vec![0u8; 8192];
     loop {
-        match pipe.read(&mut chunk).await {
+        let deadline = live.as_ref().and_then(StreamCoalescer::deadline);
+        let read = match deadline {
+            // Pending live output is sent when the pipe stays quiet past its deadline (a
+            // pipe read is cancel-safe: nothing read is lost).
+            Some(deadline) => {
+                match tokio::time::timeout_at(deadline, pipe.read(&mut chunk)).await {
+                    Ok(read) => read,
+                    Err(_) => {
+                        if let Some(live) = live.as_mut() {
+                            live.flush();
+                        }
+                        continue;
+                    }
+                }
+            }
+            None => pipe.read(&mut chunk).await,
+        };
+        match read {
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 own.push(&chunk[..n]);
                 lock(&aggregated).push(&chunk[..n]);
+                if let Some(live) = live.as_mut() {
+                    live.push(&chunk[..n]);
+                }
             }
         }
+    }
+    if let Some(live) = live {
+        live.finish();
     }
     own
 }

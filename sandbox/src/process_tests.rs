@@ -20,6 +20,7 @@ async fn captures_exit_code_and_both_streams() {
     let out = run_process(
         &request(&["sh", "-c", "echo out; echo err >&2; exit 3"], 5000, 1024),
         &live,
+        None,
     )
     .await
     .unwrap();
@@ -37,7 +38,7 @@ async fn timeout_kills_the_whole_group() {
     let marker = tempfile::NamedTempFile::new().unwrap();
     let path = marker.path().display().to_string();
     let script = format!("(sleep 1; echo alive > {path}) & sleep 30");
-    let out = run_process(&request(&["sh", "-c", &script], 200, 1024), &live)
+    let out = run_process(&request(&["sh", "-c", &script], 200, 1024), &live, None)
         .await
         .unwrap();
     assert!(out.timed_out);
@@ -56,6 +57,7 @@ async fn flood_is_bounded() {
     let out = run_process(
         &request(&["sh", "-c", "yes | head -c 2000000"], 10_000, 1000),
         &live,
+        None,
     )
     .await
     .unwrap();
@@ -67,7 +69,7 @@ async fn flood_is_bounded() {
 #[tokio::test]
 async fn missing_program_is_an_error_not_a_panic() {
     let live = LiveGroups::default();
-    let err = run_process(&request(&["/no/such/program"], 1000, 100), &live)
+    let err = run_process(&request(&["/no/such/program"], 1000, 100), &live, None)
         .await
         .unwrap_err();
     assert!(err.contains("/no/such/program"), "{err}");
@@ -96,10 +98,10 @@ async fn the_sweep_kills_a_setsid_daemon_of_this_backend_only() {
     let (theirs_file, theirs) = daemon("theirs");
     let live = LiveGroups::default();
     let other = LiveGroups::default();
-    run_process(&request(&["sh", "-c", &ours], 5000, 100), &live)
+    run_process(&request(&["sh", "-c", &ours], 5000, 100), &live, None)
         .await
         .unwrap();
-    run_process(&request(&["sh", "-c", &theirs], 5000, 100), &other)
+    run_process(&request(&["sh", "-c", &theirs], 5000, 100), &other, None)
         .await
         .unwrap();
     let read_pid = |path: &std::path::Path| -> i32 {

@@ -3,6 +3,7 @@
 //! (`runtime_context::…`); run one with `cargo test -p troupe-actors --test runtime runtime_tools::`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod runtime_agent_crash;
 mod runtime_context;
 mod runtime_durability;
 mod runtime_limits;

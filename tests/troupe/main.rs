@@ -10,6 +10,8 @@ mod escape_support;
 mod subagents_support;
 
 mod app_server;
+mod app_server_items;
+mod app_server_live;
 mod app_server_threads;
 mod approval_flow;
 mod approval_tools;

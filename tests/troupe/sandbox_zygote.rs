@@ -71,7 +71,7 @@ impl Fixture {
     }
 
     async fn run(&self, request: &ExecRequest) -> ExecResult {
-        run_confined(&self.args, request, &self.live, Some(&self.pool))
+        run_confined(&self.args, request, &self.live, Some(&self.pool), None)
             .await
             .unwrap()
     }

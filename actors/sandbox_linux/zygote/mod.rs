@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::OnceCell;
-use troupe_messages::tools::{ExecRequest, ExecResult};
+use troupe_messages::tools::{ExecOutputSink, ExecRequest, ExecResult};
 use troupe_sandbox::process::OutputCapture;
 use troupe_sandbox::zygote_wire as wire;
 use wire::Reply;
@@ -64,11 +64,16 @@ impl ZygotePool {
     }
 
     /// Runs `request` under `spec` in a zygote (started on first use).
-    pub async fn run(&self, spec: &HelperSpec, request: &ExecRequest) -> Result<ZygoteRun, String> {
+    pub async fn run(
+        &self,
+        spec: &HelperSpec,
+        request: &ExecRequest,
+        output: Option<&ExecOutputSink>,
+    ) -> Result<ZygoteRun, String> {
         let client = self.client(spec).await.map_err(|setup| {
             format!("the sandbox could not be set up, so the command did not run: {setup}")
         })?;
-        let outcome = run_in(&client, request).await;
+        let outcome = run_in(&client, request, output).await;
         if matches!(outcome, Ok(ZygoteRun::Stale)) || !client.is_alive() {
             self.retire(&client);
         }
@@ -159,7 +164,11 @@ fn evict_idle(slots: &mut Vec<(String, Slot, Instant)>) {
     }
 }
 
-async fn run_in(client: &ZygoteClient, request: &ExecRequest) -> Result<ZygoteRun, String> {
+async fn run_in(
+    client: &ZygoteClient,
+    request: &ExecRequest,
+    output: Option<&ExecOutputSink>,
+) -> Result<ZygoteRun, String> {
     let started = Instant::now();
     let (stdout_read, stdout_write) = pipe()?;
     let (stderr_read, stderr_write) = pipe()?;
@@ -168,6 +177,7 @@ async fn run_in(client: &ZygoteClient, request: &ExecRequest) -> Result<ZygoteRu
         Some(receiver(stdout_read)?),
         Some(receiver(stderr_read)?),
         request.max_output_bytes,
+        output,
     );
     let gone = || "the sandbox helper ended while the command ran".to_string();
     let mut ended = ended;

@@ -6,7 +6,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
 use std::path::PathBuf;
-use troupe_apply_patch::{self as apply_patch, ChangeKind, Confinement, Plan};
+use troupe_apply_patch::{self as apply_patch, ChangeKind, Confinement, FinalState, Plan};
 use troupe_messages::events::EventMsg;
 use troupe_messages::settings::{ApplyPatchToolType, SessionSettings};
 use troupe_messages::tools::{FileChange, FileChangeKind, ToolPayload, ToolSpec};
@@ -181,11 +181,33 @@ pub fn file_changes(plan: &Plan) -> Vec<FileChange> {
                 ChangeKind::Delete => (FileChangeKind::Delete, None),
                 ChangeKind::Update { move_to } => (FileChangeKind::Update, move_to.clone()),
             };
+            let diff = change_diff(plan, &change.path, &change.kind);
             FileChange {
                 path: change.path.clone(),
                 kind,
                 move_path,
+                diff,
             }
         })
         .collect()
+}
+
+/// One change's `diff` (see `FileChange::diff`), from the plan's before and after states.
+fn change_diff(plan: &Plan, path: &std::path::Path, kind: &ChangeKind) -> String {
+    let before = || plan.before.get(path).cloned().flatten().unwrap_or_default();
+    let after = |at: &std::path::Path| match plan.files.get(at) {
+        Some(FinalState::Present(text)) => text.clone(),
+        Some(FinalState::Absent) | None => String::new(),
+    };
+    match kind {
+        ChangeKind::Add => after(path),
+        ChangeKind::Delete => before(),
+        ChangeKind::Update { move_to } => {
+            let now = after(move_to.as_deref().unwrap_or(path));
+            similar::TextDiff::from_lines(&before(), &now)
+                .unified_diff()
+                .context_radius(1)
+                .to_string()
+        }
+    }
 }

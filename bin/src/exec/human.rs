@@ -191,6 +191,7 @@ impl HumanOutput {
             | EventMsg::InputInjected { .. }
             | EventMsg::AgentMessageDelta { .. }
             | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecCommandOutputDelta { .. }
             | EventMsg::ExecApprovalRequest { .. }
             | EventMsg::ApplyPatchApprovalRequest { .. }
             | EventMsg::ToolCallBegin { .. }

@@ -199,6 +199,7 @@ impl JsonEvents {
             EventMsg::InputInjected { .. }
             | EventMsg::AgentMessageDelta { .. }
             | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecCommandOutputDelta { .. }
             | EventMsg::ExecApprovalRequest { .. }
             | EventMsg::ApplyPatchApprovalRequest { .. }
             | EventMsg::ToolCallBegin { .. }

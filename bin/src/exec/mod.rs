@@ -326,6 +326,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             | EventMsg::AgentMessageDelta { .. }
             | EventMsg::AgentMessage { .. }
             | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecCommandOutputDelta { .. }
             | EventMsg::AgentReasoning { .. }
             | EventMsg::ExecCommandBegin { .. }
             | EventMsg::ExecCommandEnd { .. }
