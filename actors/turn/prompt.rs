@@ -24,6 +24,8 @@ pub fn build_request(
         parallel_tool_calls: true,
         prompt_cache_key: thread_id.to_string(),
         reasoning_effort: settings.context.reasoning_effort.clone(),
+        verbosity: settings.context.model_verbosity.clone(),
+        output_schema: settings.context.output_schema.clone(),
     }
 }
 

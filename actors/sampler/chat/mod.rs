@@ -61,6 +61,13 @@ pub fn request_body(request: &ModelRequest) -> Value {
     if let Some(effort) = &request.reasoning_effort {
         body["reasoning_effort"] = json!(effort);
     }
+    // Chat Completions' form of a structured answer; verbosity has no Chat equivalent.
+    if let Some(schema) = &request.output_schema {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": { "name": "codex_output_schema", "strict": true, "schema": schema },
+        });
+    }
     body
 }
 
