@@ -35,9 +35,7 @@ pub fn foreign_reasoning(item: &ResponseItem) -> bool {
 pub fn message_text(content: &[ContentItem]) -> String {
     content
         .iter()
-        .map(|part| match part {
-            ContentItem::InputText { text } | ContentItem::OutputText { text } => text.as_str(),
-        })
+        .filter_map(ContentItem::text)
         .collect()
 }
 

@@ -60,6 +60,9 @@ pub fn user_message(inputs: &[UserInput]) -> ResponseItem {
             .iter()
             .map(|input| match input {
                 UserInput::Text { text } => ContentItem::InputText { text: text.clone() },
+                UserInput::Image { image_url } => ContentItem::InputImage {
+                    image_url: image_url.clone(),
+                },
             })
             .collect(),
     }
@@ -69,8 +72,9 @@ pub fn user_message(inputs: &[UserInput]) -> ResponseItem {
 pub fn input_text(inputs: &[UserInput]) -> String {
     inputs
         .iter()
-        .map(|input| match input {
-            UserInput::Text { text } => text.as_str(),
+        .filter_map(|input| match input {
+            UserInput::Text { text } => Some(text.as_str()),
+            UserInput::Image { .. } => None,
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -65,6 +65,18 @@ pub enum ContentItem {
     InputText { text: String },
     /// Text written by the model.
     OutputText { text: String },
+    /// An image the user attached (`exec -i`, `view_image`): a `data:` URL.
+    InputImage { image_url: String },
+}
+
+impl ContentItem {
+    /// The text of a text part; `None` for an image.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            ContentItem::InputText { text } | ContentItem::OutputText { text } => Some(text),
+            ContentItem::InputImage { .. } => None,
+        }
+    }
 }
 
 /// One paragraph of a reasoning summary.
@@ -103,11 +115,7 @@ impl ResponseItem {
             } => Some(
                 content
                     .iter()
-                    .map(|c| match c {
-                        ContentItem::InputText { text } | ContentItem::OutputText { text } => {
-                            text.as_str()
-                        }
-                    })
+                    .filter_map(ContentItem::text)
                     .collect(),
             ),
             _ => None,

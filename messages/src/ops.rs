@@ -62,6 +62,9 @@ pub enum Op {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum UserInput {
     Text { text: String },
+    // exec parity (issue 19):
+    /// An attached image (`exec -i`), as a `data:` URL.
+    Image { image_url: String },
 }
 
 /// The user's answer to an approval request.

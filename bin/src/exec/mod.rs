@@ -83,6 +83,9 @@ pub struct ExecArgs {
     /// Which local server `--oss` talks to (picks its default port); implies `--oss`.
     #[arg(long = "local-provider", value_enum, global = true)]
     local_provider: Option<LocalProviderArg>,
+    /// Attach image(s) to the prompt (PNG, JPEG, GIF, WebP; comma-separated or repeated).
+    #[arg(short = 'i', long = "image", value_name = "FILE", num_args = 1.., value_delimiter = ',', global = true)]
+    images: Vec<PathBuf>,
     /// Enable a feature (repeatable); `troupe features list` shows them.
     #[arg(long = "enable", value_name = "FEATURE", global = true)]
     enable: Vec<String>,
@@ -198,6 +201,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         .map(output_schema::load)
         .transpose()?;
     let extra_roots = workspace::extra_writable_roots(&args.add_dir)?;
+    let image_urls = attached_images(&args.images)?;
     let feature_overrides = crate::features::feature_overrides(&args.enable, &args.disable)?;
     if args.ephemeral && matches!(args.command, Some(ExecCommand::Resume(_))) {
         bail!("--ephemeral cannot resume a thread: resuming appends to its recorded rollout");
@@ -321,11 +325,15 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         }
         None => runtime.start_thread(settings).await?,
     };
-    thread.submit(Op::UserInput {
-        items: vec![UserInput::Text {
-            text: prompt.clone(),
-        }],
-    })?;
+    let mut items = vec![UserInput::Text {
+        text: prompt.clone(),
+    }];
+    items.extend(
+        image_urls
+            .into_iter()
+            .map(|image_url| UserInput::Image { image_url }),
+    );
+    thread.submit(Op::UserInput { items })?;
 
     let mut renderer: Box<dyn EventRenderer> = if args.json {
         Box::new(JsonOutput::default())
@@ -493,6 +501,16 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `-i FILE…`: each image's `data:` URL; a missing, unreadable, oversized or non-image file
+/// is an error naming it, before anything runs.
+fn attached_images(paths: &[PathBuf]) -> Result<Vec<String>> {
+    use troupe_actors::tool_orchestrator::tools::local_image::load_data_url;
+    paths
+        .iter()
+        .map(|path| load_data_url(path).map_err(|err| anyhow::anyhow!("--image {err}")))
+        .collect()
 }
 
 /// What this run's flags change in the resolved settings.
