@@ -62,6 +62,8 @@ pub fn user_message(inputs: &[UserInput]) -> ResponseItem {
                 UserInput::Text { text } => ContentItem::InputText { text: text.clone() },
                 UserInput::Image { image_url } => ContentItem::InputImage {
                     image_url: image_url.clone(),
+                    // Codex asks for the image as it is, not downscaled.
+                    detail: Some("original".into()),
                 },
             })
             .collect(),

@@ -65,8 +65,12 @@ pub enum ContentItem {
     InputText { text: String },
     /// Text written by the model.
     OutputText { text: String },
-    /// An image the user attached (`exec -i`, `view_image`): a `data:` URL.
-    InputImage { image_url: String },
+    /// An image the user attached (`exec -i`): a `data:` URL; `detail` as Codex sends it.
+    InputImage {
+        image_url: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
 }
 
 impl ContentItem {
@@ -112,12 +116,7 @@ impl ResponseItem {
                 role: Role::Assistant,
                 content,
                 ..
-            } => Some(
-                content
-                    .iter()
-                    .filter_map(ContentItem::text)
-                    .collect(),
-            ),
+            } => Some(content.iter().filter_map(ContentItem::text).collect()),
             _ => None,
         }
     }

@@ -52,7 +52,9 @@ fn enable_and_disable_switch_real_features_and_unknown_ones_are_errors() {
 #[test]
 fn features_list_shows_each_flag_and_its_state_under_config() {
     let h = Harness::new(vec![]);
-    add_config(&h, "[features]\nunified_exec = true\n\n");
+    let path = h.home.path().join("config.toml");
+    let text = std::fs::read_to_string(&path).unwrap() + "\n[features]\nunified_exec = true\n";
+    std::fs::write(path, text).unwrap();
     let out = h.command().args(["features", "list"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
@@ -82,11 +84,12 @@ fn strict_config_turns_unknown_keys_and_features_into_errors() {
     add_config(&h, "modle = \"typo\"\n\n");
     let out = h.exec(&["hi"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("unknown key `modle`"), "{}", stderr(&out));
-    assert_fails_with(
-        &h.exec(&["--strict-config", "hi"]),
-        "--strict-config: ",
+    assert!(
+        stderr(&out).contains("unknown key `modle`"),
+        "{}",
+        stderr(&out)
     );
+    assert_fails_with(&h.exec(&["--strict-config", "hi"]), "--strict-config: ");
     assert_fails_with(
         &h.exec(&["--strict-config", "-c", "features.warp=true", "hi"]),
         "unknown feature `warp`",
@@ -101,7 +104,12 @@ fn ignore_user_config_skips_troupe_home_config() {
     let out = h
         .command()
         .env_remove("OPENAI_API_KEY")
-        .args(["exec", "--skip-git-repo-check", "--ignore-user-config", "hi"])
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "--ignore-user-config",
+            "hi",
+        ])
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
@@ -121,7 +129,10 @@ fn profile_is_also_read_from_name_config_toml() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(h.mock.requests()[0].body["model"], "profile-model");
     assert_fails_with(&h.exec(&["-p", "../x", "hi"]), "is not a profile name");
-    assert_fails_with(&h.exec(&["-p", "nope", "hi"]), "profile `nope` is not defined");
+    assert_fails_with(
+        &h.exec(&["-p", "nope", "hi"]),
+        "profile `nope` is not defined",
+    );
 }
 
 #[test]

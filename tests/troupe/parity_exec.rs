@@ -172,7 +172,10 @@ fn add_dir_makes_another_directory_writable_in_workspace_write() {
     let h = Harness::new(vec![call(), MockResponse::text("done")]);
     let out = workspace_write(&h, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(!target.exists(), "wrote outside the workspace without --add-dir");
+    assert!(
+        !target.exists(),
+        "wrote outside the workspace without --add-dir"
+    );
     let h = Harness::new(vec![call(), MockResponse::text("done")]);
     let out = workspace_write(&h, &["--add-dir", extra.path().to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -202,7 +205,12 @@ fn options_after_resume_apply_to_the_resumed_run() {
     let out = h
         .command()
         .args(["exec", "resume", &id, "--json", "-m", "other-model"])
-        .args(["--skip-git-repo-check", "-c", "model_verbosity=low", "again"])
+        .args([
+            "--skip-git-repo-check",
+            "-c",
+            "model_verbosity=low",
+            "again",
+        ])
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
@@ -219,7 +227,11 @@ fn options_after_resume_apply_to_the_resumed_run() {
 fn color_always_styles_stderr_and_never_does_not() {
     let h = Harness::new(vec![MockResponse::text("a"), MockResponse::text("b")]);
     let out = h.exec(&["--color", "always", "hi"]);
-    assert!(stderr(&out).contains("\u{1b}[1muser\u{1b}[0m"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\u{1b}[1muser\u{1b}[0m"),
+        "{}",
+        stderr(&out)
+    );
     let out = h.exec(&["--color", "never", "hi"]);
     assert!(!stderr(&out).contains('\u{1b}'), "{}", stderr(&out));
     assert_fails_with(&h.exec(&["--color", "sometimes", "hi"]), "--color");
@@ -247,11 +259,17 @@ fn worktree_runs_in_a_new_worktree_on_its_own_branch() {
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     let line = err.lines().find(|l| l.starts_with("worktree: ")).unwrap();
-    let root = line["worktree: ".len()..].split(" (branch ").next().unwrap();
+    let root = line["worktree: ".len()..]
+        .split(" (branch ")
+        .next()
+        .unwrap();
     assert!(Path::new(root).join("a.txt").exists(), "{line}");
     assert!(root.starts_with(h.home.path().to_str().unwrap()), "{line}");
     let env = h.mock.requests()[0].body["input"].to_string();
-    assert!(env.contains(root), "the model was not told the worktree: {env}");
+    assert!(
+        env.contains(root),
+        "the model was not told the worktree: {env}"
+    );
     let branches = Command::new("git")
         .args(["branch", "--list", "troupe/*"])
         .current_dir(repo)
@@ -300,4 +318,51 @@ fn json_announces_a_file_change_with_item_started() {
         ]
     );
     assert_eq!(tool_outputs(&h.mock.requests()[1].body).len(), 1);
+}
+
+#[test]
+fn image_is_attached_as_an_input_image_part() {
+    let h = Harness::new(vec![MockResponse::text("a cat")]);
+    let png = h.workdir.path().join("shot.bin");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\nabc").unwrap();
+    let out = h.exec(&["what is this?", "-i", png.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let input = h.mock.requests()[0].body["input"].clone();
+    let last = input.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "user");
+    // Codex 0.169's framing, observed against a mock.
+    assert_eq!(
+        last["content"],
+        json!([
+            {"type": "input_text", "text": format!("<image name=[Image #1] path=\"{}\">", png.display())},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgphYmM=", "detail": "original"},
+            {"type": "input_text", "text": "</image>"},
+            {"type": "input_text", "text": "what is this?"}
+        ])
+    );
+}
+
+#[test]
+fn a_missing_or_non_image_file_is_refused_before_any_request() {
+    let h = Harness::new(vec![MockResponse::text("x")]);
+    let text = h.workdir.path().join("notes.png");
+    std::fs::write(&text, "just text").unwrap();
+    assert_fails_with(
+        &h.exec(&["hi", "-i", text.to_str().unwrap()]),
+        "notes.png: not a PNG, JPEG, GIF or WebP image",
+    );
+    assert_fails_with(
+        &h.exec(&["hi", "--image", "/no/such.png"]),
+        "--image /no/such.png: cannot read it",
+    );
+    let big = h.workdir.path().join("big.png");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(11 * 1024 * 1024)
+        .unwrap();
+    assert_fails_with(
+        &h.exec(&["hi", "-i", big.to_str().unwrap()]),
+        "the limit is",
+    );
+    assert_eq!(h.mock.request_count(), 0);
 }

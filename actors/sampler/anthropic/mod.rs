@@ -148,11 +148,15 @@ pub fn messages(input: &[ResponseItem]) -> Vec<Value> {
             ResponseItem::Message { role, content, .. } => {
                 // Images go first as their own blocks (the Messages API takes base64 data).
                 for part in content {
-                    if let ContentItem::InputImage { image_url } = part {
+                    if let ContentItem::InputImage { image_url, .. } = part {
                         if let Some((media_type, data)) = data_url_parts(image_url) {
                             let source =
                                 json!({ "type": "base64", "media_type": media_type, "data": data });
-                            push_block(&mut out, "user", json!({ "type": "image", "source": source }));
+                            push_block(
+                                &mut out,
+                                "user",
+                                json!({ "type": "image", "source": source }),
+                            );
                         }
                     }
                 }

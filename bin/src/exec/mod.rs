@@ -325,14 +325,25 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         }
         None => runtime.start_thread(settings).await?,
     };
-    let mut items = vec![UserInput::Text {
+    // As Codex: each image between `<image name=[Image #N] path="…">` and `</image>` text
+    // parts, the images first, then the prompt.
+    let mut items = Vec::new();
+    for (n, (path, image_url)) in args.images.iter().zip(image_urls).enumerate() {
+        items.push(UserInput::Text {
+            text: format!(
+                "<image name=[Image #{}] path=\"{}\">",
+                n + 1,
+                path.display()
+            ),
+        });
+        items.push(UserInput::Image { image_url });
+        items.push(UserInput::Text {
+            text: "</image>".into(),
+        });
+    }
+    items.push(UserInput::Text {
         text: prompt.clone(),
-    }];
-    items.extend(
-        image_urls
-            .into_iter()
-            .map(|image_url| UserInput::Image { image_url }),
-    );
+    });
     thread.submit(Op::UserInput { items })?;
 
     let mut renderer: Box<dyn EventRenderer> = if args.json {
