@@ -196,11 +196,7 @@ fn user_text(item: &ResponseItem) -> Option<String> {
         } => Some(
             content
                 .iter()
-                .map(|c| match c {
-                    ContentItem::InputText { text } | ContentItem::OutputText { text } => {
-                        text.as_str()
-                    }
-                })
+                .filter_map(ContentItem::text)
                 .collect::<Vec<_>>()
                 .join(" "),
         ),

@@ -33,12 +33,7 @@ pub fn foreign_reasoning(item: &ResponseItem) -> bool {
 
 /// The text of a message's parts, joined.
 pub fn message_text(content: &[ContentItem]) -> String {
-    content
-        .iter()
-        .map(|part| match part {
-            ContentItem::InputText { text } | ContentItem::OutputText { text } => text.as_str(),
-        })
-        .collect()
+    content.iter().filter_map(ContentItem::text).collect()
 }
 
 /// The JSON-Schema of the one-argument function a freeform tool becomes on wires without

@@ -45,7 +45,31 @@ pub fn request_body(request: &ModelRequest) -> Value {
     if let Some(effort) = &request.reasoning_effort {
         body["reasoning"] = json!({ "effort": effort });
     }
+    if let Some(text) = text_controls(request) {
+        body["text"] = text;
+    }
     body
+}
+
+/// The request's `text` field as Codex sends it: `verbosity` and/or a strict JSON Schema
+/// `format` named `codex_output_schema`; none when neither is set.
+pub fn text_controls(request: &ModelRequest) -> Option<Value> {
+    if request.verbosity.is_none() && request.output_schema.is_none() {
+        return None;
+    }
+    let mut text = json!({});
+    if let Some(verbosity) = &request.verbosity {
+        text["verbosity"] = json!(verbosity);
+    }
+    if let Some(schema) = &request.output_schema {
+        text["format"] = json!({
+            "type": "json_schema",
+            "strict": true,
+            "schema": schema,
+            "name": "codex_output_schema",
+        });
+    }
+    Some(text)
 }
 
 struct ResponsesDecoder;

@@ -9,6 +9,7 @@
 mod agent_ops;
 pub mod context;
 pub mod input_queue;
+mod notify;
 pub mod persist;
 mod start;
 pub mod subscribers;
@@ -74,6 +75,9 @@ pub struct SessionArgs {
 pub async fn load_rules(
     settings: &SessionSettings,
 ) -> Result<Arc<troupe_rules::Rules>, troupe_rules::RulesError> {
+    if settings.sandbox.ignore_rules {
+        return Ok(Arc::new(troupe_rules::Rules::default()));
+    }
     let mut dirs = vec![settings.troupe_home.join("rules")];
     dirs.extend(settings.sandbox.project_rules_dirs.iter().cloned());
     let mut rules = troupe_rules::Rules::load_dirs(&dirs).await?;
@@ -123,6 +127,8 @@ struct RunningTurn {
     ledger: TurnLedger,
     /// The turn's calls waiting for the user; `Op::ExecApproval` resolves them here.
     pending_approvals: PendingApprovals,
+    /// The text the user gave this turn (for `notify`).
+    input_texts: Vec<String>,
 }
 
 /// How a turn that is over ended; recorded once its ledger is settled.

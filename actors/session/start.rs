@@ -80,7 +80,8 @@ pub(super) async fn start(
     let mut persist = Persistence::new(
         recorder,
         settings.rollout_fsync,
-        args.store,
+        // An ephemeral thread (its own rollout directory) leaves no index entry either.
+        args.store.filter(|_| settings.rollout_dir.is_none()),
         args.rollout_path.clone(),
         meta,
         replayed.tracker.clone(),

@@ -71,6 +71,9 @@ impl SessionState {
                 last_agent_message,
                 aborted,
             } => {
+                if aborted.is_none() {
+                    self.notify(turn_id, &turn.input_texts, last_agent_message.as_deref());
+                }
                 let msg = match aborted {
                     None => EventMsg::TurnComplete {
                         turn_id,
@@ -97,6 +100,21 @@ impl SessionState {
         }
     }
 
+    /// Runs the `notify` program of a root thread's completed turn (not a sub-agent's).
+    fn notify(&self, turn_id: TurnId, inputs: &[String], last_message: Option<&str>) {
+        if self.settings.notify.is_empty() || self.settings.agents.depth > 0 {
+            return;
+        }
+        let payload = super::notify::payload(
+            self.thread_id,
+            turn_id.0,
+            &self.settings.cwd,
+            inputs,
+            last_message,
+        );
+        super::notify::spawn(&self.settings.notify, payload, &self.settings.cwd);
+    }
+
     /// Starts a turn; `inputs` empty means a compaction-only turn.
     pub(super) async fn start_turn(
         &mut self,
@@ -112,6 +130,11 @@ impl SessionState {
         });
         // Skills the user named as `$name` come with their body, before the request.
         let mut input_items = Vec::new();
+        let input_texts: Vec<String> = if inputs.is_empty() {
+            Vec::new()
+        } else {
+            vec![prompt::input_text(&inputs)]
+        };
         if !inputs.is_empty() {
             let text = prompt::input_text(&inputs);
             let bodies: Vec<_> = context::skills::mentioned(&self.skills, &text)
@@ -208,6 +231,7 @@ impl SessionState {
                     outbox,
                     ledger: TurnLedger::default(),
                     pending_approvals,
+                    input_texts,
                 });
             }
             Err(err) => {

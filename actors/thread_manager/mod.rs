@@ -56,6 +56,14 @@ struct SessionServices {
 /// Deadline of an opener task's claim (the manager answers at once unless it is stopping).
 const CLAIM_TIMEOUT_MS: u64 = 30_000;
 
+/// Where new rollouts go: `$TROUPE_HOME`, or the ephemeral run's temporary directory.
+fn rollout_base(settings: &SessionSettings) -> &std::path::Path {
+    settings
+        .rollout_dir
+        .as_deref()
+        .unwrap_or(&settings.troupe_home)
+}
+
 /// Opens a thread off the manager's handler: loads its rules (and, for a resume, its
 /// rollout, after claiming its id), starts its session, reports to the manager, answers the
 /// caller. A slow resume thus delays no other thread start.
@@ -67,11 +75,11 @@ async fn open_thread(
 ) -> Result<ThreadHandle, String> {
     let (thread_id, path, start) = match opening {
         Opening::New { thread_id } => {
-            let path = rollout_path(&settings.troupe_home, thread_id);
+            let path = rollout_path(rollout_base(&settings), thread_id);
             (thread_id, path, SessionStart::New)
         }
         Opening::Agent { thread_id, start } => {
-            let path = rollout_path(&settings.troupe_home, thread_id);
+            let path = rollout_path(rollout_base(&settings), thread_id);
             (thread_id, path, SessionStart::Agent(start))
         }
         Opening::Resume { rollout_path } => {

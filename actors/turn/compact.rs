@@ -37,9 +37,7 @@ pub fn is_user_input(item: &ResponseItem) -> bool {
     else {
         return false;
     };
-    let first = content.first().map(|c| match c {
-        ContentItem::InputText { text } | ContentItem::OutputText { text } => text.as_str(),
-    });
+    let first = content.first().and_then(ContentItem::text);
     !first.is_some_and(|text| {
         text.starts_with("<environment_context>")
             || text.starts_with("# AGENTS.md instructions")

@@ -24,6 +24,8 @@ pub fn build_request(
         parallel_tool_calls: true,
         prompt_cache_key: thread_id.to_string(),
         reasoning_effort: settings.context.reasoning_effort.clone(),
+        verbosity: settings.context.model_verbosity.clone(),
+        output_schema: settings.context.output_schema.clone(),
     }
 }
 
@@ -58,6 +60,11 @@ pub fn user_message(inputs: &[UserInput]) -> ResponseItem {
             .iter()
             .map(|input| match input {
                 UserInput::Text { text } => ContentItem::InputText { text: text.clone() },
+                UserInput::Image { image_url } => ContentItem::InputImage {
+                    image_url: image_url.clone(),
+                    // Codex asks for the image as it is, not downscaled.
+                    detail: Some("original".into()),
+                },
             })
             .collect(),
     }
@@ -67,8 +74,9 @@ pub fn user_message(inputs: &[UserInput]) -> ResponseItem {
 pub fn input_text(inputs: &[UserInput]) -> String {
     inputs
         .iter()
-        .map(|input| match input {
-            UserInput::Text { text } => text.as_str(),
+        .filter_map(|input| match input {
+            UserInput::Text { text } => Some(text.as_str()),
+            UserInput::Image { .. } => None,
         })
         .collect::<Vec<_>>()
         .join("\n")

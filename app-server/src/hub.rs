@@ -123,6 +123,7 @@ impl Hub {
                 approval_policy: ask.approval_policy,
                 cwd: Some(cwd),
                 profile: None,
+                ..CliOverrides::default()
             },
         )
         .map_err(request)?;

@@ -22,11 +22,7 @@ pub fn turns_from_rollout(thread_id: &str, lines: &[RolloutLine]) -> Vec<Turn> {
                 // The input of the next turn (inside a turn, `InputInjected` shows it).
                 let text = content
                     .iter()
-                    .map(|c| match c {
-                        ContentItem::InputText { text } | ContentItem::OutputText { text } => {
-                            text.clone()
-                        }
-                    })
+                    .filter_map(ContentItem::text)
                     .collect::<String>();
                 translator.pending_inputs.clear();
                 translator.expect_input(vec![UserInput::Text {

@@ -3,9 +3,12 @@
 mod app_server;
 mod apply;
 mod arg0;
+mod completion;
 mod debug;
 mod doctor;
 mod exec;
+mod features;
+mod history;
 mod login;
 mod models;
 mod output;
@@ -22,7 +25,7 @@ use std::process::ExitCode;
 /// Troupe: a local coding-agent runtime.
 #[derive(Debug, Parser)]
 #[command(name = "troupe", version, about)]
-struct Cli {
+pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -64,6 +67,11 @@ enum Command {
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
+    /// Write a shell completion script (bash, zsh, fish, powershell, elvish) to stdout.
+    Completion(completion::CompletionArgs),
+    /// Inspect feature flags: `troupe features list`.
+    #[command(subcommand)]
+    Features(features::FeaturesCommand),
 }
 
 fn main() -> ExitCode {
@@ -120,6 +128,8 @@ fn main() -> ExitCode {
             .and_then(|h| runtime.block_on(models::run(&h, args)))
             .map(ok),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
+        Some(Command::Completion(args)) => completion::run(args).map(ok),
+        Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
         )),

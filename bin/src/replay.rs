@@ -96,6 +96,7 @@ fn replay_settings(
             approval_policy: Some(first.approval_policy),
             cwd: Some(cwd),
             profile: None,
+            ..CliOverrides::default()
         },
     )?;
     for warning in &loaded.warnings {

@@ -72,6 +72,22 @@ pub fn run(home: &Path, args: TrustArgs) -> Result<()> {
     Ok(())
 }
 
+/// `exec --trust`: trusts `dir` and pins its project files as they are now, quietly (exec's
+/// stdout is the answer); the number of files pinned.
+pub fn trust_quietly(home: &Path, dir: &Path) -> Result<usize> {
+    let dir = std::fs::canonicalize(dir).with_context(|| format!("--trust {}", dir.display()))?;
+    let root = project_root(&dir, &root_markers(home)?);
+    let files = project_files(&root, &dir)?;
+    let mut store = TrustStore::load(home)?;
+    store.dirs.insert(dir);
+    let count = files.len();
+    for file in files {
+        store.files.insert(file.path, file.sha256);
+    }
+    store.save(home)?;
+    Ok(count)
+}
+
 /// `project_root_markers` from the user's own config (system, then user), default `.git`.
 fn root_markers(home: &Path) -> Result<Vec<String>> {
     let mut markers = None;

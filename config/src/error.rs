@@ -37,6 +37,8 @@ pub enum ConfigError {
         allowed: String,
         path: PathBuf,
     },
+    #[error("--strict-config: {unknown}")]
+    Strict { unknown: String },
     #[error("cannot determine the home directory: set TROUPE_HOME")]
     NoHome,
 }

@@ -57,6 +57,51 @@ pub struct ConfigToml {
     pub max_requests_per_turn: Option<u32>,
     /// `[agents]`: sub-agents (limits, roles).
     pub agents: Option<AgentsToml>,
+    /// A developer message added after the permissions message of every new thread.
+    pub developer_instructions: Option<String>,
+    /// `low` | `medium` | `high`: sent as `text.verbosity` on the Responses wire.
+    pub model_verbosity: Option<Verbosity>,
+    /// argv of a program run when a turn completes, Codex's JSON payload appended.
+    pub notify: Option<Vec<String>>,
+    /// `[history]`: whether `exec` appends prompts to `$TROUPE_HOME/history.jsonl`.
+    pub history: Option<HistoryToml>,
+}
+
+/// `model_verbosity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verbosity {
+    Low,
+    Medium,
+    High,
+}
+
+impl Verbosity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verbosity::Low => "low",
+            Verbosity::Medium => "medium",
+            Verbosity::High => "high",
+        }
+    }
+}
+
+/// `[history]` (Codex's keys); an unknown key is an error.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HistoryToml {
+    /// `save-all` (default) or `none`.
+    pub persistence: Option<HistoryPersistence>,
+    /// Past this size the oldest entries are dropped (default: no cap).
+    pub max_bytes: Option<u64>,
+}
+
+/// `history.persistence`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HistoryPersistence {
+    SaveAll,
+    None,
 }
 
 /// `[agents]`; an unknown key is an error (a typo must not silently lift a limit).
@@ -99,6 +144,8 @@ pub struct ProfileToml {
     pub sandbox_mode: Option<SandboxMode>,
     pub instructions: Option<String>,
     pub tool_output_token_limit: Option<usize>,
+    pub model_verbosity: Option<Verbosity>,
+    pub developer_instructions: Option<String>,
 }
 
 /// `[projects."<path>"]`.

@@ -63,7 +63,10 @@ pub fn check_text(path: &Path, text: &str, warnings: &mut Vec<String>) -> Result
         });
     }
     for key in unknown {
-        warnings.push(format!("{}: unknown key `{key}` (ignored)", path.display()));
+        warnings.push(crate::resolve::unknown_key_warning(
+            &path.display().to_string(),
+            &key,
+        ));
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! files < `-c` overrides < command-line flags; see `resolve.rs` and `trust.rs`.
 
 pub mod error;
+pub mod features;
 pub mod file;
 pub mod home;
 pub mod layers;

@@ -41,6 +41,10 @@ pub struct CliOverrides {
     pub approval_policy: Option<AskForApproval>,
     pub cwd: Option<PathBuf>,
     pub profile: Option<String>,
+    /// `--strict-config`: an unknown key (or feature) in any file or override is an error.
+    pub strict_config: bool,
+    /// `--ignore-user-config`: skip `$TROUPE_HOME/config.toml` (auth still lives there).
+    pub ignore_user_config: bool,
 }
 
 /// Resolved settings plus what the user should be told about their config.
@@ -51,6 +55,17 @@ pub struct LoadedConfig {
     pub warnings: Vec<String>,
     /// Config files that contributed, lowest precedence first.
     pub layers: Vec<PathBuf>,
+    /// `[history]`: whether and how much of the prompt history is kept.
+    pub history: crate::file::HistoryToml,
+}
+
+/// The warning for a key this build does not know; `--strict-config` turns these into errors.
+pub fn unknown_key_warning(source: &str, key: &str) -> String {
+    format!("{source}: unknown key `{key}` (ignored)")
+}
+
+fn is_unknown_key_warning(warning: &str) -> bool {
+    warning.contains(": unknown key `") || warning.contains(": unknown feature `")
 }
 
 /// Where system-wide config and requirements live (`TROUPE_SYSTEM_DIR`, default `/etc/troupe`).
@@ -80,7 +95,18 @@ pub fn load_config_in(
     let mut warnings = Vec::new();
     let mut layers = Vec::new();
     let mut merged = Table::new();
-    for path in [system.join("config.toml"), home.join("config.toml")] {
+    let mut base_paths = vec![system.join("config.toml")];
+    if !cli.ignore_user_config {
+        base_paths.push(home.join("config.toml"));
+    }
+    let profile_file = cli
+        .profile
+        .as_deref()
+        .map(|name| profile_file(home, name))
+        .transpose()?;
+    // `-p NAME` also layers `$TROUPE_HOME/NAME.config.toml` (Codex 0.169's form) when present.
+    base_paths.extend(profile_file.clone().filter(|path| path.exists()));
+    for path in base_paths {
         if let Some(layer) = read_layer(&path, &mut warnings)? {
             merge(&mut merged, &layer.table);
             layers.push(layer.path);
@@ -109,6 +135,7 @@ pub fn load_config_in(
             .cloned();
         match profile_table {
             Some(table) => merge(&mut merged, &table),
+            None if profile_file.as_ref().is_some_and(|path| path.exists()) => {}
             None => {
                 let known = merged
                     .get("profiles")
@@ -157,7 +184,33 @@ pub fn load_config_in(
             message: err.inner().to_string(),
         })?;
     let requirements = Requirements::load(&system.join("requirements.toml"))?;
+    let features = config.features.clone();
+    let history = config.history.clone().unwrap_or_default();
     let mut settings = resolve(config, home, cli, cwd, &requirements)?;
+    for (name, enabled) in &features {
+        match crate::features::find(name) {
+            Some(feature) => feature.apply(&mut settings, *enabled),
+            None => warnings.push(format!(
+                "[features]: unknown feature `{name}` (ignored; known: {})",
+                crate::features::known_names()
+            )),
+        }
+    }
+    if cli.strict_config {
+        let unknown: Vec<&String> = warnings
+            .iter()
+            .filter(|w| is_unknown_key_warning(w))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(ConfigError::Strict {
+                unknown: unknown
+                    .iter()
+                    .map(|w| w.replace(" (ignored)", "").replace("(ignored; ", "("))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            });
+        }
+    }
     limits::check(&settings).map_err(|violation| {
         let sources = limits::Sources {
             cli: &cli_table,
@@ -174,7 +227,26 @@ pub fn load_config_in(
         settings,
         warnings,
         layers,
+        history,
     })
+}
+
+/// `$TROUPE_HOME/NAME.config.toml`, for a profile name that is a plain file name.
+fn profile_file(home: &Path, name: &str) -> Result<PathBuf, ConfigError> {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if !plain {
+        return Err(ConfigError::InvalidKey {
+            key: "profile".into(),
+            message: format!(
+                "`{name}` is not a profile name (letters, digits, `-`, `_`, `.`; not starting with `.`)"
+            ),
+        });
+    }
+    Ok(home.join(format!("{name}.config.toml")))
 }
 
 fn warn_unknown_overrides(cli_table: &Table, warnings: &mut Vec<String>) {
@@ -184,7 +256,7 @@ fn warn_unknown_overrides(cli_table: &Table, warnings: &mut Vec<String>) {
         |key: serde_ignored::Path<'_>| unknown.push(key.to_string()),
     );
     for key in unknown {
-        warnings.push(format!("-c override: unknown key `{key}` (ignored)"));
+        warnings.push(unknown_key_warning("-c override", &key));
     }
 }
 
@@ -299,13 +371,35 @@ fn resolve(
             max_requests_per_turn: config
                 .max_requests_per_turn
                 .unwrap_or(DEFAULT_MAX_REQUESTS_PER_TURN),
+            developer_instructions: config
+                .developer_instructions
+                .filter(|t| !t.trim().is_empty()),
+            model_verbosity: config.model_verbosity.map(|v| v.as_str().to_string()),
+            output_schema: None,
         },
         tools: ToolSettings {
             apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
             shell: config.shell_tool_type.unwrap_or_default(),
         },
         agents: agent_settings(config.agents.unwrap_or_default()),
+        notify: notify_argv(config.notify)?,
+        rollout_dir: None,
     })
+}
+
+/// `notify = ["prog", "arg", …]`: an empty program is an error (nothing would run).
+fn notify_argv(notify: Option<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    let argv = notify.unwrap_or_default();
+    if argv
+        .first()
+        .is_some_and(|program| program.trim().is_empty())
+    {
+        return Err(ConfigError::InvalidKey {
+            key: "notify".into(),
+            message: "the first element must name the program to run".into(),
+        });
+    }
+    Ok(argv)
 }
 
 /// `[agents]` over the defaults; configured roles replace built-ins of the same name.

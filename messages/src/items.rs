@@ -65,6 +65,22 @@ pub enum ContentItem {
     InputText { text: String },
     /// Text written by the model.
     OutputText { text: String },
+    /// An image the user attached (`exec -i`): a `data:` URL; `detail` as Codex sends it.
+    InputImage {
+        image_url: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+}
+
+impl ContentItem {
+    /// The text of a text part; `None` for an image.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            ContentItem::InputText { text } | ContentItem::OutputText { text } => Some(text),
+            ContentItem::InputImage { .. } => None,
+        }
+    }
 }
 
 /// One paragraph of a reasoning summary.
@@ -100,16 +116,7 @@ impl ResponseItem {
                 role: Role::Assistant,
                 content,
                 ..
-            } => Some(
-                content
-                    .iter()
-                    .map(|c| match c {
-                        ContentItem::InputText { text } | ContentItem::OutputText { text } => {
-                            text.as_str()
-                        }
-                    })
-                    .collect(),
-            ),
+            } => Some(content.iter().filter_map(ContentItem::text).collect()),
             _ => None,
         }
     }

@@ -61,7 +61,14 @@ pub enum Op {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum UserInput {
-    Text { text: String },
+    Text {
+        text: String,
+    },
+    // exec parity (issue 19):
+    /// An attached image (`exec -i`), as a `data:` URL.
+    Image {
+        image_url: String,
+    },
 }
 
 /// The user's answer to an approval request.

@@ -126,6 +126,9 @@ pub struct SandboxSettings {
     /// Directories kept read-only wherever a writable root contains them (`$TROUPE_HOME`:
     /// config, rules, trust store, the `apply_patch` link directory).
     pub protected_paths: Vec<PathBuf>,
+    /// `exec --ignore-rules`: load no `.rules` file (user or project) for this thread.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_rules: bool,
 }
 
 /// The legacy, Codex-compatible sandbox policy: what `sandbox_mode` + settings mean.

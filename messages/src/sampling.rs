@@ -19,6 +19,13 @@ pub struct ModelRequest {
     /// `reasoning.effort` when the config sets one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<String>,
+    /// `text.verbosity` (`model_verbosity`), Responses wire only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verbosity: Option<String>,
+    /// A JSON Schema the final answer must follow, sent as `text.format` (Responses) or
+    /// `response_format` (Chat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// What the sampler tells its turn about the request it serves.

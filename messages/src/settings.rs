@@ -124,6 +124,15 @@ pub struct SessionSettings {
     /// Sub-agents: `[agents]` and this thread's place in its tree.
     #[serde(default)]
     pub agents: crate::agents::AgentSettings,
+    /// `notify`: argv of a program run (not waited for) when a turn completes, with Codex's
+    /// JSON payload appended as the last argument; empty for none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<String>,
+    /// Where the rollouts of this thread (and its sub-agents) go instead of
+    /// `$TROUPE_HOME/sessions`: `exec --ephemeral` points it at a private temporary directory
+    /// removed at exit, so nothing of the run stays on disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout_dir: Option<PathBuf>,
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).
@@ -195,6 +204,15 @@ pub struct ContextSettings {
     /// Model requests one turn may send (each retried per the provider's policy).
     #[serde(default = "default_max_requests_per_turn")]
     pub max_requests_per_turn: u32,
+    /// `developer_instructions`: a developer message placed after the permissions message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub developer_instructions: Option<String>,
+    /// `model_verbosity` (`low`, `medium`, `high`): sent as `text.verbosity` (Responses wire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_verbosity: Option<String>,
+    /// `exec --output-schema`: a JSON Schema sent as the response's `text.format`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// `shell_environment_policy.inherit`: which of troupe's variables commands start from.

@@ -25,6 +25,8 @@ mod exec_flow;
 mod exec_runaway;
 mod exec_sessions_end;
 mod exec_signals;
+mod parity_config;
+mod parity_exec;
 mod patch_confinement;
 mod plant_attacks;
 mod providers_bad_input;

@@ -78,10 +78,14 @@ fn exec_json(h: &Harness, overrides: &[&str], prompt: &str) -> (Vec<Value>, std:
 }
 
 fn assert_file_change_item(lines: &[Value]) {
+    // As Codex: `item.started` (in progress), then `item.completed` of the same item.
     let items = items_of_type(lines, "file_change");
-    assert_eq!(items.len(), 1, "{lines:#?}");
-    let item = &items[0]["item"];
-    assert_eq!(items[0]["type"], "item.completed");
+    assert_eq!(items.len(), 2, "{lines:#?}");
+    assert_eq!(items[0]["type"], "item.started");
+    assert_eq!(items[0]["item"]["status"], "in_progress");
+    assert_eq!(items[0]["item"]["id"], items[1]["item"]["id"]);
+    let item = &items[1]["item"];
+    assert_eq!(items[1]["type"], "item.completed");
     assert_eq!(item["status"], "completed");
     let kinds: Vec<(String, String)> = item["changes"]
         .as_array()

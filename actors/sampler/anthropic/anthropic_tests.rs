@@ -72,6 +72,8 @@ fn body_has_max_tokens_system_cache_and_thinking_budget() {
         parallel_tool_calls: false,
         prompt_cache_key: "k".into(),
         reasoning_effort: Some("medium".into()),
+        verbosity: None,
+        output_schema: None,
     };
     let body = request_body(&request);
     assert_eq!(body["max_tokens"], MAX_OUTPUT_TOKENS);

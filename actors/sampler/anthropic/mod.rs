@@ -15,7 +15,7 @@ use super::history::{
 use super::sse::{BadEvent, StreamEvent};
 use super::wire::{Wire, WireDecoder};
 use serde_json::{json, Value};
-use troupe_messages::items::{ReasoningSummary, ResponseItem, Role};
+use troupe_messages::items::{ContentItem, ReasoningSummary, ResponseItem, Role};
 use troupe_messages::sampling::ModelRequest;
 use troupe_messages::tools::ToolSpec;
 
@@ -121,12 +121,45 @@ fn tool(spec: &ToolSpec) -> Value {
     }
 }
 
+/// Appends `block` to the last message when it has `role`, else in a new message.
+fn push_block(out: &mut Vec<Value>, role: &str, block: Value) {
+    match out.last_mut() {
+        Some(last) if last["role"] == role => {
+            if let Some(content) = last["content"].as_array_mut() {
+                content.push(block);
+            }
+        }
+        _ => out.push(json!({ "role": role, "content": [block] })),
+    }
+}
+
+/// `data:<media type>;base64,<data>` → (media type, data).
+fn data_url_parts(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("data:")?;
+    let (media_type, data) = rest.split_once(";base64,")?;
+    Some((media_type, data))
+}
+
 /// The history as Messages: consecutive blocks of one role share a message.
 pub fn messages(input: &[ResponseItem]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for item in input {
         let (role, block) = match item {
             ResponseItem::Message { role, content, .. } => {
+                // Images go first as their own blocks (the Messages API takes base64 data).
+                for part in content {
+                    if let ContentItem::InputImage { image_url, .. } = part {
+                        if let Some((media_type, data)) = data_url_parts(image_url) {
+                            let source =
+                                json!({ "type": "base64", "media_type": media_type, "data": data });
+                            push_block(
+                                &mut out,
+                                "user",
+                                json!({ "type": "image", "source": source }),
+                            );
+                        }
+                    }
+                }
                 let text = message_text(content);
                 if text.is_empty() {
                     continue; // the API refuses empty text blocks
@@ -182,14 +215,7 @@ pub fn messages(input: &[ResponseItem]) -> Vec<Value> {
                 json!({ "type": "tool_result", "tool_use_id": call_id, "content": output }),
             ),
         };
-        match out.last_mut() {
-            Some(last) if last["role"] == role => {
-                if let Some(content) = last["content"].as_array_mut() {
-                    content.push(block);
-                }
-            }
-            _ => out.push(json!({ "role": role, "content": [block] })),
-        }
+        push_block(&mut out, role, block);
     }
     if let Some(block) = out
         .last_mut()

@@ -100,6 +100,8 @@ fn body_streams_with_usage_and_tools_as_functions() {
         parallel_tool_calls: true,
         prompt_cache_key: "k".into(),
         reasoning_effort: Some("high".into()),
+        verbosity: None,
+        output_schema: None,
     };
     let body = request_body(&request);
     assert_eq!(body["stream_options"]["include_usage"], true);

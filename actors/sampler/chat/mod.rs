@@ -13,7 +13,7 @@ use super::history::{freeform_arguments, freeform_parameters, message_text};
 use super::sse::{BadEvent, StreamEvent};
 use super::wire::{Wire, WireDecoder};
 use serde_json::{json, Value};
-use troupe_messages::items::{ResponseItem, Role};
+use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::sampling::ModelRequest;
 use troupe_messages::tools::ToolSpec;
 
@@ -61,6 +61,13 @@ pub fn request_body(request: &ModelRequest) -> Value {
     if let Some(effort) = &request.reasoning_effort {
         body["reasoning_effort"] = json!(effort);
     }
+    // Chat Completions' form of a structured answer; verbosity has no Chat equivalent.
+    if let Some(schema) = &request.output_schema {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": { "name": "codex_output_schema", "strict": true, "schema": schema },
+        });
+    }
     body
 }
 
@@ -96,6 +103,28 @@ fn tool(spec: &ToolSpec) -> Value {
     }
 }
 
+/// A message's content: plain text, or text and `image_url` parts when it holds images.
+fn chat_content(content: &[ContentItem]) -> Value {
+    if !content
+        .iter()
+        .any(|c| matches!(c, ContentItem::InputImage { .. }))
+    {
+        return json!(message_text(content));
+    }
+    let parts: Vec<Value> = content
+        .iter()
+        .map(|part| match part {
+            ContentItem::InputText { text } | ContentItem::OutputText { text } => {
+                json!({ "type": "text", "text": text })
+            }
+            ContentItem::InputImage { image_url, .. } => {
+                json!({ "type": "image_url", "image_url": { "url": image_url } })
+            }
+        })
+        .collect();
+    Value::Array(parts)
+}
+
 /// The history as Chat messages, the instructions first as the system message.
 pub fn messages(instructions: &str, input: &[ResponseItem]) -> Vec<Value> {
     let mut out = vec![json!({ "role": "system", "content": instructions })];
@@ -108,7 +137,7 @@ pub fn messages(instructions: &str, input: &[ResponseItem]) -> Vec<Value> {
                     // Most local chat templates know no `developer` role.
                     Role::Developer | Role::System => "system",
                 };
-                out.push(json!({ "role": role, "content": message_text(content) }));
+                out.push(json!({ "role": role, "content": chat_content(content) }));
             }
             ResponseItem::Reasoning { .. } => {}
             ResponseItem::FunctionCall {

@@ -36,6 +36,8 @@ fn request(instructions: &str, input: Vec<ResponseItem>) -> ModelRequest {
         parallel_tool_calls: false,
         prompt_cache_key: "k".into(),
         reasoning_effort: None,
+        verbosity: None,
+        output_schema: None,
     }
 }
 

@@ -55,11 +55,12 @@ fn part_name(item: &ResponseItem) -> String {
         .unwrap_or_else(|| "initial context item".to_string())
 }
 
+/// What one attached image counts for in the budget, in bytes of text (≈ 4 per token).
+const IMAGE_BYTES_ESTIMATE: u64 = 6_000;
+
 fn first_text(item: &ResponseItem) -> Option<&str> {
     match item {
-        ResponseItem::Message { content, .. } => content.first().map(|c| match c {
-            ContentItem::InputText { text } | ContentItem::OutputText { text } => text.as_str(),
-        }),
+        ResponseItem::Message { content, .. } => content.first().and_then(ContentItem::text),
         _ => None,
     }
 }
@@ -73,6 +74,9 @@ pub fn text_bytes(item: &ResponseItem) -> u64 {
                 ContentItem::InputText { text } | ContentItem::OutputText { text } => {
                     text.len() as u64
                 }
+                // Counted as the model is billed for a large image (≈ 1 500 tokens), not by
+                // the size of its base64 text.
+                ContentItem::InputImage { .. } => IMAGE_BYTES_ESTIMATE,
             })
             .sum(),
         other => serde_json::to_vec(other).map_or(0, |b| b.len() as u64),

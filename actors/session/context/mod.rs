@@ -30,6 +30,11 @@ pub fn initial_context(settings: &SessionSettings) -> InitialContext {
     context
         .items
         .push(ResponseItem::developer_text(permissions_text(settings)));
+    if let Some(text) = &settings.context.developer_instructions {
+        context
+            .items
+            .push(ResponseItem::developer_text(text.clone()));
+    }
     if settings.context.collaboration_mode == CollaborationMode::Plan {
         context.items.push(ResponseItem::developer_text(mode_text(
             CollaborationMode::Plan,

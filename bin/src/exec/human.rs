@@ -14,16 +14,19 @@ pub struct HumanOutput {
     prompt: Option<String>,
     /// While rendering a sub-agent's event: its task path, put before each line.
     agent: Option<String>,
+    /// `--color`: style labels and outcomes.
+    color: bool,
 }
 
 /// Lines of command output shown per command.
 const OUTPUT_LINES: usize = 20;
 
 impl HumanOutput {
-    pub fn new(prompt: String) -> Self {
+    pub fn new(prompt: String, color: bool) -> Self {
         Self {
             prompt: Some(prompt),
             agent: None,
+            color,
         }
     }
 
@@ -41,7 +44,12 @@ impl HumanOutput {
 
     /// A line on stderr; one that cannot be written is dropped (there is nowhere else).
     fn line(&self, text: &str) {
-        let _ = writeln!(std::io::stderr().lock(), "{}", self.prefixed(text));
+        let text = if self.color {
+            super::color::paint(text)
+        } else {
+            text.to_string()
+        };
+        let _ = writeln!(std::io::stderr().lock(), "{}", self.prefixed(&text));
     }
 }
 

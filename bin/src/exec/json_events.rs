@@ -18,7 +18,7 @@ use troupe_messages::usage::TokenUsage;
 #[derive(Default)]
 pub struct JsonEvents {
     next_item: u64,
-    /// Command call id → item id of its `item.started`.
+    /// Command or patch call id → item id of its `item.started`.
     commands: HashMap<String, String>,
     last_error: Option<String>,
     /// Id and last items of the turn's `todo_list`, once `update_plan` was called.
@@ -110,19 +110,38 @@ impl JsonEvents {
                     item: ThreadItem { id, details },
                 }]
             }
+            // Codex announces a patch as `item.started` (in progress), then completes the
+            // same item.
+            EventMsg::PatchApplyBegin { call_id, changes } => {
+                let item = self.item(ItemDetails::FileChange {
+                    changes: file_updates(changes),
+                    status: ItemStatus::InProgress,
+                });
+                self.commands.insert(call_id.clone(), item.id.clone());
+                vec![ThreadEvent::ItemStarted { item }]
+            }
             EventMsg::PatchApplyEnd {
-                changes, success, ..
+                call_id,
+                changes,
+                success,
+                ..
             } => {
                 let status = if *success {
                     ItemStatus::Completed
                 } else {
                     ItemStatus::Failed
                 };
-                let item = self.item(ItemDetails::FileChange {
+                let id = match self.commands.remove(call_id) {
+                    Some(id) => id,
+                    None => self.item_id(),
+                };
+                let details = ItemDetails::FileChange {
                     changes: file_updates(changes),
                     status,
-                });
-                vec![ThreadEvent::ItemCompleted { item }]
+                };
+                vec![ThreadEvent::ItemCompleted {
+                    item: ThreadItem { id, details },
+                }]
             }
             EventMsg::PlanUpdated { plan, .. } => {
                 let items = todo_items(plan);
@@ -204,7 +223,6 @@ impl JsonEvents {
             | EventMsg::ApplyPatchApprovalRequest { .. }
             | EventMsg::ToolCallBegin { .. }
             | EventMsg::ToolCallEnd { .. }
-            | EventMsg::PatchApplyBegin { .. }
             | EventMsg::TurnDiff { .. }
             | EventMsg::ItemRecorded { .. }
             | EventMsg::ContextCompacted { .. }

@@ -1,22 +1,26 @@
 //! `troupe exec`: one task, non-interactively. Flags follow Codex's `codex exec`, so scripts
 //! written for it work unchanged.
 
+mod color;
 mod human;
 pub mod json_events;
+mod output_schema;
+mod prompt_input;
 mod render;
 mod resume;
 mod signals;
 pub mod thread_event;
+mod workspace;
 
 use crate::output::warn;
 use crate::output::StdoutError;
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use color::ColorArg;
 use human::HumanOutput;
 use json_events::JsonOutput;
 use render::EventRenderer;
 use signals::{StopSignal, StopSignals};
-use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -31,46 +35,92 @@ use troupe_messages::policy::{AskForApproval, SandboxMode};
 #[derive(Debug, Args)]
 pub struct ExecArgs {
     /// Print events as JSON lines on stdout.
-    #[arg(long = "json", alias = "experimental-json")]
+    #[arg(long = "json", alias = "experimental-json", global = true)]
     json: bool,
     /// Model to use.
-    #[arg(short = 'm', long = "model")]
+    #[arg(short = 'm', long = "model", global = true)]
     model: Option<String>,
     /// Override a config value: `-c key=value` (value parsed as TOML, else a string).
-    #[arg(short = 'c', long = "config", value_name = "key=value")]
+    #[arg(short = 'c', long = "config", value_name = "key=value", global = true)]
     config: Vec<String>,
     /// Use the named `[profiles.<name>]` of config.toml.
-    #[arg(short = 'p', long = "profile")]
+    #[arg(short = 'p', long = "profile", global = true)]
     profile: Option<String>,
     /// Run as if started in DIR (also after `resume`: `--last` picks DIR's thread).
     #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
     cd: Option<PathBuf>,
     /// Sandbox mode for commands.
-    #[arg(short = 's', long = "sandbox", value_enum)]
+    #[arg(short = 's', long = "sandbox", value_enum, global = true)]
     sandbox: Option<SandboxArg>,
     /// When to ask before running a command. `exec` cannot ask: a request is denied.
-    #[arg(short = 'a', long = "ask-for-approval", value_enum)]
+    #[arg(short = 'a', long = "ask-for-approval", value_enum, global = true)]
     ask_for_approval: Option<ApprovalArg>,
     /// Run outside a Git repository.
-    #[arg(long = "skip-git-repo-check")]
+    #[arg(long = "skip-git-repo-check", global = true)]
     skip_git_repo_check: bool,
     /// Write the last agent message to FILE.
-    #[arg(short = 'o', long = "output-last-message", value_name = "FILE")]
+    #[arg(
+        short = 'o',
+        long = "output-last-message",
+        value_name = "FILE",
+        global = true
+    )]
     output_last_message: Option<PathBuf>,
     /// Shortcut for `-s workspace-write -a never`.
-    #[arg(long = "full-auto")]
+    #[arg(long = "full-auto", global = true)]
     full_auto: bool,
     /// Run commands without sandbox or approvals. Dangerous.
-    #[arg(long = "dangerously-bypass-approvals-and-sandbox", alias = "yolo")]
+    #[arg(
+        long = "dangerously-bypass-approvals-and-sandbox",
+        alias = "yolo",
+        global = true
+    )]
     yolo: bool,
     /// Use a local model server (built-in provider `oss`: Chat Completions on
     /// 127.0.0.1:11434, no key); checks that it answers first.
-    #[arg(long = "oss")]
+    #[arg(long = "oss", global = true)]
     oss: bool,
     /// Which local server `--oss` talks to (picks its default port); implies `--oss`.
-    #[arg(long = "local-provider", value_enum)]
+    #[arg(long = "local-provider", value_enum, global = true)]
     local_provider: Option<LocalProviderArg>,
-    /// The task; `-` or absent reads it from stdin.
+    /// Attach image(s) to the prompt (PNG, JPEG, GIF, WebP; comma-separated or repeated).
+    #[arg(short = 'i', long = "image", value_name = "FILE", num_args = 1.., value_delimiter = ',', global = true)]
+    images: Vec<PathBuf>,
+    /// Enable a feature (repeatable); `troupe features list` shows them.
+    #[arg(long = "enable", value_name = "FEATURE", global = true)]
+    enable: Vec<String>,
+    /// Disable a feature (repeatable).
+    #[arg(long = "disable", value_name = "FEATURE", global = true)]
+    disable: Vec<String>,
+    /// An unknown key or feature in config.toml (or a `-c`) is an error, not a warning.
+    #[arg(long = "strict-config", global = true)]
+    strict_config: bool,
+    /// Do not read `$TROUPE_HOME/config.toml` (auth still comes from `TROUPE_HOME`).
+    #[arg(long = "ignore-user-config", global = true)]
+    ignore_user_config: bool,
+    /// Load no `.rules` file (user or project) for this run.
+    #[arg(long = "ignore-rules", global = true)]
+    ignore_rules: bool,
+    /// Trust the working directory and pin its project files (as `troupe trust`) first.
+    #[arg(long = "trust", global = true)]
+    trust: bool,
+    /// Keep nothing on disk: no rollout, no index entry, no prompt history.
+    #[arg(long = "ephemeral", global = true)]
+    ephemeral: bool,
+    /// Another directory commands may write (workspace-write sandbox; repeatable).
+    #[arg(long = "add-dir", value_name = "DIR", global = true)]
+    add_dir: Vec<PathBuf>,
+    /// A JSON Schema the final message must follow (sent as the response format, checked).
+    #[arg(long = "output-schema", value_name = "FILE", global = true)]
+    output_schema: Option<PathBuf>,
+    /// Run in a new Git worktree on its own branch (under `$TROUPE_HOME/worktrees`).
+    #[arg(long = "worktree")]
+    worktree: bool,
+    /// Colour in the human output on stderr (`auto`: on a terminal, unless `NO_COLOR`).
+    #[arg(long = "color", value_enum, default_value_t = ColorArg::Auto, global = true)]
+    color: ColorArg,
+    /// The task; `-` or absent reads it from stdin; piped stdin beside a prompt is appended
+    /// to it as a `<stdin>` block.
     prompt: Option<String>,
     #[command(subcommand)]
     command: Option<ExecCommand>,
@@ -144,7 +194,24 @@ impl From<SandboxArg> for SandboxMode {
 /// Runs the task; the exit code says whether the turn completed.
 pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let home = troupe_config::home::troupe_home()?;
-    let store = crate::threads::open_store(&home, crate::threads::Reconcile::Skip);
+    // Bad arguments fail before anything is read, created or started.
+    let output_schema = args
+        .output_schema
+        .as_deref()
+        .map(output_schema::load)
+        .transpose()?;
+    let extra_roots = workspace::extra_writable_roots(&args.add_dir)?;
+    let image_urls = attached_images(&args.images)?;
+    let feature_overrides = crate::features::feature_overrides(&args.enable, &args.disable)?;
+    if args.ephemeral && matches!(args.command, Some(ExecCommand::Resume(_))) {
+        bail!("--ephemeral cannot resume a thread: resuming appends to its recorded rollout");
+    }
+    // An ephemeral run opens no thread index (it would create one under TROUPE_HOME).
+    let store = if args.ephemeral {
+        None
+    } else {
+        crate::threads::open_store(&home, crate::threads::Reconcile::Skip)
+    };
     let cd = args.cd.as_deref().map(usable_dir).transpose()?;
     let (target, prompt) = match args.command.take() {
         Some(ExecCommand::Resume(resume)) => {
@@ -153,17 +220,36 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         }
         None => (None, args.prompt.clone()),
     };
-    let prompt = read_prompt(prompt.as_deref())?;
-    let cwd = match (cd, &target) {
+    let prompt = prompt_input::read_prompt(prompt.as_deref())?;
+    let mut cwd = match (cd, &target) {
         (Some(dir), _) => dir,
         (None, Some(target)) => target.cwd.clone(),
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
+    if args.worktree {
+        if target.is_some() {
+            bail!("--worktree starts a new thread; it cannot be combined with `resume`");
+        }
+        let worktree = workspace::create_worktree(&cwd, &home)?;
+        warn_plain(format!(
+            "worktree: {} (branch {})",
+            worktree.root.display(),
+            worktree.branch
+        ));
+        cwd = worktree.cwd;
+    }
     if !args.skip_git_repo_check && !inside_git_repo(&cwd) {
         bail!(
             "{} is not inside a Git repository; pass --skip-git-repo-check to run here anyway",
             cwd.display()
         );
+    }
+    if args.trust {
+        let pinned = crate::trust::trust_quietly(&home, &cwd)?;
+        warn_plain(format!(
+            "trusted {} ({pinned} project file(s) pinned)",
+            cwd.display()
+        ));
     }
     let sandbox_mode = if args.yolo {
         Some(SandboxMode::DangerFullAccess)
@@ -180,6 +266,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     };
     let local = args.oss || args.local_provider.is_some();
     let mut raw = args.config.clone();
+    raw.extend(feature_overrides);
     let mut model = args.model.clone();
     if local {
         let id = args
@@ -197,12 +284,27 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             approval_policy,
             cwd: Some(cwd),
             profile: args.profile.clone(),
+            strict_config: args.strict_config,
+            ignore_user_config: args.ignore_user_config,
         },
     )?;
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }
-    let settings = loaded.settings;
+    let history = loaded.history;
+    let mut settings = loaded.settings;
+    apply_run_options(&mut settings, &args, extra_roots, output_schema.clone())?;
+    // Removed (with every rollout in it) when exec returns.
+    let ephemeral_dir = if args.ephemeral {
+        let dir = tempfile::Builder::new()
+            .prefix("troupe-ephemeral-")
+            .tempdir()
+            .context("--ephemeral: cannot create a private temporary directory")?;
+        settings.rollout_dir = Some(dir.path().to_path_buf());
+        Some(dir)
+    } else {
+        None
+    };
     if local {
         crate::models::check_local_server(&home, &settings.provider, &settings.model).await?;
     }
@@ -223,16 +325,31 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         }
         None => runtime.start_thread(settings).await?,
     };
-    thread.submit(Op::UserInput {
-        items: vec![UserInput::Text {
-            text: prompt.clone(),
-        }],
-    })?;
+    // As Codex: each image between `<image name=[Image #N] path="…">` and `</image>` text
+    // parts, the images first, then the prompt.
+    let mut items = Vec::new();
+    for (n, (path, image_url)) in args.images.iter().zip(image_urls).enumerate() {
+        items.push(UserInput::Text {
+            text: format!(
+                "<image name=[Image #{}] path=\"{}\">",
+                n + 1,
+                path.display()
+            ),
+        });
+        items.push(UserInput::Image { image_url });
+        items.push(UserInput::Text {
+            text: "</image>".into(),
+        });
+    }
+    items.push(UserInput::Text {
+        text: prompt.clone(),
+    });
+    thread.submit(Op::UserInput { items })?;
 
     let mut renderer: Box<dyn EventRenderer> = if args.json {
         Box::new(JsonOutput::default())
     } else {
-        Box::new(HumanOutput::new(prompt.clone()))
+        Box::new(HumanOutput::new(prompt.clone(), args.color.enabled()))
     };
     let mut last_message: Option<String> = None;
     let mut succeeded = false;
@@ -319,9 +436,17 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
                     decision: ReviewDecision::Denied,
                 })?;
             }
+            EventMsg::SessionConfigured { thread_id, .. } => {
+                if !args.ephemeral {
+                    if let Err(err) =
+                        crate::history::record(&home, &history, &thread_id.to_string(), &prompt)
+                    {
+                        warn(format!("the prompt history was not saved: {err:#}"));
+                    }
+                }
+            }
             // Shown by the renderers above; nothing for the loop to do.
-            EventMsg::SessionConfigured { .. }
-            | EventMsg::TurnStarted { .. }
+            EventMsg::TurnStarted { .. }
             | EventMsg::InputInjected { .. }
             | EventMsg::AgentMessageDelta { .. }
             | EventMsg::AgentMessage { .. }
@@ -366,11 +491,17 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         std::fs::write(path, last_message.as_deref().unwrap_or(""))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    drop(ephemeral_dir);
     if let Some(signal) = stopped {
         return Ok(signal.exit_code());
     }
     if let Some(err) = output_failed {
         return Err(err.into());
+    }
+    if let (Some(schema), true) = (&output_schema, succeeded) {
+        if let Err(problem) = output_schema::check_answer(schema, last_message.as_deref()) {
+            bail!("--output-schema: {problem}");
+        }
     }
     if !args.json {
         if let Some(message) = &last_message {
@@ -382,6 +513,58 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `-i FILE…`: each image's `data:` URL; a missing, unreadable, oversized or non-image file
+/// is an error naming it, before anything runs.
+fn attached_images(paths: &[PathBuf]) -> Result<Vec<String>> {
+    use troupe_actors::tool_orchestrator::tools::local_image::load_data_url;
+    paths
+        .iter()
+        .map(|path| load_data_url(path).map_err(|err| anyhow::anyhow!("--image {err}")))
+        .collect()
+}
+
+/// What this run's flags change in the resolved settings.
+fn apply_run_options(
+    settings: &mut troupe_messages::settings::SessionSettings,
+    args: &ExecArgs,
+    extra_roots: Vec<PathBuf>,
+    output_schema: Option<serde_json::Value>,
+) -> Result<()> {
+    use troupe_messages::settings::WireApi;
+    if !extra_roots.is_empty() && settings.sandbox_mode != SandboxMode::WorkspaceWrite {
+        warn(format!(
+            "--add-dir widens only the workspace-write sandbox; this run is {}",
+            settings.sandbox_mode.as_str()
+        ));
+    }
+    settings.sandbox.writable_roots.extend(extra_roots);
+    settings.sandbox.ignore_rules = args.ignore_rules;
+    if output_schema.is_some() && settings.provider.wire_api == WireApi::Anthropic {
+        bail!(
+            "--output-schema: provider `{}` speaks the anthropic wire, which has no structured \
+             response format",
+            settings.provider.id
+        );
+    }
+    settings.context.output_schema = output_schema;
+    if settings.context.model_verbosity.is_some()
+        && settings.provider.wire_api != WireApi::Responses
+    {
+        warn(format!(
+            "model_verbosity is sent only on the responses wire; provider `{}` does not speak it, \
+             so it is not sent",
+            settings.provider.id
+        ));
+    }
+    Ok(())
+}
+
+/// A note on stderr without the `warning:` prefix.
+fn warn_plain(text: String) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 /// How long an interrupt may take before troupe gives up and kills everything itself.
@@ -425,28 +608,6 @@ fn deny_approval(thread: &mut ThreadClient, call_id: String, what: &str) -> Resu
         decision: ReviewDecision::Denied,
     })?;
     Ok(())
-}
-
-/// The prompt from the argument, or from stdin when absent or `-`.
-fn read_prompt(arg: Option<&str>) -> Result<String> {
-    let prompt = match arg {
-        Some(text) if text != "-" => text.to_string(),
-        _ => {
-            let mut stdin = std::io::stdin();
-            if arg.is_none() && stdin.is_terminal() {
-                bail!("no prompt given: pass it as an argument or pipe it on stdin");
-            }
-            let mut text = String::new();
-            stdin
-                .read_to_string(&mut text)
-                .context("cannot read the prompt from stdin")?;
-            text
-        }
-    };
-    if prompt.trim().is_empty() {
-        bail!("the prompt is empty");
-    }
-    Ok(prompt)
 }
 
 /// A `.git` counts unless it is an empty placeholder a running sandbox mounted on (another

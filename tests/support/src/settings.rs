@@ -53,8 +53,13 @@ pub fn session_settings(base_url: String, home: &Path, cwd: &Path) -> SessionSet
             collaboration_mode: Default::default(),
             max_compactions_per_turn: DEFAULT_MAX_COMPACTIONS_PER_TURN,
             max_requests_per_turn: DEFAULT_MAX_REQUESTS_PER_TURN,
+            developer_instructions: None,
+            model_verbosity: None,
+            output_schema: None,
         },
         tools: Default::default(),
         agents: Default::default(),
+        notify: Vec::new(),
+        rollout_dir: None,
     }
 }

@@ -1,0 +1,80 @@
+//! `notify`: a program run when a turn completes, with Codex's JSON payload as its last
+//! argument (`{"type":"agent-turn-complete","thread-id",…}`). It runs outside the sandbox
+//! (it is the user's own program, from their config), is never waited for by the session,
+//! and a program that cannot start only costs a warning in the log.
+
+use serde::Serialize;
+use std::path::Path;
+use std::time::Duration;
+use troupe_messages::ids::ThreadId;
+
+/// Codex's `agent-turn-complete` notification, field for field.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Notification<'a> {
+    #[serde(rename_all = "kebab-case")]
+    AgentTurnComplete {
+        thread_id: String,
+        turn_id: String,
+        cwd: &'a Path,
+        client: &'static str,
+        input_messages: &'a [String],
+        last_assistant_message: Option<&'a str>,
+    },
+}
+
+/// How long a notify program may run before it is killed (it must not pile up).
+const NOTIFY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The payload for one completed turn.
+pub fn payload(
+    thread_id: ThreadId,
+    turn_id: u64,
+    cwd: &Path,
+    input_messages: &[String],
+    last_assistant_message: Option<&str>,
+) -> String {
+    let notification = Notification::AgentTurnComplete {
+        thread_id: thread_id.to_string(),
+        turn_id: turn_id.to_string(),
+        cwd,
+        client: "troupe",
+        input_messages,
+        last_assistant_message,
+    };
+    serde_json::to_string(&notification).unwrap_or_default()
+}
+
+/// Starts `argv` + `payload` in the background; reaps it (or kills it after a minute).
+pub fn spawn(argv: &[String], payload: String, cwd: &Path) {
+    let Some((program, args)) = argv.split_first() else {
+        return;
+    };
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(args)
+        .arg(payload)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    match command.spawn() {
+        Ok(mut child) => {
+            tokio::spawn(async move {
+                if tokio::time::timeout(NOTIFY_TIMEOUT, child.wait())
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!("the notify program ran over a minute: killed");
+                    let _ = child.kill().await;
+                }
+            });
+        }
+        Err(err) => tracing::warn!(%err, program, "cannot run the notify program"),
+    }
+}
+
+#[cfg(test)]
+#[path = "notify_tests.rs"]
+mod tests;
