@@ -4,12 +4,13 @@
 mod human;
 pub mod json_events;
 mod render;
-mod resume;
+pub mod resume;
 mod signals;
 pub mod thread_event;
 
 use crate::output::warn;
 use crate::output::StdoutError;
+use crate::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use human::HumanOutput;
@@ -17,59 +18,26 @@ use json_events::JsonOutput;
 use render::EventRenderer;
 use signals::{StopSignal, StopSignals};
 use std::io::{IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::ops::{Op, UserInput};
-use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::policy::AskForApproval;
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
     /// Print events as JSON lines on stdout.
     #[arg(long = "json", alias = "experimental-json")]
     json: bool,
-    /// Model to use.
-    #[arg(short = 'm', long = "model")]
-    model: Option<String>,
-    /// Override a config value: `-c key=value` (value parsed as TOML, else a string).
-    #[arg(short = 'c', long = "config", value_name = "key=value")]
-    config: Vec<String>,
-    /// Use the named `[profiles.<name>]` of config.toml.
-    #[arg(short = 'p', long = "profile")]
-    profile: Option<String>,
-    /// Run as if started in DIR (also after `resume`: `--last` picks DIR's thread).
-    #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
-    cd: Option<PathBuf>,
-    /// Sandbox mode for commands.
-    #[arg(short = 's', long = "sandbox", value_enum)]
-    sandbox: Option<SandboxArg>,
-    /// When to ask before running a command. `exec` cannot ask: a request is denied.
-    #[arg(short = 'a', long = "ask-for-approval", value_enum)]
-    ask_for_approval: Option<ApprovalArg>,
-    /// Run outside a Git repository.
-    #[arg(long = "skip-git-repo-check")]
-    skip_git_repo_check: bool,
+    #[command(flatten)]
+    flags: SessionFlags,
     /// Write the last agent message to FILE.
     #[arg(short = 'o', long = "output-last-message", value_name = "FILE")]
     output_last_message: Option<PathBuf>,
-    /// Shortcut for `-s workspace-write -a never`.
-    #[arg(long = "full-auto")]
-    full_auto: bool,
-    /// Run commands without sandbox or approvals. Dangerous.
-    #[arg(long = "dangerously-bypass-approvals-and-sandbox", alias = "yolo")]
-    yolo: bool,
-    /// Use a local model server (built-in provider `oss`: Chat Completions on
-    /// 127.0.0.1:11434, no key); checks that it answers first.
-    #[arg(long = "oss")]
-    oss: bool,
-    /// Which local server `--oss` talks to (picks its default port); implies `--oss`.
-    #[arg(long = "local-provider", value_enum)]
-    local_provider: Option<LocalProviderArg>,
     /// The task; `-` or absent reads it from stdin.
     prompt: Option<String>,
     #[command(subcommand)]
@@ -82,70 +50,11 @@ enum ExecCommand {
     Resume(resume::ResumeArgs),
 }
 
-/// The local servers `--local-provider` knows (built-in providers of the same ids).
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum LocalProviderArg {
-    Ollama,
-    Lmstudio,
-    Vllm,
-    Llamacpp,
-}
-
-impl LocalProviderArg {
-    fn provider_id(self) -> &'static str {
-        match self {
-            LocalProviderArg::Ollama => "ollama",
-            LocalProviderArg::Lmstudio => "lmstudio",
-            LocalProviderArg::Vllm => "vllm",
-            LocalProviderArg::Llamacpp => "llamacpp",
-        }
-    }
-}
-
-/// The model `--oss` uses when `-m` names none (as Codex's `--oss`).
-const DEFAULT_OSS_MODEL: &str = "gpt-oss:20b";
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum ApprovalArg {
-    Untrusted,
-    OnRequest,
-    OnFailure,
-    Never,
-}
-
-impl From<ApprovalArg> for AskForApproval {
-    fn from(arg: ApprovalArg) -> Self {
-        match arg {
-            ApprovalArg::Untrusted => AskForApproval::UnlessTrusted,
-            ApprovalArg::OnRequest => AskForApproval::OnRequest,
-            ApprovalArg::OnFailure => AskForApproval::OnFailure,
-            ApprovalArg::Never => AskForApproval::Never,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum SandboxArg {
-    ReadOnly,
-    WorkspaceWrite,
-    DangerFullAccess,
-}
-
-impl From<SandboxArg> for SandboxMode {
-    fn from(arg: SandboxArg) -> Self {
-        match arg {
-            SandboxArg::ReadOnly => SandboxMode::ReadOnly,
-            SandboxArg::WorkspaceWrite => SandboxMode::WorkspaceWrite,
-            SandboxArg::DangerFullAccess => SandboxMode::DangerFullAccess,
-        }
-    }
-}
-
 /// Runs the task; the exit code says whether the turn completed.
 pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let home = troupe_config::home::troupe_home()?;
     let store = crate::threads::open_store(&home, crate::threads::Reconcile::Skip);
-    let cd = args.cd.as_deref().map(usable_dir).transpose()?;
+    let cd = args.flags.cd_dir()?;
     let (target, prompt) = match args.command.take() {
         Some(ExecCommand::Resume(resume)) => {
             let (target, prompt) = resume::pick(&home, store.as_deref(), resume, cd.as_deref())?;
@@ -159,58 +68,11 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         (None, Some(target)) => target.cwd.clone(),
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
-    if !args.skip_git_repo_check && !inside_git_repo(&cwd) {
-        bail!(
-            "{} is not inside a Git repository; pass --skip-git-repo-check to run here anyway",
-            cwd.display()
-        );
-    }
-    let sandbox_mode = if args.yolo {
-        Some(SandboxMode::DangerFullAccess)
-    } else if args.full_auto {
-        Some(SandboxMode::WorkspaceWrite)
-    } else {
-        args.sandbox.map(SandboxMode::from)
-    };
-    // The full-auto flags mean "do not stop to ask": exec has nobody to ask anyway.
-    let approval_policy = if args.yolo || args.full_auto {
-        Some(AskForApproval::Never)
-    } else {
-        args.ask_for_approval.map(AskForApproval::from)
-    };
-    let local = args.oss || args.local_provider.is_some();
-    let mut raw = args.config.clone();
-    let mut model = args.model.clone();
-    if local {
-        let id = args
-            .local_provider
-            .map_or("oss", LocalProviderArg::provider_id);
-        raw.push(format!("model_provider={}", crate::login::toml_string(id)));
-        model.get_or_insert_with(|| DEFAULT_OSS_MODEL.to_string());
-    }
-    let loaded = load_config(
-        &home,
-        &CliOverrides {
-            raw,
-            model,
-            sandbox_mode,
-            approval_policy,
-            cwd: Some(cwd),
-            profile: args.profile.clone(),
-        },
-    )?;
-    for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
-    }
-    let settings = loaded.settings;
-    if local {
-        crate::models::check_local_server(&home, &settings.provider, &settings.model).await?;
-    }
-    // Checked before the thread starts (the sampler reads the key again at each request).
-    troupe_actors::sampler::auth::api_key(
-        &settings.provider,
-        &home.join(troupe_actors::sampler::auth::AUTH_FILE),
-    )?;
+    // `exec` has nobody to ask: `--full-auto` means "never stop to ask".
+    let settings = args
+        .flags
+        .settings(&home, cwd, AskForApproval::Never)
+        .await?;
 
     // From here on a signal interrupts the turn instead of killing troupe on the spot.
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
@@ -402,16 +264,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// `--cd DIR`: an existing directory, made absolute.
-fn usable_dir(dir: &Path) -> Result<PathBuf> {
-    let path = std::fs::canonicalize(dir)
-        .with_context(|| format!("--cd {}: not a usable directory", dir.display()))?;
-    if !path.is_dir() {
-        bail!("--cd {}: not a directory", dir.display());
-    }
-    Ok(path)
-}
-
 /// `exec` has nobody to ask: deny, say so, and tell the user how to avoid it.
 fn deny_approval(thread: &mut ThreadClient, call_id: String, what: &str) -> Result<()> {
     warn(format!(
@@ -446,13 +298,4 @@ fn read_prompt(arg: Option<&str>) -> Result<String> {
         bail!("the prompt is empty");
     }
     Ok(prompt)
-}
-
-/// A `.git` counts unless it is an empty placeholder a running sandbox mounted on (another
-/// session's sandbox may hold one in `/tmp` or a parent of this directory for a while).
-fn inside_git_repo(dir: &Path) -> bool {
-    dir.ancestors().any(|d| {
-        let marker = d.join(".git");
-        marker.exists() && !troupe_config::layers::is_sandbox_placeholder(&marker)
-    })
 }
