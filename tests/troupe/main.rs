@@ -39,6 +39,8 @@ mod threads_crash;
 mod threads_resume;
 mod threads_roundtrip;
 mod tools_flow;
+mod tui_flow;
+mod tui_tmux;
 
 /// Points the runtime at the small sandbox helper cargo built for this package. The choice is
 /// process-wide and the first call wins, so every test in this binary makes the same one.
