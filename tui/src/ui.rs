@@ -15,8 +15,6 @@ use std::time::Instant;
 
 /// Composer rows shown at most (longer text scrolls).
 const COMPOSER_MAX_ROWS: u16 = 6;
-/// Lines of a streaming answer laid out per frame: its tail, enough to fill any viewport.
-const LIVE_TAIL_LINES: usize = 120;
 
 pub fn render(app: &App, frame: &mut Frame, now: Instant) {
     let area = frame.area();
@@ -103,7 +101,7 @@ fn render_live(app: &App, frame: &mut Frame, area: Rect) {
                 // Lay out only the tail of a long stream.
                 let start = markdown
                     .rmatch_indices('\n')
-                    .nth(LIVE_TAIL_LINES)
+                    .nth(area.height as usize)
                     .map_or(0, |(i, _)| i + 1);
                 let tail = Cell::Assistant {
                     markdown: markdown[start..].to_string(),
