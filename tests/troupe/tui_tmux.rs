@@ -1,7 +1,6 @@
 //! Driving the real `troupe` UI in a detached tmux session: send keys, poll the screen.
 //! Each session has its own tmux server socket, so tests run in parallel without sharing.
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use troupe_test_support::{troupe_exe, Harness, KEY_VAR};
