@@ -41,6 +41,7 @@ fn an_approved_command_runs_and_a_denied_one_does_not() {
     tmux.wait_for("touch denied-file");
     tmux.keys(&["n"]);
     tmux.wait_for("all done");
+    tmux.wait_for("turn complete");
     assert!(h.workdir.path().join("approved-file").exists());
     assert!(!h.workdir.path().join("denied-file").exists());
     let requests = h.mock.requests();
@@ -67,6 +68,7 @@ fn typing_while_a_turn_runs_is_steered_into_it() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("queued: sent at the next step");
     tmux.wait_for("steered answer");
+    tmux.wait_for("turn complete");
     let requests = h.mock.requests();
     assert_eq!(requests.len(), 2, "the steer joined the running turn");
     assert!(requests[1].body.to_string().contains("also check the docs"));
@@ -119,6 +121,7 @@ fn escape_sequences_from_the_model_are_shown_not_obeyed() {
     )]);
     let tmux = Tmux::start(&h, "escapes", &["-s", "danger-full-access", "hi"]);
     tmux.wait_for("^[]0;PWNED-TITLE^G after");
+    tmux.wait_for("turn complete");
     let title = std::process::Command::new("tmux")
         .args([
             "-L",
@@ -130,6 +133,90 @@ fn escape_sequences_from_the_model_are_shown_not_obeyed() {
         .output()
         .expect("tmux display-message");
     assert!(!String::from_utf8_lossy(&title.stdout).contains("PWNED"));
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_exit(), 0);
+}
+
+#[test]
+fn a_sub_agent_asks_through_the_overlay_and_the_panel_switches_to_it() {
+    use crate::subagents_support::{spawn_call, wait_call};
+    let h = Harness::new(vec![
+        MockResponse::tool_calls(vec![spawn_call(
+            "s1",
+            "explore",
+            "tui-child-marker: make a file",
+            "none",
+        )]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+    ]);
+    h.mock.route(
+        "tui-child-marker",
+        vec![
+            MockResponse::shell("k1", &["touch", "child-file"]),
+            MockResponse::text("child finished its task"),
+        ],
+    );
+    let tmux = Tmux::start(
+        &h,
+        "agents",
+        &["-s", "danger-full-access", "-a", "untrusted", "delegate"],
+    );
+    tmux.wait_for("approval needed · /root/explore");
+    tmux.keys(&["y"]);
+    tmux.wait_for("root done");
+    assert!(h.workdir.path().join("child-file").exists());
+    tmux.keys(&["C-t"]);
+    tmux.wait_for("threads · ");
+    tmux.keys(&["Down"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("── /root/explore");
+    tmux.wait_for("child finished its task");
+    tmux.wait_for("viewing a sub-agent (read-only)");
+    tmux.wait_for("viewing /root/explore · ");
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_exit(), 0);
+}
+
+#[test]
+fn resume_picks_an_old_thread() {
+    let h = Harness::new(vec![
+        MockResponse::text("first answer"),
+        MockResponse::text("answer after resume"),
+    ]);
+    let first = Tmux::start(
+        &h,
+        "resume-a",
+        &["-s", "danger-full-access", "remember-this-thread"],
+    );
+    first.wait_for("first answer");
+    first.wait_for("turn complete");
+    first.keys(&["C-c"]);
+    assert_eq!(first.wait_exit(), 0);
+    std::fs::remove_file(&first.exit_file).expect("exit file");
+    drop(first);
+
+    let tmux = Tmux::start(&h, "resume-b", &["-s", "danger-full-access"]);
+    tmux.wait_for("Ask troupe to do something");
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("resume a thread");
+    tmux.wait_for("remember-this-thread");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("── resumed 2");
+    tmux.type_text("and now?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("answer after resume");
+    tmux.wait_for("turn complete · ");
+    // The model saw the old thread's history.
+    let last = h
+        .mock
+        .requests()
+        .last()
+        .expect("a request")
+        .body
+        .to_string();
+    assert!(last.contains("remember-this-thread"), "{last}");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
 }

@@ -575,7 +575,9 @@ impl App {
     }
 
     /// The /resume picker's choices arrived.
-    pub fn open_picker(&mut self, items: Vec<ThreadSummary>) {
+    pub fn open_picker(&mut self, mut items: Vec<ThreadSummary>) {
+        // Threads open here already are a Ctrl+T away (and cannot be opened twice).
+        items.retain(|t| !self.threads.iter().any(|open| open.id == Some(t.id)));
         if items.is_empty() {
             self.info("no recorded thread to resume");
         } else {

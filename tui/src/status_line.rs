@@ -32,6 +32,13 @@ pub fn line(app: &App, now: Instant) -> Line<'static> {
     let status = &app.status;
     let view = app.current_view();
     let mut spans = Vec::new();
+    // First, so a narrow terminal still shows whose transcript this is.
+    if let Some(entry) = app.threads.get(app.current).filter(|t| t.is_agent) {
+        spans.push(Span::styled(
+            format!("viewing {} · ", crate::sanitize::sanitize_line(&entry.path)),
+            theme::warning(),
+        ));
+    }
     if let Some(started) = view.turn_started {
         spans.push(Span::styled(
             format!(
@@ -79,15 +86,6 @@ pub fn line(app: &App, now: Instant) -> Line<'static> {
         format!(" · {}{branch}", short_path(&status.cwd)),
         theme::dim(),
     ));
-    let entry = &app.threads.get(app.current);
-    if let Some(entry) = entry {
-        if entry.is_agent {
-            spans.push(Span::styled(
-                format!(" · viewing {}", entry.path),
-                theme::warning(),
-            ));
-        }
-    }
     Line::from(spans)
 }
 
