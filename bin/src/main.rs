@@ -139,11 +139,24 @@ fn main() -> ExitCode {
 /// `--cd` is global inside `exec` (`exec resume --last --cd DIR`) but not at the top, where
 /// it would leak into every other subcommand.
 fn parse_cli() -> Cli {
-    use clap::{CommandFactory, FromArgMatches};
-    let command =
-        Cli::command().mut_subcommand("exec", |exec| exec.mut_arg("cd", |cd| cd.global(true)));
-    let matches = command.get_matches();
+    use clap::FromArgMatches;
+    let matches = cli_command().get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+}
+
+fn cli_command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommand("exec", |exec| exec.mut_arg("cd", |cd| cd.global(true)))
+}
+
+#[cfg(test)]
+mod cli_tests {
+    /// Every subcommand's flags are consistent (clap checks names and shorts only when a
+    /// subcommand is used; a clash there would panic at run time).
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::cli_command().debug_assert();
+    }
 }
 
 fn home() -> anyhow::Result<std::path::PathBuf> {
