@@ -20,7 +20,7 @@ pub struct SessionFlags {
     #[arg(short = 'p', long = "profile")]
     pub profile: Option<String>,
     /// Run as if started in DIR (also after `resume`: `--last` picks DIR's thread).
-    #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
+    #[arg(short = 'C', long = "cd", value_name = "DIR")]
     pub cd: Option<PathBuf>,
     /// Sandbox mode for commands.
     #[arg(short = 's', long = "sandbox", value_enum)]
