@@ -149,16 +149,6 @@ fn cli_command() -> clap::Command {
     Cli::command().mut_subcommand("exec", |exec| exec.mut_arg("cd", |cd| cd.global(true)))
 }
 
-#[cfg(test)]
-mod cli_tests {
-    /// Every subcommand's flags are consistent (clap checks names and shorts only when a
-    /// subcommand is used; a clash there would panic at run time).
-    #[test]
-    fn the_command_line_is_well_formed() {
-        super::cli_command().debug_assert();
-    }
-}
-
 fn home() -> anyhow::Result<std::path::PathBuf> {
     Ok(troupe_config::home::troupe_home()?)
 }
@@ -175,4 +165,14 @@ fn init_tracing() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+#[cfg(test)]
+mod cli_tests {
+    /// Every subcommand's flags are consistent (clap checks names and shorts only when a
+    /// subcommand is used; a clash there would panic at run time).
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::cli_command().debug_assert();
+    }
 }
