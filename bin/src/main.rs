@@ -14,9 +14,11 @@ mod models;
 mod output;
 mod replay;
 mod sandbox;
+mod session_flags;
 mod threads;
 mod threads_tree;
 mod trust;
+mod tui;
 mod web;
 
 use clap::{Parser, Subcommand};
@@ -25,9 +27,13 @@ use std::process::ExitCode;
 /// Troupe: a local coding-agent runtime.
 #[derive(Debug, Parser)]
 #[command(name = "troupe", version, about)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Without a subcommand: the interactive UI.
+    #[command(flatten)]
+    interactive: tui::TuiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -39,8 +45,11 @@ enum Command {
     Sandbox(sandbox::SandboxArgs),
     /// List recorded threads, most recent first.
     List(threads::ListArgs),
-    /// Start a new thread from a copy of another's history.
-    Fork(threads::ForkArgs),
+    /// Continue a recorded thread in the interactive UI.
+    Resume(tui::ResumeCommand),
+    /// Start a new thread from a copy of another's history: opens it in the interactive UI
+    /// (prints the new id instead when not run in a terminal).
+    Fork(tui::ForkCommand),
     /// Move a thread to `$TROUPE_HOME/archived_sessions/`.
     Archive(threads::IdArg),
     /// Move an archived thread back.
@@ -81,7 +90,7 @@ fn main() -> ExitCode {
         return code;
     }
     init_tracing();
-    let cli = Cli::parse();
+    let cli = parse_cli();
     // Before the async runtime starts threads: this changes our environment.
     let _apply_patch_link = match home()
         .map_err(|e| e.to_string())
@@ -109,7 +118,8 @@ fn main() -> ExitCode {
         Some(Command::Web(args)) => runtime.block_on(web::run(args)).map(ok),
         Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),
         Some(Command::List(args)) => home().and_then(|h| threads::list(&h, args)).map(ok),
-        Some(Command::Fork(args)) => home().and_then(|h| threads::fork(&h, args)).map(ok),
+        Some(Command::Resume(args)) => runtime.block_on(tui::resume(args)),
+        Some(Command::Fork(args)) => runtime.block_on(tui::fork(args)),
         Some(Command::Archive(args)) => home().and_then(|h| threads::archive(&h, args)).map(ok),
         Some(Command::Unarchive(args)) => home().and_then(|h| threads::unarchive(&h, args)).map(ok),
         Some(Command::Delete(args)) => home().and_then(|h| threads::delete(&h, args)).map(ok),
@@ -130,9 +140,7 @@ fn main() -> ExitCode {
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),
         Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),
-        None => Err(anyhow::anyhow!(
-            "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"
-        )),
+        None => runtime.block_on(tui::run(cli.interactive)),
     };
     // Do not wait for background tasks (a stalled stream, a killed process) at exit.
     runtime.shutdown_background();
@@ -140,6 +148,19 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => output::failure_code(&err),
     }
+}
+
+/// `--cd` is global inside `exec` (`exec resume --last --cd DIR`) but not at the top, where
+/// it would leak into every other subcommand.
+fn parse_cli() -> Cli {
+    use clap::FromArgMatches;
+    let matches = cli_command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+}
+
+fn cli_command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommand("exec", |exec| exec.mut_arg("cd", |cd| cd.global(true)))
 }
 
 fn home() -> anyhow::Result<std::path::PathBuf> {
@@ -158,4 +179,14 @@ fn init_tracing() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+#[cfg(test)]
+mod cli_tests {
+    /// Every subcommand's flags are consistent (clap checks names and shorts only when a
+    /// subcommand is used; a clash there would panic at run time).
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::cli_command().debug_assert();
+    }
 }

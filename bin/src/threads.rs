@@ -120,10 +120,10 @@ fn human_line(t: &ThreadSummary) -> String {
 #[derive(Debug, Args)]
 pub struct ForkArgs {
     /// Thread id (or a unique prefix).
-    id: String,
+    pub id: String,
     /// Copy the history through this turn (default: all of it).
     #[arg(long = "at-turn", value_name = "N")]
-    at_turn: Option<u64>,
+    pub at_turn: Option<u64>,
 }
 
 /// `troupe fork`.

@@ -43,6 +43,8 @@ mod threads_crash;
 mod threads_resume;
 mod threads_roundtrip;
 mod tools_flow;
+mod tui_flow;
+mod tui_tmux;
 mod web_page;
 
 /// Points the runtime at the small sandbox helper cargo built for this package. The choice is

@@ -7,13 +7,14 @@ pub mod json_events;
 mod output_schema;
 mod prompt_input;
 mod render;
-mod resume;
+pub mod resume;
 mod signals;
 pub mod thread_event;
 mod workspace;
 
 use crate::output::warn;
 use crate::output::StdoutError;
+use crate::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use color::ColorArg;
@@ -21,12 +22,11 @@ use human::HumanOutput;
 use json_events::JsonOutput;
 use render::EventRenderer;
 use signals::{StopSignal, StopSignals};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
-use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::ops::{Op, UserInput};
@@ -37,27 +37,8 @@ pub struct ExecArgs {
     /// Print events as JSON lines on stdout.
     #[arg(long = "json", alias = "experimental-json", global = true)]
     json: bool,
-    /// Model to use.
-    #[arg(short = 'm', long = "model", global = true)]
-    model: Option<String>,
-    /// Override a config value: `-c key=value` (value parsed as TOML, else a string).
-    #[arg(short = 'c', long = "config", value_name = "key=value", global = true)]
-    config: Vec<String>,
-    /// Use the named `[profiles.<name>]` of config.toml.
-    #[arg(short = 'p', long = "profile", global = true)]
-    profile: Option<String>,
-    /// Run as if started in DIR (also after `resume`: `--last` picks DIR's thread).
-    #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
-    cd: Option<PathBuf>,
-    /// Sandbox mode for commands.
-    #[arg(short = 's', long = "sandbox", value_enum, global = true)]
-    sandbox: Option<SandboxArg>,
-    /// When to ask before running a command. `exec` cannot ask: a request is denied.
-    #[arg(short = 'a', long = "ask-for-approval", value_enum, global = true)]
-    ask_for_approval: Option<ApprovalArg>,
-    /// Run outside a Git repository.
-    #[arg(long = "skip-git-repo-check", global = true)]
-    skip_git_repo_check: bool,
+    #[command(flatten)]
+    flags: SessionFlags,
     /// Write the last agent message to FILE.
     #[arg(
         short = 'o',
@@ -66,38 +47,9 @@ pub struct ExecArgs {
         global = true
     )]
     output_last_message: Option<PathBuf>,
-    /// Shortcut for `-s workspace-write -a never`.
-    #[arg(long = "full-auto", global = true)]
-    full_auto: bool,
-    /// Run commands without sandbox or approvals. Dangerous.
-    #[arg(
-        long = "dangerously-bypass-approvals-and-sandbox",
-        alias = "yolo",
-        global = true
-    )]
-    yolo: bool,
-    /// Use a local model server (built-in provider `oss`: Chat Completions on
-    /// 127.0.0.1:11434, no key); checks that it answers first.
-    #[arg(long = "oss", global = true)]
-    oss: bool,
-    /// Which local server `--oss` talks to (picks its default port); implies `--oss`.
-    #[arg(long = "local-provider", value_enum, global = true)]
-    local_provider: Option<LocalProviderArg>,
     /// Attach image(s) to the prompt (PNG, JPEG, GIF, WebP; comma-separated or repeated).
     #[arg(short = 'i', long = "image", value_name = "FILE", num_args = 1.., value_delimiter = ',', global = true)]
     images: Vec<PathBuf>,
-    /// Enable a feature (repeatable); `troupe features list` shows them.
-    #[arg(long = "enable", value_name = "FEATURE", global = true)]
-    enable: Vec<String>,
-    /// Disable a feature (repeatable).
-    #[arg(long = "disable", value_name = "FEATURE", global = true)]
-    disable: Vec<String>,
-    /// An unknown key or feature in config.toml (or a `-c`) is an error, not a warning.
-    #[arg(long = "strict-config", global = true)]
-    strict_config: bool,
-    /// Do not read `$TROUPE_HOME/config.toml` (auth still comes from `TROUPE_HOME`).
-    #[arg(long = "ignore-user-config", global = true)]
-    ignore_user_config: bool,
     /// Load no `.rules` file (user or project) for this run.
     #[arg(long = "ignore-rules", global = true)]
     ignore_rules: bool,
@@ -129,66 +81,16 @@ pub struct ExecArgs {
 #[derive(Debug, clap::Subcommand)]
 enum ExecCommand {
     /// Continue a recorded thread with a new prompt.
-    Resume(resume::ResumeArgs),
+    Resume(ExecResume),
 }
 
-/// The local servers `--local-provider` knows (built-in providers of the same ids).
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum LocalProviderArg {
-    Ollama,
-    Lmstudio,
-    Vllm,
-    Llamacpp,
-}
-
-impl LocalProviderArg {
-    fn provider_id(self) -> &'static str {
-        match self {
-            LocalProviderArg::Ollama => "ollama",
-            LocalProviderArg::Lmstudio => "lmstudio",
-            LocalProviderArg::Vllm => "vllm",
-            LocalProviderArg::Llamacpp => "llamacpp",
-        }
-    }
-}
-
-/// The model `--oss` uses when `-m` names none (as Codex's `--oss`).
-const DEFAULT_OSS_MODEL: &str = "gpt-oss:20b";
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum ApprovalArg {
-    Untrusted,
-    OnRequest,
-    OnFailure,
-    Never,
-}
-
-impl From<ApprovalArg> for AskForApproval {
-    fn from(arg: ApprovalArg) -> Self {
-        match arg {
-            ApprovalArg::Untrusted => AskForApproval::UnlessTrusted,
-            ApprovalArg::OnRequest => AskForApproval::OnRequest,
-            ApprovalArg::OnFailure => AskForApproval::OnFailure,
-            ApprovalArg::Never => AskForApproval::Never,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum SandboxArg {
-    ReadOnly,
-    WorkspaceWrite,
-    DangerFullAccess,
-}
-
-impl From<SandboxArg> for SandboxMode {
-    fn from(arg: SandboxArg) -> Self {
-        match arg {
-            SandboxArg::ReadOnly => SandboxMode::ReadOnly,
-            SandboxArg::WorkspaceWrite => SandboxMode::WorkspaceWrite,
-            SandboxArg::DangerFullAccess => SandboxMode::DangerFullAccess,
-        }
-    }
+/// `exec resume …`: the thread to pick, and session flags that may follow `resume`.
+#[derive(Debug, Args)]
+struct ExecResume {
+    #[command(flatten)]
+    resume: resume::ResumeArgs,
+    #[command(flatten)]
+    flags: SessionFlags,
 }
 
 /// Runs the task; the exit code says whether the turn completed.
@@ -202,7 +104,6 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         .transpose()?;
     let extra_roots = workspace::extra_writable_roots(&args.add_dir)?;
     let image_urls = attached_images(&args.images)?;
-    let feature_overrides = crate::features::feature_overrides(&args.enable, &args.disable)?;
     if args.ephemeral && matches!(args.command, Some(ExecCommand::Resume(_))) {
         bail!("--ephemeral cannot resume a thread: resuming appends to its recorded rollout");
     }
@@ -212,13 +113,15 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         crate::threads::open_store(&home, crate::threads::Reconcile::Skip)
     };
-    let cd = args.cd.as_deref().map(usable_dir).transpose()?;
-    let (target, prompt) = match args.command.take() {
-        Some(ExecCommand::Resume(resume)) => {
+    let (target, prompt, cd) = match args.command.take() {
+        Some(ExecCommand::Resume(ExecResume { resume, flags })) => {
+            // Options may follow `resume` too (as Codex's `exec resume ID --json -m …`).
+            args.flags.absorb(flags);
+            let cd = args.flags.cd_dir()?;
             let (target, prompt) = resume::pick(&home, store.as_deref(), resume, cd.as_deref())?;
-            (Some(target), prompt)
+            (Some(target), prompt, cd)
         }
-        None => (None, args.prompt.clone()),
+        None => (None, args.prompt.clone(), args.flags.cd_dir()?),
     };
     let prompt = prompt_input::read_prompt(prompt.as_deref())?;
     let mut cwd = match (cd, &target) {
@@ -238,12 +141,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         ));
         cwd = worktree.cwd;
     }
-    if !args.skip_git_repo_check && !inside_git_repo(&cwd) {
-        bail!(
-            "{} is not inside a Git repository; pass --skip-git-repo-check to run here anyway",
-            cwd.display()
-        );
-    }
+    args.flags.check_git_repo(&cwd)?;
     if args.trust {
         let pinned = crate::trust::trust_quietly(&home, &cwd)?;
         warn_plain(format!(
@@ -251,46 +149,8 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             cwd.display()
         ));
     }
-    let sandbox_mode = if args.yolo {
-        Some(SandboxMode::DangerFullAccess)
-    } else if args.full_auto {
-        Some(SandboxMode::WorkspaceWrite)
-    } else {
-        args.sandbox.map(SandboxMode::from)
-    };
     // The full-auto flags mean "do not stop to ask": exec has nobody to ask anyway.
-    let approval_policy = if args.yolo || args.full_auto {
-        Some(AskForApproval::Never)
-    } else {
-        args.ask_for_approval.map(AskForApproval::from)
-    };
-    let local = args.oss || args.local_provider.is_some();
-    let mut raw = args.config.clone();
-    raw.extend(feature_overrides);
-    let mut model = args.model.clone();
-    if local {
-        let id = args
-            .local_provider
-            .map_or("oss", LocalProviderArg::provider_id);
-        raw.push(format!("model_provider={}", crate::login::toml_string(id)));
-        model.get_or_insert_with(|| DEFAULT_OSS_MODEL.to_string());
-    }
-    let loaded = load_config(
-        &home,
-        &CliOverrides {
-            raw,
-            model,
-            sandbox_mode,
-            approval_policy,
-            cwd: Some(cwd),
-            profile: args.profile.clone(),
-            strict_config: args.strict_config,
-            ignore_user_config: args.ignore_user_config,
-        },
-    )?;
-    for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
-    }
+    let loaded = args.flags.load(&home, cwd, AskForApproval::Never).await?;
     let history = loaded.history;
     let mut settings = loaded.settings;
     apply_run_options(&mut settings, &args, extra_roots, output_schema.clone())?;
@@ -305,14 +165,6 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    if local {
-        crate::models::check_local_server(&home, &settings.provider, &settings.model).await?;
-    }
-    // Checked before the thread starts (the sampler reads the key again at each request).
-    troupe_actors::sampler::auth::api_key(
-        &settings.provider,
-        &home.join(troupe_actors::sampler::auth::AUTH_FILE),
-    )?;
 
     // From here on a signal interrupts the turn instead of killing troupe on the spot.
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
@@ -586,16 +438,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// `--cd DIR`: an existing directory, made absolute.
-fn usable_dir(dir: &Path) -> Result<PathBuf> {
-    let path = std::fs::canonicalize(dir)
-        .with_context(|| format!("--cd {}: not a usable directory", dir.display()))?;
-    if !path.is_dir() {
-        bail!("--cd {}: not a directory", dir.display());
-    }
-    Ok(path)
-}
-
 /// `exec` has nobody to ask: deny, say so, and tell the user how to avoid it.
 fn deny_approval(thread: &mut ThreadClient, call_id: String, what: &str) -> Result<()> {
     warn(format!(
@@ -608,13 +450,4 @@ fn deny_approval(thread: &mut ThreadClient, call_id: String, what: &str) -> Resu
         decision: ReviewDecision::Denied,
     })?;
     Ok(())
-}
-
-/// A `.git` counts unless it is an empty placeholder a running sandbox mounted on (another
-/// session's sandbox may hold one in `/tmp` or a parent of this directory for a while).
-fn inside_git_repo(dir: &Path) -> bool {
-    dir.ancestors().any(|d| {
-        let marker = d.join(".git");
-        marker.exists() && !troupe_config::layers::is_sandbox_placeholder(&marker)
-    })
 }

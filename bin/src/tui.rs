@@ -1,0 +1,114 @@
+//! `troupe [PROMPT]`, `troupe resume [ID|--last]` and `troupe fork ID` in a terminal: the
+//! interactive UI (crate `troupe-tui`) over the in-process runtime, with `exec`'s flags.
+
+use crate::exec::resume::{self, ResumeArgs};
+use crate::session_flags::SessionFlags;
+use crate::threads::{self, ForkArgs, Reconcile};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use troupe_actors::runtime::Runtime;
+use troupe_actors::thread_store::ops;
+use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_messages::policy::AskForApproval;
+use troupe_messages::threads::ThreadSummary;
+use troupe_tui::{Launch, TuiExit};
+
+/// `troupe [FLAGS] [PROMPT]`.
+#[derive(Debug, Args)]
+pub struct TuiArgs {
+    #[command(flatten)]
+    pub flags: SessionFlags,
+    /// The first message; without it the UI opens on an empty composer.
+    pub prompt: Option<String>,
+}
+
+/// `troupe resume [ID|--last] [PROMPT]`.
+#[derive(Debug, Args)]
+pub struct ResumeCommand {
+    #[command(flatten)]
+    resume: ResumeArgs,
+    #[command(flatten)]
+    flags: SessionFlags,
+}
+
+/// `troupe fork ID [--at-turn N]`.
+#[derive(Debug, Args)]
+pub struct ForkCommand {
+    #[command(flatten)]
+    fork: ForkArgs,
+    #[command(flatten)]
+    flags: SessionFlags,
+}
+
+pub async fn run(args: TuiArgs) -> Result<ExitCode> {
+    open(args.flags, None, args.prompt).await
+}
+
+pub async fn resume(args: ResumeCommand) -> Result<ExitCode> {
+    let home = crate::home()?;
+    let store = threads::open_store(&home, Reconcile::Skip);
+    let cd = args.flags.cd_dir()?;
+    let (target, prompt) = resume::pick(&home, store.as_deref(), args.resume, cd.as_deref())?;
+    drop(store);
+    open(args.flags, Some(target), prompt).await
+}
+
+/// Opens the fork in the UI; without a terminal (a script) it only prints the new id, as
+/// `troupe fork` always did.
+pub async fn fork(args: ForkCommand) -> Result<ExitCode> {
+    let home = crate::home()?;
+    if !interactive() {
+        threads::fork(&home, args.fork)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let store = threads::open_store(&home, Reconcile::Skip);
+    let forked = ops::fork(&home, store.as_deref(), &args.fork.id, args.fork.at_turn)?;
+    drop(store);
+    open(args.flags, Some(forked), None).await
+}
+
+fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
+async fn open(
+    flags: SessionFlags,
+    target: Option<ThreadSummary>,
+    prompt: Option<String>,
+) -> Result<ExitCode> {
+    if !interactive() {
+        bail!("the interactive UI needs a terminal; run a task with `troupe exec \"PROMPT\"`");
+    }
+    let home = crate::home()?;
+    let store = threads::open_store(&home, Reconcile::Skip);
+    let cwd = match (flags.cd_dir()?, &target) {
+        (Some(dir), _) => dir,
+        (None, Some(target)) => target.cwd.clone(),
+        (None, None) => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    // Somebody is there to ask: `--full-auto` keeps the sandbox and asks when it must.
+    let settings = flags
+        .settings(&home, cwd, AskForApproval::OnRequest)
+        .await?;
+    let runtime =
+        Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;
+    let exit = troupe_tui::run(Launch {
+        runtime,
+        settings,
+        home,
+        store,
+        resume: target.map(|t| t.rollout_path),
+        prompt,
+    })
+    .await;
+    // Children never outlive troupe: whatever a command left running goes now.
+    tokio::task::spawn_blocking(troupe_sandbox::descendants::kill_all_descendants)
+        .await
+        .ok();
+    Ok(match exit? {
+        TuiExit::Quit => ExitCode::SUCCESS,
+        TuiExit::Signal(number) => ExitCode::from(128u8.saturating_add(number as u8)),
+    })
+}

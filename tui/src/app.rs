@@ -1,0 +1,670 @@
+//! The UI's state and what keys and runtime events do to it. Pure: it returns [`Action`]s
+//! for the runner to carry out against the runtime, so every key path is unit-tested.
+
+use crate::cells::{Cell, NoticeKind};
+use crate::composer::{Composer, ComposerOutcome};
+use crate::slash::{self, SlashCommand};
+use crate::thread_view::{ThreadStatus, ThreadView};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::Instant;
+use troupe_messages::events::EventMsg;
+use troupe_messages::ids::ThreadId;
+use troupe_messages::ops::{Op, ReviewDecision, UserInput};
+use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::threads::ThreadSummary;
+
+/// What the runner must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Submit an op to the thread opened as client `client`.
+    Submit {
+        client: usize,
+        op: Op,
+    },
+    NewThread,
+    /// List recorded threads for the /resume picker.
+    ListThreads,
+    Resume(PathBuf),
+    Fork(ThreadId),
+    /// Write an AGENTS.md skeleton in the working directory.
+    InitAgentsMd,
+    Quit,
+}
+
+/// Settings shown in the status line.
+#[derive(Debug, Clone)]
+pub struct StatusInfo {
+    pub model: String,
+    pub effort: Option<String>,
+    pub approval: AskForApproval,
+    pub sandbox: SandboxMode,
+    pub cwd: PathBuf,
+    pub branch: Option<String>,
+    pub context_window: Option<u64>,
+}
+
+/// One thread of this process: a root opened here, or a sub-agent of one.
+#[derive(Debug)]
+pub struct ThreadEntry {
+    pub id: Option<ThreadId>,
+    /// Task path (`/root/explore`) of a sub-agent; a label for a root.
+    pub path: String,
+    pub depth: usize,
+    /// The client of its root (sub-agents are reached through it).
+    pub client: usize,
+    pub is_agent: bool,
+    pub rollout: Option<PathBuf>,
+    pub view: ThreadView,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApprovalSubject {
+    Command { command: String, cwd: PathBuf },
+    Patch { files: Vec<PathBuf> },
+}
+
+/// An approval request waiting for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingApproval {
+    pub thread: usize,
+    pub call_id: String,
+    pub subject: ApprovalSubject,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    None,
+    Threads {
+        selected: usize,
+    },
+    Picker {
+        items: Vec<ThreadSummary>,
+        selected: usize,
+        filter: String,
+    },
+    Diff {
+        scroll: u16,
+    },
+}
+
+pub struct App {
+    pub threads: Vec<ThreadEntry>,
+    pub current: usize,
+    pub composer: Composer,
+    pub approvals: VecDeque<PendingApproval>,
+    pub overlay: Overlay,
+    pub status: StatusInfo,
+    pub slash_selected: usize,
+    /// Cells to write into the scrollback before the current thread's (headers, help).
+    outbox: Vec<Cell>,
+    pub quitting: bool,
+}
+
+impl App {
+    pub fn new(status: StatusInfo) -> Self {
+        Self {
+            threads: Vec::new(),
+            current: 0,
+            composer: Composer::default(),
+            approvals: VecDeque::new(),
+            overlay: Overlay::None,
+            status,
+            slash_selected: 0,
+            outbox: Vec::new(),
+            quitting: false,
+        }
+    }
+
+    /// A root thread opened as client `client`; it becomes the current one.
+    pub fn add_root(&mut self, client: usize, label: String, now: Instant) -> usize {
+        self.threads.push(ThreadEntry {
+            id: None,
+            path: label,
+            depth: 0,
+            client,
+            is_agent: false,
+            rollout: None,
+            view: ThreadView::new(now),
+        });
+        let index = self.threads.len() - 1;
+        self.switch_to(index);
+        index
+    }
+
+    pub fn current_view(&self) -> &ThreadView {
+        &self.threads[self.current].view
+    }
+
+    /// The cells to write into the scrollback now, in order.
+    pub fn take_scrollback(&mut self) -> Vec<Cell> {
+        let mut cells = std::mem::take(&mut self.outbox);
+        if let Some(entry) = self.threads.get_mut(self.current) {
+            let view = &mut entry.view;
+            cells.extend(view.cells.iter().skip(view.flushed).cloned());
+            view.flushed = view.cells.len();
+        }
+        cells
+    }
+
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.outbox.push(Cell::Notice {
+            kind: NoticeKind::Info,
+            text: text.into(),
+        });
+    }
+
+    pub fn switch_to(&mut self, index: usize) {
+        if index >= self.threads.len() {
+            return;
+        }
+        self.current = index;
+        let entry = &mut self.threads[index];
+        // The thread's recent history follows a header; older cells were shown before.
+        entry.view.flushed = entry.view.cells.len().saturating_sub(200);
+        let label = match entry.id {
+            Some(id) => format!(
+                "── {} ({}) ──",
+                entry.path,
+                crate::thread_view::short_id(&id.to_string())
+            ),
+            None => format!("── {} ──", entry.path),
+        };
+        self.outbox.push(Cell::Notice {
+            kind: NoticeKind::Info,
+            text: label,
+        });
+    }
+
+    /// An event from client `client` (the root thread it opened).
+    pub fn on_event(&mut self, client: usize, msg: EventMsg, now: Instant) -> Vec<Action> {
+        let Some(root) = self
+            .threads
+            .iter()
+            .position(|t| t.client == client && !t.is_agent)
+        else {
+            return Vec::new();
+        };
+        match msg {
+            EventMsg::AgentEvent {
+                thread_id,
+                task_path,
+                msg,
+            } => {
+                let index = self.agent_entry(client, thread_id, &task_path, now);
+                self.apply(index, *msg, now)
+            }
+            EventMsg::CollabToolCall {
+                ref receiver_thread_ids,
+                ref prompt,
+                ..
+            } => {
+                // A spawned agent appears in the panel as soon as its id is known.
+                for id in receiver_thread_ids.clone() {
+                    let index = self.agent_entry(client, id, "", now);
+                    if self.threads[index].view.activity.is_empty() {
+                        if let Some(prompt) = prompt {
+                            self.threads[index].view.activity =
+                                prompt.lines().next().unwrap_or("").to_string();
+                        }
+                    }
+                }
+                self.apply(root, msg, now)
+            }
+            msg => self.apply(root, msg, now),
+        }
+    }
+
+    fn agent_entry(&mut self, client: usize, id: ThreadId, task_path: &str, now: Instant) -> usize {
+        if let Some(index) = self.threads.iter().position(|t| t.id == Some(id)) {
+            if !task_path.is_empty() && self.threads[index].path != task_path {
+                self.threads[index].path = task_path.to_string();
+                self.threads[index].depth = task_path.matches('/').count().saturating_sub(1);
+            }
+            return index;
+        }
+        let path = if task_path.is_empty() {
+            format!("agent {}", crate::thread_view::short_id(&id.to_string()))
+        } else {
+            task_path.to_string()
+        };
+        let mut view = ThreadView::new(now);
+        view.status = ThreadStatus::Running;
+        // After its root and that root's other agents, so the panel reads as a tree.
+        let insert_at = self
+            .threads
+            .iter()
+            .rposition(|t| t.client == client)
+            .map_or(self.threads.len(), |i| i + 1);
+        self.threads.insert(
+            insert_at,
+            ThreadEntry {
+                id: Some(id),
+                depth: path.matches('/').count().saturating_sub(1).max(1),
+                path,
+                client,
+                is_agent: true,
+                rollout: None,
+                view,
+            },
+        );
+        if self.current >= insert_at {
+            self.current += 1;
+        }
+        for approval in &mut self.approvals {
+            if approval.thread >= insert_at {
+                approval.thread += 1;
+            }
+        }
+        insert_at
+    }
+
+    fn apply(&mut self, index: usize, msg: EventMsg, now: Instant) -> Vec<Action> {
+        let entry = &mut self.threads[index];
+        if let EventMsg::SessionConfigured {
+            thread_id,
+            rollout_path,
+            model,
+            approval_policy,
+            sandbox_mode,
+            ..
+        } = &msg
+        {
+            entry.id = Some(*thread_id);
+            entry.rollout = Some(rollout_path.clone());
+            if !entry.is_agent {
+                self.status.model = model.clone();
+                self.status.approval = *approval_policy;
+                self.status.sandbox = *sandbox_mode;
+            }
+        }
+        let entry = &mut self.threads[index];
+        entry.view.apply(&msg, now);
+        match msg {
+            EventMsg::ExecApprovalRequest {
+                call_id,
+                command,
+                cwd,
+                reason,
+            } => self.approvals.push_back(PendingApproval {
+                thread: index,
+                call_id,
+                subject: ApprovalSubject::Command {
+                    command: crate::command_line(&command),
+                    cwd,
+                },
+                reason,
+            }),
+            EventMsg::ApplyPatchApprovalRequest {
+                call_id,
+                files,
+                reason,
+            } => self.approvals.push_back(PendingApproval {
+                thread: index,
+                call_id,
+                subject: ApprovalSubject::Patch { files },
+                reason,
+            }),
+            // A turn that ended leaves nothing to approve.
+            EventMsg::TurnComplete { .. }
+            | EventMsg::TurnAborted { .. }
+            | EventMsg::ShutdownComplete => {
+                self.approvals.retain(|a| a.thread != index);
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    pub fn on_paste(&mut self, text: &str) {
+        if self.approvals.is_empty() && self.overlay == Overlay::None {
+            self.composer.paste(text);
+        }
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(approval) = self.approvals.front() {
+            let decision = match key.code {
+                KeyCode::Char('y') => ReviewDecision::Approved,
+                KeyCode::Char('a') => ReviewDecision::ApprovedForSession,
+                KeyCode::Char('n') => ReviewDecision::Denied,
+                KeyCode::Esc => ReviewDecision::Abort,
+                KeyCode::Char('c') if ctrl => ReviewDecision::Abort,
+                _ => return Vec::new(),
+            };
+            let approval = approval.clone();
+            self.approvals.pop_front();
+            return vec![self.answer(&approval, decision)];
+        }
+        if !matches!(self.overlay, Overlay::None) {
+            return self.overlay_key(key);
+        }
+        match key.code {
+            KeyCode::Char('c') if ctrl => {
+                if self.is_running(self.current) {
+                    return self.interrupt();
+                }
+                if !self.composer.is_empty() {
+                    self.composer.clear();
+                    return Vec::new();
+                }
+                return self.quit();
+            }
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => return self.quit(),
+            KeyCode::Char('t') if ctrl => {
+                self.overlay = Overlay::Threads {
+                    selected: self.current,
+                };
+                return Vec::new();
+            }
+            KeyCode::Esc if self.is_running(self.current) => return self.interrupt(),
+            KeyCode::Esc => {
+                self.composer.clear();
+                return Vec::new();
+            }
+            _ => {}
+        }
+        let matches = slash::matching(self.composer.text());
+        if !matches.is_empty() {
+            match key.code {
+                KeyCode::Up => {
+                    self.slash_selected = self.slash_selected.saturating_sub(1);
+                    return Vec::new();
+                }
+                KeyCode::Down => {
+                    self.slash_selected = (self.slash_selected + 1).min(matches.len() - 1);
+                    return Vec::new();
+                }
+                KeyCode::Tab | KeyCode::Enter => {
+                    let command = matches[self.slash_selected.min(matches.len() - 1)];
+                    self.composer.clear();
+                    self.slash_selected = 0;
+                    self.composer.remember(format!("/{}", command.name()));
+                    return self.run_slash(command, "");
+                }
+                _ => {}
+            }
+        }
+        match self.composer.handle_key(key) {
+            ComposerOutcome::Submitted(text) => {
+                self.slash_selected = 0;
+                self.submit_text(text)
+            }
+            ComposerOutcome::Edited | ComposerOutcome::Ignored => {
+                self.slash_selected = 0;
+                Vec::new()
+            }
+        }
+    }
+
+    fn submit_text(&mut self, text: String) -> Vec<Action> {
+        if let Some(rest) = text.strip_prefix('/') {
+            let (name, arg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            return match SlashCommand::parse(name) {
+                Some(command) => self.run_slash(command, arg.trim()),
+                None => {
+                    self.info(format!("unknown command /{name}; /help lists them"));
+                    Vec::new()
+                }
+            };
+        }
+        let entry = &mut self.threads[self.current];
+        if entry.is_agent {
+            self.info("a sub-agent takes its input from its parent: switch to the main thread (Ctrl+T) to type");
+            return Vec::new();
+        }
+        entry.view.user_message(text.clone());
+        vec![Action::Submit {
+            client: entry.client,
+            op: Op::UserInput {
+                items: vec![UserInput::Text { text }],
+            },
+        }]
+    }
+
+    fn run_slash(&mut self, command: SlashCommand, arg: &str) -> Vec<Action> {
+        let client = self.threads[self.current].client;
+        let submit = |op| vec![Action::Submit { client, op }];
+        match command {
+            SlashCommand::New => vec![Action::NewThread],
+            SlashCommand::Resume => vec![Action::ListThreads],
+            SlashCommand::Fork => match self.threads[self.current].id {
+                Some(id) => vec![Action::Fork(id)],
+                None => {
+                    self.info("this thread has not started yet");
+                    Vec::new()
+                }
+            },
+            SlashCommand::Compact => submit(Op::Compact),
+            SlashCommand::Model => {
+                if arg.is_empty() {
+                    self.info(format!(
+                        "model: {} (change it with /model NAME)",
+                        self.status.model
+                    ));
+                    return Vec::new();
+                }
+                self.status.model = arg.to_string();
+                self.info(format!("model set to {arg} for the next turns"));
+                submit(override_op(Some(arg.to_string()), None, None))
+            }
+            SlashCommand::Approvals => match slash::parse_approval(arg) {
+                Some(policy) => {
+                    self.status.approval = policy;
+                    self.info(format!("approval policy: {}", policy.as_str()));
+                    submit(override_op(None, Some(policy), None))
+                }
+                None => {
+                    self.info(format!("approval policy: {} (change it with /approvals untrusted|on-request|on-failure|never)", self.status.approval.as_str()));
+                    Vec::new()
+                }
+            },
+            SlashCommand::Status => {
+                let view = &self.threads[self.current].view;
+                let entry = &self.threads[self.current];
+                let rollout = entry
+                    .rollout
+                    .as_ref()
+                    .map_or("-".to_string(), |p| p.display().to_string());
+                let text = format!(
+                    "model: {}{}\napproval: {} · sandbox: {}\ncontext: {}\ntokens: {} total ({} in, {} out)\nrollout: {rollout}",
+                    self.status.model,
+                    self.status.effort.as_ref().map_or(String::new(), |e| format!(" ({e})")),
+                    self.status.approval.as_str(),
+                    self.status.sandbox.as_str(),
+                    crate::status_line::context_text(view.context_tokens, self.status.context_window),
+                    view.total_usage.total_tokens,
+                    view.total_usage.input_tokens,
+                    view.total_usage.output_tokens,
+                );
+                self.info(text);
+                Vec::new()
+            }
+            SlashCommand::Agents => {
+                self.overlay = Overlay::Threads {
+                    selected: self.current,
+                };
+                Vec::new()
+            }
+            SlashCommand::Diff => {
+                if self.threads[self.current].view.turn_diff.is_empty() {
+                    self.info("no changes in this turn");
+                } else {
+                    self.overlay = Overlay::Diff { scroll: 0 };
+                }
+                Vec::new()
+            }
+            SlashCommand::Init => vec![Action::InitAgentsMd],
+            SlashCommand::Help => {
+                let lines: Vec<String> = SlashCommand::ALL
+                    .iter()
+                    .map(|c| format!("/{:<10} {}", c.name(), c.help()))
+                    .collect();
+                self.info(format!("commands:\n{}\nkeys: Enter send · Ctrl+J newline · Esc interrupt · Ctrl+T threads · Ctrl+C quit", lines.join("\n")));
+                Vec::new()
+            }
+            SlashCommand::Quit => self.quit(),
+        }
+    }
+
+    fn overlay_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        let count = self.threads.len();
+        match &mut self.overlay {
+            Overlay::None => Vec::new(),
+            Overlay::Threads { selected } => {
+                match key.code {
+                    KeyCode::Up => *selected = selected.saturating_sub(1),
+                    KeyCode::Down => *selected = (*selected + 1).min(count.saturating_sub(1)),
+                    KeyCode::Enter => {
+                        let index = *selected;
+                        self.overlay = Overlay::None;
+                        self.switch_to(index);
+                    }
+                    KeyCode::Esc | KeyCode::Char('q') => self.overlay = Overlay::None,
+                    KeyCode::Char('t') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                        self.overlay = Overlay::None
+                    }
+                    _ => {}
+                }
+                Vec::new()
+            }
+            Overlay::Picker {
+                items,
+                selected,
+                filter,
+            } => {
+                let visible = slash::filter_threads(items, filter);
+                match key.code {
+                    KeyCode::Up => *selected = selected.saturating_sub(1),
+                    KeyCode::Down => {
+                        *selected = (*selected + 1).min(visible.len().saturating_sub(1))
+                    }
+                    KeyCode::Backspace => {
+                        filter.pop();
+                        *selected = 0;
+                    }
+                    KeyCode::Char(c) => {
+                        filter.push(c);
+                        *selected = 0;
+                    }
+                    KeyCode::Enter => {
+                        let chosen = visible.get(*selected).map(|t| t.rollout_path.clone());
+                        self.overlay = Overlay::None;
+                        return chosen.map(Action::Resume).into_iter().collect();
+                    }
+                    KeyCode::Esc => self.overlay = Overlay::None,
+                    _ => {}
+                }
+                Vec::new()
+            }
+            Overlay::Diff { scroll } => {
+                match key.code {
+                    KeyCode::Up => *scroll = scroll.saturating_sub(1),
+                    KeyCode::Down => *scroll = scroll.saturating_add(1),
+                    KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
+                    KeyCode::PageDown | KeyCode::Char(' ') => *scroll = scroll.saturating_add(10),
+                    KeyCode::Esc | KeyCode::Char('q') => self.overlay = Overlay::None,
+                    _ => {}
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// The /resume picker's choices arrived.
+    pub fn open_picker(&mut self, mut items: Vec<ThreadSummary>) {
+        // Threads open here already are a Ctrl+T away (and cannot be opened twice).
+        items.retain(|t| !self.threads.iter().any(|open| open.id == Some(t.id)));
+        if items.is_empty() {
+            self.info("no recorded thread to resume");
+        } else {
+            self.overlay = Overlay::Picker {
+                items,
+                selected: 0,
+                filter: String::new(),
+            };
+        }
+    }
+
+    fn answer(&mut self, approval: &PendingApproval, decision: ReviewDecision) -> Action {
+        let entry = &mut self.threads[approval.thread];
+        if entry.view.status == ThreadStatus::WaitingApproval {
+            entry.view.status = ThreadStatus::Running;
+        }
+        let verdict = match decision {
+            ReviewDecision::Approved => "approved once",
+            ReviewDecision::ApprovedForSession => "approved for the session",
+            ReviewDecision::Denied => "denied",
+            ReviewDecision::Abort => "denied; turn aborted",
+        };
+        let what = match &approval.subject {
+            ApprovalSubject::Command { command, .. } => format!("$ {command}"),
+            ApprovalSubject::Patch { files } => format!("patch to {} file(s)", files.len()),
+        };
+        entry
+            .view
+            .notice(NoticeKind::Info, format!("{what}: {verdict}"));
+        let op = match (entry.is_agent, entry.id) {
+            (true, Some(thread_id)) => Op::AgentApproval {
+                thread_id,
+                call_id: approval.call_id.clone(),
+                decision,
+            },
+            _ => Op::ExecApproval {
+                call_id: approval.call_id.clone(),
+                decision,
+            },
+        };
+        Action::Submit {
+            client: entry.client,
+            op,
+        }
+    }
+
+    pub fn is_running(&self, index: usize) -> bool {
+        matches!(
+            self.threads[index].view.status,
+            ThreadStatus::Running | ThreadStatus::WaitingApproval
+        )
+    }
+
+    fn interrupt(&mut self) -> Vec<Action> {
+        let entry = &self.threads[self.current];
+        if entry.is_agent {
+            self.info(
+                "a sub-agent is stopped through its parent: switch to the main thread to interrupt",
+            );
+            return Vec::new();
+        }
+        vec![Action::Submit {
+            client: entry.client,
+            op: Op::Interrupt,
+        }]
+    }
+
+    fn quit(&mut self) -> Vec<Action> {
+        self.quitting = true;
+        vec![Action::Quit]
+    }
+}
+
+fn override_op(
+    model: Option<String>,
+    approval_policy: Option<AskForApproval>,
+    sandbox_mode: Option<SandboxMode>,
+) -> Op {
+    Op::OverrideTurnContext {
+        model,
+        approval_policy,
+        sandbox_mode,
+        cwd: None,
+        collaboration_mode: None,
+    }
+}
+
+#[cfg(test)]
+#[path = "app_tests.rs"]
+mod tests;

@@ -1,0 +1,221 @@
+//! The composer: a multi-line text box with history and collapsed pastes.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use unicode_width::UnicodeWidthStr;
+
+/// Pastes longer than this (in characters) are shown as a placeholder.
+pub const PASTE_COLLAPSE_CHARS: usize = 1000;
+/// History entries kept.
+const HISTORY_MAX: usize = 200;
+
+/// What a key did to the composer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComposerOutcome {
+    /// Nothing the app must act on (the text may have changed).
+    Edited,
+    /// Enter on a non-empty composer: the full text (placeholders expanded).
+    Submitted(String),
+    /// The key means nothing to the composer.
+    Ignored,
+}
+
+#[derive(Debug, Default)]
+pub struct Composer {
+    text: String,
+    /// Byte offset of the cursor in `text`.
+    cursor: usize,
+    history: Vec<String>,
+    /// Position while browsing history (`history.len()` = the draft).
+    browsing: Option<usize>,
+    draft: String,
+    /// Placeholder → pasted text.
+    pastes: Vec<(String, String)>,
+}
+
+impl Composer {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    pub fn set_text(&mut self, text: &str) {
+        self.text = text.to_string();
+        self.cursor = self.text.len();
+    }
+
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.cursor = 0;
+        self.pastes.clear();
+        self.browsing = None;
+    }
+
+    /// The cursor's (row, column) in display cells.
+    pub fn cursor_position(&self) -> (u16, u16) {
+        let before = &self.text[..self.cursor];
+        let row = before.matches('\n').count();
+        let col = before.rsplit('\n').next().unwrap_or("").width();
+        (row as u16, col as u16)
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.text.split('\n').count()
+    }
+
+    /// A bracketed paste: inserted as is, or as a placeholder when large.
+    pub fn paste(&mut self, pasted: &str) {
+        let pasted = pasted.replace("\r\n", "\n").replace('\r', "\n");
+        let chars = pasted.chars().count();
+        if chars > PASTE_COLLAPSE_CHARS {
+            let placeholder = format!(
+                "[Pasted {} lines, {chars} chars #{}]",
+                pasted.lines().count(),
+                self.pastes.len() + 1
+            );
+            self.insert(&placeholder);
+            self.pastes.push((placeholder, pasted));
+        } else {
+            self.insert(&pasted);
+        }
+    }
+
+    pub fn insert(&mut self, text: &str) {
+        self.text.insert_str(self.cursor, text);
+        self.cursor += text.len();
+    }
+
+    pub fn handle_key(&mut self, key: KeyEvent) -> ComposerOutcome {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let newline = key
+            .modifiers
+            .intersects(KeyModifiers::SHIFT | KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Enter if newline => self.insert("\n"),
+            KeyCode::Char('j') if ctrl => self.insert("\n"),
+            KeyCode::Enter => return self.submit(),
+            KeyCode::Char('u') if ctrl => {
+                self.text.drain(..self.cursor);
+                self.cursor = 0;
+            }
+            KeyCode::Char('a') if ctrl => self.cursor = self.line_start(),
+            KeyCode::Char('e') if ctrl => self.cursor = self.line_end(),
+            KeyCode::Char(_) if ctrl => return ComposerOutcome::Ignored,
+            KeyCode::Char(c) => self.insert(c.encode_utf8(&mut [0; 4])),
+            KeyCode::Backspace => {
+                if let Some(prev) = self.text[..self.cursor].chars().next_back() {
+                    self.cursor -= prev.len_utf8();
+                    self.text.remove(self.cursor);
+                }
+            }
+            KeyCode::Delete => {
+                if self.cursor < self.text.len() {
+                    self.text.remove(self.cursor);
+                }
+            }
+            KeyCode::Left => {
+                if let Some(prev) = self.text[..self.cursor].chars().next_back() {
+                    self.cursor -= prev.len_utf8();
+                }
+            }
+            KeyCode::Right => {
+                if let Some(next) = self.text[self.cursor..].chars().next() {
+                    self.cursor += next.len_utf8();
+                }
+            }
+            KeyCode::Home => self.cursor = self.line_start(),
+            KeyCode::End => self.cursor = self.line_end(),
+            // Up/Down move between lines; on the first/last line they browse history.
+            KeyCode::Up if self.text[..self.cursor].contains('\n') => self.move_vertically(-1),
+            KeyCode::Down if self.text[self.cursor..].contains('\n') => self.move_vertically(1),
+            KeyCode::Up => self.browse(-1),
+            KeyCode::Down => self.browse(1),
+            _ => return ComposerOutcome::Ignored,
+        }
+        ComposerOutcome::Edited
+    }
+
+    fn submit(&mut self) -> ComposerOutcome {
+        if self.text.trim().is_empty() {
+            return ComposerOutcome::Edited;
+        }
+        let mut full = self.text.clone();
+        for (placeholder, pasted) in &self.pastes {
+            full = full.replacen(placeholder.as_str(), pasted, 1);
+        }
+        self.remember(self.text.clone());
+        self.clear();
+        ComposerOutcome::Submitted(full)
+    }
+
+    /// Adds an entry to the history (also used for slash commands).
+    pub fn remember(&mut self, entry: String) {
+        if self.history.last() != Some(&entry) {
+            self.history.push(entry);
+            if self.history.len() > HISTORY_MAX {
+                self.history.remove(0);
+            }
+        }
+        self.browsing = None;
+    }
+
+    fn browse(&mut self, step: isize) {
+        if self.history.is_empty() {
+            return;
+        }
+        let len = self.history.len();
+        let current = self.browsing.unwrap_or(len);
+        if current == len {
+            self.draft = self.text.clone();
+        }
+        let next = (current as isize + step).clamp(0, len as isize) as usize;
+        self.browsing = Some(next);
+        let text = if next == len {
+            self.draft.clone()
+        } else {
+            self.history[next].clone()
+        };
+        self.set_text(&text);
+    }
+
+    fn line_start(&self) -> usize {
+        self.text[..self.cursor].rfind('\n').map_or(0, |i| i + 1)
+    }
+
+    fn line_end(&self) -> usize {
+        self.text[self.cursor..]
+            .find('\n')
+            .map_or(self.text.len(), |i| self.cursor + i)
+    }
+
+    fn move_vertically(&mut self, step: isize) {
+        let (_, col) = self.cursor_position();
+        let target_start = if step < 0 {
+            let start = self.line_start();
+            self.text[..start.saturating_sub(1)]
+                .rfind('\n')
+                .map_or(0, |i| i + 1)
+        } else {
+            self.line_end() + 1
+        };
+        let line_end = self.text[target_start..]
+            .find('\n')
+            .map_or(self.text.len(), |i| target_start + i);
+        let mut pos = target_start;
+        let mut width = 0usize;
+        for (i, ch) in self.text[target_start..line_end].char_indices() {
+            if width >= col as usize {
+                break;
+            }
+            width += unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+            pos = target_start + i + ch.len_utf8();
+        }
+        self.cursor = pos;
+    }
+}
+
+#[cfg(test)]
+#[path = "composer_tests.rs"]
+mod tests;

@@ -1,0 +1,117 @@
+//! Slash commands: names, help text, and the popup's matching.
+
+use troupe_messages::policy::AskForApproval;
+use troupe_messages::threads::ThreadSummary;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlashCommand {
+    New,
+    Resume,
+    Fork,
+    Compact,
+    Model,
+    Approvals,
+    Status,
+    Agents,
+    Diff,
+    Init,
+    Help,
+    Quit,
+}
+
+impl SlashCommand {
+    pub const ALL: [SlashCommand; 12] = [
+        SlashCommand::New,
+        SlashCommand::Resume,
+        SlashCommand::Fork,
+        SlashCommand::Compact,
+        SlashCommand::Model,
+        SlashCommand::Approvals,
+        SlashCommand::Status,
+        SlashCommand::Agents,
+        SlashCommand::Diff,
+        SlashCommand::Init,
+        SlashCommand::Help,
+        SlashCommand::Quit,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SlashCommand::New => "new",
+            SlashCommand::Resume => "resume",
+            SlashCommand::Fork => "fork",
+            SlashCommand::Compact => "compact",
+            SlashCommand::Model => "model",
+            SlashCommand::Approvals => "approvals",
+            SlashCommand::Status => "status",
+            SlashCommand::Agents => "agents",
+            SlashCommand::Diff => "diff",
+            SlashCommand::Init => "init",
+            SlashCommand::Help => "help",
+            SlashCommand::Quit => "quit",
+        }
+    }
+
+    pub fn help(self) -> &'static str {
+        match self {
+            SlashCommand::New => "start a new thread",
+            SlashCommand::Resume => "resume a recorded thread (picker)",
+            SlashCommand::Fork => "fork this thread into a new one",
+            SlashCommand::Compact => "summarise the history to free context",
+            SlashCommand::Model => "show or set the model: /model NAME",
+            SlashCommand::Approvals => "show or set when to ask: /approvals on-request",
+            SlashCommand::Status => "model, policies, context and tokens",
+            SlashCommand::Agents => "threads panel (Ctrl+T)",
+            SlashCommand::Diff => "the current turn's diff",
+            SlashCommand::Init => "write an AGENTS.md skeleton",
+            SlashCommand::Help => "list commands and keys",
+            SlashCommand::Quit => "exit troupe",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "exit" => Some(SlashCommand::Quit),
+            _ => Self::ALL.into_iter().find(|c| c.name() == name),
+        }
+    }
+}
+
+/// The commands the popup offers for the composer's text: while it is `/` and a prefix of
+/// a command name (no space yet).
+pub fn matching(text: &str) -> Vec<SlashCommand> {
+    let Some(prefix) = text.strip_prefix('/') else {
+        return Vec::new();
+    };
+    if prefix.contains(char::is_whitespace) {
+        return Vec::new();
+    }
+    SlashCommand::ALL
+        .into_iter()
+        .filter(|c| c.name().starts_with(prefix))
+        .collect()
+}
+
+pub fn parse_approval(arg: &str) -> Option<AskForApproval> {
+    match arg {
+        "untrusted" => Some(AskForApproval::UnlessTrusted),
+        "on-request" => Some(AskForApproval::OnRequest),
+        "on-failure" => Some(AskForApproval::OnFailure),
+        "never" => Some(AskForApproval::Never),
+        _ => None,
+    }
+}
+
+/// Threads whose id, title or directory contains `filter` (case-insensitive).
+pub fn filter_threads<'a>(items: &'a [ThreadSummary], filter: &str) -> Vec<&'a ThreadSummary> {
+    let filter = filter.to_lowercase();
+    items
+        .iter()
+        .filter(|t| {
+            filter.is_empty()
+                || t.id.to_string().contains(&filter)
+                || t.title.to_lowercase().contains(&filter)
+                || t.cwd.display().to_string().to_lowercase().contains(&filter)
+        })
+        .collect()
+}

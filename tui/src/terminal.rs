@@ -1,0 +1,65 @@
+//! The terminal: raw mode, bracketed paste and an inline viewport, restored on every way
+//! out (normal exit, error, panic, SIGTERM/SIGHUP handled by the runner).
+
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::execute;
+use crossterm::terminal::{disable_raw_mode, enable_raw_mode};
+use ratatui::backend::CrosstermBackend;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use std::io::{stdout, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+
+/// Whether the terminal is in our modes (restore is idempotent and safe from a panic hook).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Rows of the inline viewport for a terminal of `rows`: half the screen, at least 12, so
+/// the scrollback above keeps showing the last finished cells.
+pub fn viewport_height(rows: u16) -> u16 {
+    rows.min((rows / 2).max(12))
+}
+
+pub fn init() -> std::io::Result<Tui> {
+    install_panic_hook();
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    // Shift+Enter is only told apart from Enter by terminals that speak this protocol; the
+    // others ignore the request.
+    execute!(
+        stdout(),
+        EnableBracketedPaste,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+    )?;
+    let rows = crossterm::terminal::size()?.1;
+    Terminal::with_options(
+        CrosstermBackend::new(stdout()),
+        TerminalOptions {
+            viewport: Viewport::Inline(viewport_height(rows)),
+        },
+    )
+}
+
+/// Puts the terminal back as it was: cooked mode, no bracketed paste, cursor shown.
+pub fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(
+            stdout(),
+            PopKeyboardEnhancementFlags,
+            DisableBracketedPaste,
+            crossterm::cursor::Show
+        );
+        let _ = disable_raw_mode();
+    }
+}
+
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+}

@@ -1,0 +1,123 @@
+use super::*;
+use troupe_messages::ids::TurnId;
+
+fn run(view: &mut ThreadView, msgs: Vec<EventMsg>) {
+    let now = Instant::now();
+    for msg in msgs {
+        view.apply(&msg, now);
+    }
+}
+
+#[test]
+fn a_streamed_answer_is_live_until_finished() {
+    let mut view = ThreadView::new(Instant::now());
+    run(
+        &mut view,
+        vec![
+            EventMsg::TurnStarted { turn_id: TurnId(1) },
+            EventMsg::AgentMessageDelta {
+                delta: "Hel".into(),
+            },
+            EventMsg::AgentMessageDelta { delta: "lo".into() },
+        ],
+    );
+    assert_eq!(
+        view.live,
+        vec![Cell::Assistant {
+            markdown: "Hello".into(),
+            streaming: true
+        }]
+    );
+    run(
+        &mut view,
+        vec![EventMsg::AgentMessage {
+            message: "Hello".into(),
+        }],
+    );
+    assert!(view.live.is_empty());
+    assert_eq!(
+        view.cells.back(),
+        Some(&Cell::Assistant {
+            markdown: "Hello".into(),
+            streaming: false
+        })
+    );
+}
+
+#[test]
+fn a_steer_stays_pending_until_injected() {
+    let mut view = ThreadView::new(Instant::now());
+    run(
+        &mut view,
+        vec![EventMsg::TurnStarted { turn_id: TurnId(1) }],
+    );
+    view.user_message("more".into());
+    assert_eq!(
+        view.live,
+        vec![Cell::User {
+            text: "more".into(),
+            pending: true
+        }]
+    );
+    run(
+        &mut view,
+        vec![EventMsg::InputInjected {
+            turn_id: TurnId(1),
+            text: "more".into(),
+        }],
+    );
+    assert!(view.live.is_empty());
+    assert_eq!(
+        view.cells.back(),
+        Some(&Cell::User {
+            text: "more".into(),
+            pending: false
+        })
+    );
+}
+
+#[test]
+fn an_interrupt_marks_running_commands_killed() {
+    let mut view = ThreadView::new(Instant::now());
+    run(
+        &mut view,
+        vec![
+            EventMsg::TurnStarted { turn_id: TurnId(1) },
+            EventMsg::ExecCommandBegin {
+                call_id: "c".into(),
+                command: vec!["sleep".into(), "9".into()],
+                cwd: "/".into(),
+            },
+            EventMsg::TurnAborted {
+                turn_id: TurnId(1),
+                reason: AbortReason::Interrupted,
+            },
+        ],
+    );
+    assert!(view.live.is_empty());
+    assert!(matches!(&view.cells[0], Cell::Command(c) if c.exit_code == Some(None)));
+    assert!(matches!(&view.cells[1], Cell::TurnFooter { outcome, .. } if outcome == "interrupted"));
+    assert_eq!(view.status, ThreadStatus::Idle);
+}
+
+#[test]
+fn the_transcript_and_streams_are_bounded() {
+    let mut view = ThreadView::new(Instant::now());
+    for n in 0..(MAX_CELLS + 50) {
+        view.notice(NoticeKind::Info, n.to_string());
+    }
+    assert_eq!(view.cells.len(), MAX_CELLS);
+    let chunk = "z".repeat(64 * 1024);
+    for _ in 0..100 {
+        view.apply(
+            &EventMsg::AgentMessageDelta {
+                delta: chunk.clone(),
+            },
+            Instant::now(),
+        );
+    }
+    let Some(Cell::Assistant { markdown, .. }) = view.live.first() else {
+        panic!("no live answer")
+    };
+    assert!(markdown.len() <= STREAM_KEEP_BYTES);
+}

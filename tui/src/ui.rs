@@ -1,0 +1,318 @@
+//! Drawing the viewport: live cells, the composer, the status line, and the overlays
+//! (approval, threads panel, /resume picker, /diff, slash popup). Only what fits is laid
+//! out: the transcript's finished cells are in the terminal's scrollback, not here.
+
+use crate::app::{App, ApprovalSubject, Overlay, PendingApproval};
+use crate::cells::{format_duration, Cell};
+use crate::sanitize::sanitize_line;
+use crate::slash;
+use crate::theme;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+use std::time::Instant;
+
+/// Composer rows shown at most (longer text scrolls).
+const COMPOSER_MAX_ROWS: u16 = 6;
+
+pub fn render(app: &App, frame: &mut Frame, now: Instant) {
+    let area = frame.area();
+    let composer_rows = (app.composer.line_count() as u16).clamp(1, COMPOSER_MAX_ROWS) + 1;
+    let [live, composer, status] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(composer_rows),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(crate::status_line::line(app, now)), status);
+    if let Some(approval) = app.approvals.front() {
+        render_approval(
+            app,
+            approval,
+            frame,
+            Rect {
+                height: area.height.saturating_sub(1),
+                ..area
+            },
+        );
+        return;
+    }
+    let overlay_area = Rect {
+        height: live.height + composer.height,
+        ..live
+    };
+    match &app.overlay {
+        Overlay::Threads { selected } => {
+            return render_threads(app, *selected, frame, overlay_area, now)
+        }
+        Overlay::Picker {
+            items,
+            selected,
+            filter,
+        } => {
+            return render_picker(
+                &slash::filter_threads(items, filter),
+                *selected,
+                filter,
+                frame,
+                overlay_area,
+            )
+        }
+        Overlay::Diff { scroll } => return render_diff(app, *scroll, frame, overlay_area),
+        Overlay::None => {}
+    }
+    render_live(app, frame, live);
+    render_composer(app, frame, composer);
+    let matches = slash::matching(app.composer.text());
+    if !matches.is_empty() && live.height > 0 {
+        let rows = (matches.len() as u16).min(live.height);
+        let popup = Rect {
+            y: live.y + live.height - rows,
+            height: rows,
+            ..live
+        };
+        let lines: Vec<Line> = matches
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let style = if i == app.slash_selected.min(matches.len() - 1) {
+                    theme::selected()
+                } else {
+                    theme::dim()
+                };
+                Line::styled(format!(" /{:<10} {}", c.name(), c.help()), style)
+            })
+            .collect();
+        frame.render_widget(Clear, popup);
+        frame.render_widget(Paragraph::new(lines), popup);
+    }
+}
+
+fn render_live(app: &App, frame: &mut Frame, area: Rect) {
+    let view = app.current_view();
+    let mut lines: Vec<Line> = Vec::new();
+    for cell in &view.live {
+        match cell {
+            Cell::Assistant {
+                markdown,
+                streaming: true,
+            } => {
+                // Lay out only the tail of a long stream.
+                let start = markdown
+                    .rmatch_indices('\n')
+                    .nth(area.height as usize)
+                    .map_or(0, |(i, _)| i + 1);
+                let tail = Cell::Assistant {
+                    markdown: markdown[start..].to_string(),
+                    streaming: true,
+                };
+                lines.extend(tail.lines());
+            }
+            cell => lines.extend(cell.lines()),
+        }
+    }
+    if let Some(thinking) = view.thinking() {
+        lines.push(Line::styled(
+            format!("  thinking: {}", sanitize_line(thinking)),
+            theme::dim(),
+        ));
+    }
+    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let rows = paragraph.line_count(area.width.max(1)) as u16;
+    let scroll = rows.saturating_sub(area.height);
+    frame.render_widget(paragraph.scroll((scroll, 0)), area);
+}
+
+fn render_composer(app: &App, frame: &mut Frame, area: Rect) {
+    let [rule, text_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+    let view = app.current_view();
+    let hint = if app.threads.get(app.current).is_some_and(|t| t.is_agent) {
+        " viewing a sub-agent (read-only) · Ctrl+T threads "
+    } else if app.is_running(app.current) {
+        " typing queues a message for the running turn "
+    } else {
+        " Enter send · Ctrl+J newline · / commands · Ctrl+T threads "
+    };
+    let _ = view;
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            format!("─{hint}{}", "─".repeat(area.width as usize)),
+            theme::dim(),
+        )),
+        rule,
+    );
+    let (row, col) = app.composer.cursor_position();
+    let scroll = row.saturating_sub(text_area.height.saturating_sub(1));
+    let text = if app.composer.is_empty() {
+        Paragraph::new(Line::from(vec![
+            Span::styled("› ", theme::user()),
+            Span::styled("Ask troupe to do something", theme::dim()),
+        ]))
+    } else {
+        let lines: Vec<Line> = app
+            .composer
+            .text()
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| {
+                Line::from(vec![
+                    Span::styled(if i == 0 { "› " } else { "  " }, theme::user()),
+                    Span::raw(sanitize_line(l)),
+                ])
+            })
+            .collect();
+        Paragraph::new(lines).scroll((scroll, 0))
+    };
+    frame.render_widget(text, text_area);
+    let x = (text_area.x + 2 + col).min(text_area.right().saturating_sub(1));
+    frame.set_cursor_position(Position {
+        x,
+        y: text_area.y + row - scroll,
+    });
+}
+
+fn render_approval(app: &App, approval: &PendingApproval, frame: &mut Frame, area: Rect) {
+    let entry = &app.threads[approval.thread];
+    let mut lines = Vec::new();
+    match &approval.subject {
+        ApprovalSubject::Command { command, cwd } => {
+            lines.push(Line::from(vec![
+                Span::styled("$ ", theme::accent()),
+                Span::styled(sanitize_line(command), theme::bold()),
+            ]));
+            lines.push(Line::styled(
+                format!("in {}", sanitize_line(&cwd.display().to_string())),
+                theme::dim(),
+            ));
+        }
+        ApprovalSubject::Patch { files } => {
+            lines.push(Line::styled(
+                format!("apply a patch to {} file(s):", files.len()),
+                theme::bold(),
+            ));
+            for file in files {
+                lines.push(Line::raw(format!(
+                    "  {}",
+                    sanitize_line(&file.display().to_string())
+                )));
+            }
+        }
+    }
+    if let Some(reason) = &approval.reason {
+        lines.push(Line::styled(
+            format!("reason: {}", sanitize_line(reason)),
+            theme::warning(),
+        ));
+    }
+    lines.push(Line::default());
+    lines.push(Line::from(vec![
+        Span::styled("y", theme::success()),
+        Span::raw(" approve once  "),
+        Span::styled("a", theme::success()),
+        Span::raw(" approve for the session  "),
+        Span::styled("n", theme::failure()),
+        Span::raw(" deny  "),
+        Span::styled("Esc", theme::failure()),
+        Span::raw(" abort the turn"),
+    ]));
+    let more = if app.approvals.len() > 1 {
+        format!(" (+{} more)", app.approvals.len() - 1)
+    } else {
+        String::new()
+    };
+    let title = format!(" approval needed · {}{more} ", sanitize_line(&entry.path));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(title, theme::warning()));
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
+fn render_threads(app: &App, selected: usize, frame: &mut Frame, area: Rect, now: Instant) {
+    let mut lines = Vec::new();
+    for (i, entry) in app.threads.iter().enumerate() {
+        let view = &entry.view;
+        let marker = if i == app.current { "●" } else { " " };
+        let name = format!("{}{}", "  ".repeat(entry.depth), sanitize_line(&entry.path));
+        let elapsed =
+            format_duration(now.saturating_duration_since(view.created).as_millis() as u64);
+        let status_style = match view.status.label() {
+            "failed" => theme::failure(),
+            "waiting for approval" => theme::warning(),
+            "running" => theme::accent(),
+            _ => theme::dim(),
+        };
+        let line = Line::from(vec![
+            Span::raw(format!("{marker} {name:<24} ")),
+            Span::styled(format!("{:<20} ", view.status.label()), status_style),
+            Span::raw(format!(
+                "{:>7} {:>8} tok  ",
+                elapsed, view.total_usage.total_tokens
+            )),
+            Span::styled(sanitize_line(&view.activity), theme::dim()),
+        ]);
+        lines.push(if i == selected {
+            line.style(theme::selected())
+        } else {
+            line
+        });
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" threads · ↑↓ select · Enter switch · Esc close ");
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn render_picker(
+    items: &[&troupe_messages::threads::ThreadSummary],
+    selected: usize,
+    filter: &str,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let mut lines = vec![Line::from(vec![
+        Span::styled("search: ", theme::dim()),
+        Span::raw(sanitize_line(filter)),
+    ])];
+    let rows = area.height.saturating_sub(3) as usize;
+    let first = selected.saturating_sub(rows.saturating_sub(1));
+    for (i, thread) in items.iter().enumerate().skip(first).take(rows) {
+        let line = Line::raw(format!(
+            "{}  {:>3} turns  {}  {}",
+            crate::thread_view::short_id(&thread.id.to_string()),
+            thread.turns,
+            sanitize_line(&thread.title),
+            sanitize_line(&thread.cwd.display().to_string())
+        ));
+        lines.push(if i == selected {
+            line.style(theme::selected())
+        } else {
+            line
+        });
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" resume a thread · type to search · Enter resume · Esc close ");
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn render_diff(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
+    let mut lines = Vec::new();
+    for file in crate::diff::split_files(&app.current_view().turn_diff) {
+        lines.extend(crate::diff::file_lines(&file));
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" turn diff · ↑↓ PgUp PgDn scroll · Esc close ");
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
+}
