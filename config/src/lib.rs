@@ -7,6 +7,7 @@
 pub mod error;
 pub mod file;
 pub mod home;
+pub mod hooks;
 pub mod layers;
 pub mod limits;
 pub mod overrides;
@@ -16,6 +17,9 @@ pub mod requirements;
 pub mod resolve;
 pub mod trust;
 
+#[cfg(test)]
+#[path = "hooks_tests.rs"]
+mod hooks_tests;
 #[cfg(test)]
 #[path = "layering_tests.rs"]
 mod layering_tests;

@@ -7,6 +7,7 @@
 
 use crate::error::ConfigError;
 use crate::file::{ConfigToml, ProviderToml, SandboxWorkspaceWriteToml};
+use crate::hooks::{read_hooks_json, HooksToml};
 use crate::layers::{merge, project_root, read_layer};
 use crate::limits;
 use crate::overrides::{apply_override, parse_override};
@@ -15,6 +16,7 @@ use crate::requirements::Requirements;
 use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
+use troupe_messages::hooks::{HookHandler, HookSettings, DEFAULT_MAX_STOP_CONTINUATIONS};
 use troupe_messages::policy::{AskForApproval, SandboxBackendKind, SandboxMode, SandboxSettings};
 use troupe_messages::settings::{
     ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, ToolSettings, WireApi,
@@ -80,11 +82,15 @@ pub fn load_config_in(
     let mut warnings = Vec::new();
     let mut layers = Vec::new();
     let mut merged = Table::new();
-    for path in [system.join("config.toml"), home.join("config.toml")] {
-        if let Some(layer) = read_layer(&path, &mut warnings)? {
+    let mut hooks = Vec::new();
+    for dir in [system, home] {
+        let path = dir.join("config.toml");
+        if let Some(mut layer) = read_layer(&path, &mut warnings)? {
+            hooks.extend(take_hooks(&mut layer.table, &layer.path)?);
             merge(&mut merged, &layer.table);
             layers.push(layer.path);
         }
+        hooks.extend(read_hooks_json(dir)?);
     }
     let base_layers = layers.len();
 
@@ -143,12 +149,14 @@ pub fn load_config_in(
             .unwrap_or_else(|| vec![".git".to_string()]);
         let root = project_root(&canonical_cwd, &markers);
         let project = load_project(&store, &root, &canonical_cwd, &mut warnings)?;
-        for layer in project.layers {
+        for mut layer in project.layers {
+            hooks.extend(take_hooks(&mut layer.table, &layer.path)?);
             merge(&mut merged, &layer.table);
             layers.push(layer.path);
         }
         pinned_rules = project.pinned_rules;
     }
+    hooks.extend(take_hooks(&mut cli_table, Path::new("-c override"))?);
     merge(&mut merged, &cli_table);
 
     let config: ConfigToml =
@@ -168,6 +176,7 @@ pub fn load_config_in(
         };
         limits::locate(violation, &sources)
     })?;
+    settings.hooks.handlers = hooks;
     settings.sandbox.pinned_rules = pinned_rules;
     settings.sandbox.protected_paths = vec![home.to_path_buf()];
     Ok(LoadedConfig {
@@ -175,6 +184,20 @@ pub fn load_config_in(
         warnings,
         layers,
     })
+}
+
+/// Removes `[hooks]` from a layer (hooks add up across layers; they are not merged) and
+/// returns its handlers. The file was type-checked already, with lines, by `check_text`.
+fn take_hooks(table: &mut Table, source: &Path) -> Result<Vec<HookHandler>, ConfigError> {
+    let Some(value) = table.remove("hooks") else {
+        return Ok(Vec::new());
+    };
+    let parsed: HooksToml =
+        serde_path_to_error::deserialize(value).map_err(|err| ConfigError::InvalidKey {
+            key: format!("{}: hooks.{}", source.display(), err.path()),
+            message: err.inner().to_string(),
+        })?;
+    parsed.into_handlers(source)
 }
 
 fn warn_unknown_overrides(cli_table: &Table, warnings: &mut Vec<String>) {
@@ -305,6 +328,12 @@ fn resolve(
             shell: config.shell_tool_type.unwrap_or_default(),
         },
         agents: agent_settings(config.agents.unwrap_or_default()),
+        hooks: HookSettings {
+            handlers: Vec::new(),
+            max_stop_continuations: config
+                .max_stop_continuations
+                .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
+        },
     })
 }
 

@@ -124,6 +124,9 @@ pub struct SessionSettings {
     /// Sub-agents: `[agents]` and this thread's place in its tree.
     #[serde(default)]
     pub agents: crate::agents::AgentSettings,
+    /// Lifecycle hooks (`[hooks]`, `hooks.json`, `max_stop_continuations`).
+    #[serde(default)]
+    pub hooks: crate::hooks::HookSettings,
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).
