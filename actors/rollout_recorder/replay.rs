@@ -102,7 +102,9 @@ impl Tracker {
                 | EventMsg::Error { .. }
                 | EventMsg::AgentEvent { .. }
                 | EventMsg::CollabToolCall { .. }
-                | EventMsg::ShutdownComplete => {}
+                | EventMsg::ShutdownComplete
+                | EventMsg::HookStarted { .. }
+                | EventMsg::HookCompleted { .. } => {}
             },
         }
     }

@@ -463,6 +463,8 @@ impl Translator {
             | EventMsg::ContextCompacted { .. }
             | EventMsg::Warning { .. }
             | EventMsg::ShutdownComplete => {}
+            // Hook runs: not yet on this wire (Codex's hook notifications are not mapped).
+            EventMsg::HookStarted { .. } | EventMsg::HookCompleted { .. } => {}
             // Not yet on this wire: a sub-agent is a thread of its own (`thread/list` shows it
             // and `thread/resume` subscribes to it); the relayed copy of its activity and the
             // collaboration tool items are not translated (docs/app-server.md says so).
