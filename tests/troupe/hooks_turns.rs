@@ -49,6 +49,10 @@ fn session_start_and_prompt_context_reach_the_model_in_order() {
     // The context is in the rollout too (a resume sends what the model saw).
     let rollout = std::fs::read_to_string(&h.rollouts()[0]).unwrap();
     assert!(rollout.contains("start-ctx") && rollout.contains("prompt-ctx"));
+    assert!(
+        rollout.contains("\"hook_completed\""),
+        "hook runs are recorded"
+    );
 }
 
 #[test]
