@@ -96,9 +96,12 @@ impl TurnHooks {
         self.max_stop_continuations
     }
 
-    /// PreToolUse: `Some(reason)` when a hook blocks the call (it does not run).
-    pub async fn pre_tool_use(&self, call: &ToolCall) -> Option<String> {
-        let (tool_name, tool_input) = tool_input::hook_tool(call)?;
+    /// PreToolUse: `Err(reason)` when a hook blocks the call (it does not run); else the
+    /// call to run (rewritten when a hook allowed it with `updatedInput`).
+    pub async fn pre_tool_use(&self, call: &ToolCall) -> Result<ToolCall, String> {
+        let Some((tool_name, tool_input)) = tool_input::hook_tool(call) else {
+            return Ok(call.clone());
+        };
         let extra = tool_fields(&tool_name, tool_input, call);
         let verdicts = self
             .run(
@@ -108,7 +111,16 @@ impl TurnHooks {
                 extra,
             )
             .await;
-        blocked(&verdicts)
+        if let Some(reason) = blocked(&verdicts) {
+            return Err(reason);
+        }
+        let mut rewrites = verdicts.iter().filter_map(|v| v.updated_input.as_ref());
+        match (rewrites.next(), rewrites.next()) {
+            (None, _) => Ok(call.clone()),
+            (Some(updated), None) => tool_input::rewrite_call(call, updated)
+                .map_err(|why| format!("a PreToolUse hook's updatedInput is unusable: {why}")),
+            (Some(_), Some(_)) => Err("two PreToolUse hooks rewrote this call".into()),
+        }
     }
 
     /// PostToolUse, with the result the model would read as `tool_response`.

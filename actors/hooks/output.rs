@@ -26,6 +26,8 @@ pub struct HookVerdict {
     pub additional_context: Option<String>,
     /// Text for the user (`systemMessage`).
     pub system_message: Option<String>,
+    /// PreToolUse only: the tool input to run instead (`updatedInput` with `allow`).
+    pub updated_input: Option<Value>,
 }
 
 impl HookVerdict {
@@ -35,6 +37,7 @@ impl HookVerdict {
             reason: None,
             additional_context: None,
             system_message: None,
+            updated_input: None,
         }
     }
 
@@ -145,13 +148,29 @@ fn interpret_json(event: HookEventName, out: &Map<String, Value>) -> Result<Hook
             },
         });
     }
+    // PreToolUse may rewrite the call's input, with `permissionDecision: "allow"` (Codex's
+    // rule). Anything else asking to rewrite is refused: safer than running the original.
+    let pre_tool_rewrite = event == HookEventName::PreToolUse
+        && !specific.contains_key("updatedPermissions")
+        && specific.contains_key("updatedInput");
+    if pre_tool_rewrite {
+        if string(&specific, "permissionDecision")?.as_deref() != Some("allow") {
+            return Err("updatedInput without permissionDecision `allow`".into());
+        }
+        return match specific.get("updatedInput") {
+            Some(Value::Object(input)) => Ok(HookVerdict {
+                updated_input: Some(Value::Object(input.clone())),
+                ..verdict
+            }),
+            _ => Err("updatedInput is not an object".into()),
+        };
+    }
     if specific.contains_key("updatedInput") || specific.contains_key("updatedPermissions") {
-        // Rewriting a call is not supported: refusing it is safer than running the original.
         return Ok(HookVerdict {
             decision: HookDecision::Block,
             reason: Some(
-                "a hook asked to rewrite this call (updatedInput/updatedPermissions), which \
-                 Troupe does not support; the call was not run"
+                "a hook asked to rewrite this call (updatedPermissions, or updatedInput outside \
+                 PreToolUse), which Troupe does not support; the call was not run"
                     .into(),
             ),
             ..verdict

@@ -1,7 +1,7 @@
 //! Hook answers (exit codes, JSON), the hook-facing view of calls, and real runs of `sh`.
 
 use super::output::{interpret, HookExit};
-use super::tool_input::{hook_tool, script_of};
+use super::tool_input::{hook_tool, rewrite_call, script_of};
 use super::TurnHooks;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -108,10 +108,47 @@ fn garbage_unknown_decisions_and_reasonless_blocks_fail() {
 }
 
 #[test]
-fn rewriting_a_call_is_refused_rather_than_ignored() {
+fn pre_tool_use_may_rewrite_with_allow_and_other_rewrites_are_refused() {
     let out =
         r#"{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls"}}}"#;
-    assert_eq!(ok(E::PreToolUse, out).0, HookDecision::Block);
+    let v = interpret(E::PreToolUse, &HookExit::Exited(0), out, "");
+    assert_eq!(v.decision, HookDecision::None);
+    assert_eq!(v.updated_input, Some(json!({"command": "ls"})));
+    let without_allow = r#"{"hookSpecificOutput":{"updatedInput":{"command":"ls"}}}"#;
+    assert_eq!(ok(E::PreToolUse, without_allow).0, HookDecision::Failed);
+    let perms =
+        r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"updatedPermissions":{}}}"#;
+    assert_eq!(ok(E::PermissionRequest, perms).0, HookDecision::Block);
+    let shell = call(
+        "shell",
+        ToolPayload::Function {
+            arguments: json!({"command":["rm","-rf","x"],"workdir":"sub"}).to_string(),
+        },
+    );
+    let rewritten = rewrite_call(&shell, &json!({"command": "echo safe"})).unwrap();
+    let ToolPayload::Function { arguments } = &rewritten.payload else {
+        panic!("function")
+    };
+    let args: serde_json::Value = serde_json::from_str(arguments).unwrap();
+    assert_eq!(
+        args,
+        json!({"command":["bash","-lc","echo safe"],"workdir":"sub"})
+    );
+    let patch = call(
+        "apply_patch",
+        ToolPayload::Custom {
+            input: "old".into(),
+        },
+    );
+    assert_eq!(
+        rewrite_call(&patch, &json!({"command": "new"}))
+            .unwrap()
+            .payload,
+        ToolPayload::Custom {
+            input: "new".into()
+        }
+    );
+    assert!(rewrite_call(&shell, &json!({"cmd": 1})).is_err());
 }
 
 #[test]
@@ -244,7 +281,7 @@ async fn runs_match_in_parallel_and_bad_hooks_are_warnings() {
         },
     );
     let started = std::time::Instant::now();
-    let reason = hooks.pre_tool_use(&shell).await;
+    let reason = hooks.pre_tool_use(&shell).await.err();
     // Two one-second hooks and a one-second timeout together, not one after the other.
     assert!(
         started.elapsed() < std::time::Duration::from_millis(2800),
@@ -284,7 +321,7 @@ async fn the_payload_reaches_stdin() {
     let (mut hooks, _) = hooks_with(vec![(
         E::UserPromptSubmit,
         None,
-        r#"python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["hook_event_name"]+":"+d["prompt"])'"#,
+        r#"tr -d '\n' | sed -e 's/.*"hook_event_name":"\([A-Za-z]*\)".*"prompt":"\([a-z]*\)".*/\1:\2/'"#,
         10,
     )]);
     hooks.common.insert("session_id".into(), json!("s"));

@@ -55,6 +55,55 @@ pub fn hook_tool(call: &ToolCall) -> Option<(String, Value)> {
     }
 }
 
+/// `call` with its input replaced by a PreToolUse hook's `updatedInput` (`command` for
+/// `Bash` and `apply_patch`, the raw arguments for MCP tools); other fields kept.
+pub fn rewrite_call(call: &ToolCall, updated: &Value) -> Result<ToolCall, String> {
+    let command = || {
+        updated
+            .get("command")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| "updatedInput has no string `command`".to_string())
+    };
+    let function_args = || match &call.payload {
+        ToolPayload::Function { arguments } => {
+            serde_json::from_str::<Map<String, Value>>(arguments)
+                .map_err(|err| format!("the call's arguments are not an object: {err}"))
+        }
+        ToolPayload::Custom { .. } => Err("a freeform call has no arguments object".to_string()),
+    };
+    let payload = match call.tool_name.as_str() {
+        "shell" => {
+            let mut args = function_args()?;
+            args.insert("command".into(), json!(["bash", "-lc", command()?]));
+            ToolPayload::Function {
+                arguments: Value::Object(args).to_string(),
+            }
+        }
+        "exec_command" => {
+            let mut args = function_args()?;
+            args.insert("cmd".into(), json!(command()?));
+            ToolPayload::Function {
+                arguments: Value::Object(args).to_string(),
+            }
+        }
+        "apply_patch" => match &call.payload {
+            ToolPayload::Custom { .. } => ToolPayload::Custom { input: command()? },
+            ToolPayload::Function { .. } => ToolPayload::Function {
+                arguments: json!({ "input": command()? }).to_string(),
+            },
+        },
+        name if name.starts_with("mcp__") => ToolPayload::Function {
+            arguments: updated.to_string(),
+        },
+        other => return Err(format!("`{other}` cannot be rewritten by a hook")),
+    };
+    Ok(ToolCall {
+        payload,
+        ..call.clone()
+    })
+}
+
 fn bash_input(command: &str, args: &Value) -> Value {
     let mut input = Map::new();
     input.insert("command".into(), Value::String(command.to_string()));

@@ -323,15 +323,22 @@ impl Batch {
 
 /// A call between its PreToolUse and PostToolUse hooks: a block before means it does not
 /// run and the model reads the reason; a block after replaces the output with the feedback.
-async fn run_with_hooks(handler: Arc<dyn registry::ToolHandler>, ctx: ToolContext) -> ToolOutcome {
+async fn run_with_hooks(
+    handler: Arc<dyn registry::ToolHandler>,
+    mut ctx: ToolContext,
+) -> ToolOutcome {
     let hooks = ctx.services.hooks.clone();
-    let call = ctx.call.clone();
-    if let Some(reason) = hooks.pre_tool_use(&call).await {
-        return ToolOutcome::error(format!(
-            "`{}` blocked by a PreToolUse hook: {reason}",
-            call.tool_name
-        ));
-    }
+    let call = match hooks.pre_tool_use(&ctx.call).await {
+        Ok(call) => call,
+        Err(reason) => {
+            return ToolOutcome::error(format!(
+                "`{}` blocked by a PreToolUse hook: {reason}",
+                ctx.call.tool_name
+            ))
+        }
+    };
+    // A hook's rewrite is what runs, and what every later check (approval, sandbox) sees.
+    ctx.call = call.clone();
     let mut outcome = handler.handle(ctx).await;
     let effect = hooks.post_tool_use(&call, &outcome.content).await;
     if let Some(feedback) = effect.blocked {
