@@ -212,3 +212,20 @@ fn permission_request_hook_denies_and_silence_falls_back_to_asking() {
     let o = outputs(&h.mock.requests()[1].body);
     assert!(o[0].contains("rejected by user"), "{o:?} {}", stderr(&out));
 }
+
+#[test]
+fn pre_tool_use_may_rewrite_a_command_with_allow_and_updated_input() {
+    let h = Harness::new(vec![
+        MockResponse::shell("c1", &["touch", "dangerous"]),
+        MockResponse::text("ok"),
+    ]);
+    let rewrite = script(
+        &h,
+        "rewrite.sh",
+        "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"allow\",\"updatedInput\":{\"command\":\"touch safe\"}}}'\n",
+    );
+    add_hooks(&h, &hook("PreToolUse", Some("Bash"), &rewrite, 10));
+    exec_json(&h, &["touch"]);
+    assert!(h.workdir.path().join("safe").exists());
+    assert!(!h.workdir.path().join("dangerous").exists());
+}
