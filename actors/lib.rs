@@ -30,6 +30,7 @@
 pub mod agents;
 pub mod approvals;
 pub mod ask;
+pub mod hooks;
 mod locking;
 pub mod rollout_recorder;
 pub mod runtime;

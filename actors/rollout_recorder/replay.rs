@@ -103,7 +103,9 @@ impl Tracker {
                 | EventMsg::AgentEvent { .. }
                 | EventMsg::CollabToolCall { .. }
                 | EventMsg::ExecCommandOutputDelta { .. }
-                | EventMsg::ShutdownComplete => {}
+                | EventMsg::ShutdownComplete
+                | EventMsg::HookStarted { .. }
+                | EventMsg::HookCompleted { .. } => {}
             },
         }
     }

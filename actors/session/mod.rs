@@ -186,6 +186,9 @@ pub struct SessionState {
     agents: Option<Arc<crate::agents::AgentTree>>,
     /// An `Op::Shutdown` is being carried out.
     shutting_down: bool,
+    /// SessionStart hooks still to run, with their source (`startup`, `resume`): at the
+    /// first turn of this process.
+    session_start_pending: Option<&'static str>,
 }
 
 impl SessionState {

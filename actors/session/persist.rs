@@ -56,6 +56,7 @@ pub fn persisted(msg: &EventMsg) -> bool {
             EventMsg::ItemRecorded { .. }
                 | EventMsg::SessionConfigured { .. }
                 | EventMsg::ExecCommandBegin { .. }
+                | EventMsg::HookStarted { .. }
                 | EventMsg::ShutdownComplete
                 | EventMsg::AgentEvent { .. }
         )

@@ -26,6 +26,7 @@ pub(super) async fn start(
     args: SessionArgs,
 ) -> Result<SessionState, ActorProcessingErr> {
     let mut forked: Option<Vec<ResponseItem>> = None;
+    let is_agent = matches!(args.start, SessionStart::Agent(_));
     let (open, meta, lines, mut warnings, resumed) = match args.start {
         SessionStart::New => {
             let meta = session_meta(args.thread_id, &args.settings, None);
@@ -143,6 +144,12 @@ pub(super) async fn start(
         startup_warnings: warnings,
         agents: args.agents,
         shutting_down: false,
+        // Sub-agents run no SessionStart hooks: their parent's session started.
+        session_start_pending: match (is_agent, resumed) {
+            (true, _) => None,
+            (false, true) => Some("resume"),
+            (false, false) => Some("startup"),
+        },
         initial_context: Arc::new(initial_items),
         tokens,
         skills: initial.skills,

@@ -6,12 +6,15 @@ use super::context::budget;
 use super::turn_ledger::TurnLedger;
 use super::{context, EndingTurn, RunningTurn, SessionMsg, SessionState, TurnOutcome};
 use crate::approvals::PendingApprovals;
+use crate::hooks::TurnHooks;
 use crate::turn::outbox::TurnOutbox;
 use crate::turn::tokens::{auto_compact_limit, context_window, effective_limit};
-use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode};
+use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode, TurnStartHooks};
 use ractor::{Actor, ActorRef};
+use std::sync::Arc;
 use troupe_messages::errors::{ModelError, TurnError};
 use troupe_messages::events::{AbortReason, Event, EventMsg};
+use troupe_messages::hooks::HookEventName;
 use troupe_messages::ids::TurnId;
 use troupe_messages::items::ResponseItem;
 use troupe_messages::ops::UserInput;
@@ -166,14 +169,32 @@ impl SessionState {
             records.push(RolloutRecord::ResponseItem(update));
         }
         self.told_settings = self.settings.clone();
+        let hook_settings = &self.settings.hooks;
+        let mut start_hooks = TurnStartHooks::default();
+        if !inputs.is_empty() {
+            start_hooks.session_start = self
+                .session_start_pending
+                .take()
+                .filter(|_| hook_settings.has(HookEventName::SessionStart));
+            if hook_settings.has(HookEventName::UserPromptSubmit) {
+                start_hooks.prompt = Some(prompt::input_text(&inputs));
+            }
+        }
+        // With hooks to run first, the input joins the history through the turn, once
+        // they let it (a blocked prompt is never recorded nor sent).
+        let hold_input = start_hooks.session_start.is_some() || start_hooks.prompt.is_some();
         let mode = if inputs.is_empty() {
             TurnMode::CompactOnly
         } else {
             // Checked before the new input joins: that input must survive compaction intact.
             let compact_first = self.tokens.over(auto_compact_limit(&self.settings));
-            for item in input_items {
-                self.push_history(item.clone());
-                records.push(RolloutRecord::ResponseItem(item));
+            if hold_input {
+                start_hooks.held_input = input_items;
+            } else {
+                for item in input_items {
+                    self.push_history(item.clone());
+                    records.push(RolloutRecord::ResponseItem(item));
+                }
             }
             TurnMode::Regular { compact_first }
         };
@@ -201,6 +222,16 @@ impl SessionState {
             })
             .await;
         let outbox = TurnOutbox::new(myself.clone(), turn_id);
+        let hooks = {
+            let outbox = outbox.clone();
+            Arc::new(TurnHooks::new(
+                &self.settings,
+                self.thread_id,
+                turn_id,
+                self.rollout_path.clone(),
+                Arc::new(move |msg| outbox.event(msg)),
+            ))
+        };
         let pending_approvals = PendingApprovals::default();
         let args = TurnArgs {
             thread_id: self.thread_id,
@@ -216,6 +247,8 @@ impl SessionState {
             initial_context: self.initial_context.clone(),
             tokens: self.tokens.clone(),
             mode,
+            hooks,
+            start_hooks,
             command_budget: self
                 .agents
                 .as_ref()

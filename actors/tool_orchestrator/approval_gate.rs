@@ -26,6 +26,22 @@ pub async fn approve(
     if lock(&ctx.approvals.cache).all_approved(keys) {
         return Ok(());
     }
+    // PermissionRequest hooks answer before the user is asked; silence asks as usual.
+    let description = match &request {
+        EventMsg::ExecApprovalRequest { reason, .. }
+        | EventMsg::ApplyPatchApprovalRequest { reason, .. } => reason.clone(),
+        _ => None,
+    };
+    match ctx
+        .services
+        .hooks
+        .permission_request(&ctx.call, description)
+        .await
+    {
+        Some(Ok(())) => return Ok(()),
+        Some(Err(message)) => return Err(ToolOutcome::error(message)),
+        None => {}
+    }
     let decision = ctx.pending.register(&ctx.call.call_id);
     ctx.services.tell(request);
     // A dropped sender means the turn is stopping (interrupt): treat as abort.

@@ -269,7 +269,7 @@ impl Batch {
             };
             // Aborted when dropped: an interrupted batch leaves no call running.
             let task = AbortOnDropHandle::new(tokio::spawn(async move {
-                let outcome = handler.handle(ctx).await;
+                let outcome = run_with_hooks(handler, ctx).await;
                 drop(guard);
                 outcome
             }));
@@ -319,6 +319,40 @@ impl Batch {
         });
         ToolOutcome::error(message)
     }
+}
+
+/// A call between its PreToolUse and PostToolUse hooks: a block before means it does not
+/// run and the model reads the reason; a block after replaces the output with the feedback.
+async fn run_with_hooks(
+    handler: Arc<dyn registry::ToolHandler>,
+    mut ctx: ToolContext,
+) -> ToolOutcome {
+    let hooks = ctx.services.hooks.clone();
+    let call = match hooks.pre_tool_use(&ctx.call).await {
+        Ok(call) => call,
+        Err(reason) => {
+            return ToolOutcome::error(format!(
+                "`{}` blocked by a PreToolUse hook: {reason}",
+                ctx.call.tool_name
+            ))
+        }
+    };
+    // A hook's rewrite is what runs, and what every later check (approval, sandbox) sees.
+    ctx.call = call.clone();
+    let mut outcome = handler.handle(ctx).await;
+    let effect = hooks.post_tool_use(&call, &outcome.content).await;
+    if let Some(feedback) = effect.blocked {
+        outcome = ToolOutcome::error(format!(
+            "the output of `{}` was withheld by a PostToolUse hook: {feedback}",
+            call.tool_name
+        ));
+    }
+    for context in effect.context {
+        outcome
+            .content
+            .push_str(&format!("\n\nPostToolUse hook context: {context}"));
+    }
+    outcome
 }
 
 fn panic_text(error: tokio::task::JoinError) -> String {

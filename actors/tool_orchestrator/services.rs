@@ -8,6 +8,7 @@
 use super::turn_diff::TurnDiffTracker;
 use super::unified_exec::sessions::{EventSink, KILLED_EXIT_CODE};
 use super::unified_exec::ExecSessions;
+use crate::hooks::TurnHooks;
 use crate::locking::lock;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,16 +24,19 @@ pub struct TurnServices {
     diff: Mutex<TurnDiffTracker>,
     /// One-shot `shell` commands begun and not yet ended, by call id.
     commands: Mutex<HashMap<String, (Vec<String>, Instant)>>,
+    /// The turn's lifecycle hooks (PreToolUse, PostToolUse, PermissionRequest).
+    pub hooks: Arc<TurnHooks>,
 }
 
 impl TurnServices {
     /// `events` takes the exec sessions' begin/end events (to the session, as this turn's);
     /// an end carries at most `max_output_bytes` of output.
-    pub fn new(events: EventSink, max_output_bytes: usize) -> Self {
+    pub fn new(events: EventSink, max_output_bytes: usize, hooks: Arc<TurnHooks>) -> Self {
         Self {
             exec: ExecSessions::new(events, max_output_bytes),
             diff: Mutex::default(),
             commands: Mutex::default(),
+            hooks,
         }
     }
 

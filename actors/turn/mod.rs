@@ -7,6 +7,7 @@
 //! sampler and orchestrator stop with it, and they end their streams and processes.
 
 pub mod compact;
+mod hook_steps;
 mod limits;
 pub mod outbox;
 pub mod prompt;
@@ -60,8 +61,30 @@ pub struct TurnArgs {
     /// The session's token count for `history`.
     pub tokens: TokenTracker,
     pub mode: TurnMode,
+    /// The turn's lifecycle hooks (tool hooks run through `TurnServices`).
+    pub hooks: Arc<crate::hooks::TurnHooks>,
+    /// SessionStart / UserPromptSubmit hooks to run before the first request.
+    pub start_hooks: TurnStartHooks,
     /// The runtime's command budget, shared by every agent.
     pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
+}
+
+/// What the turn runs before its first request, when hooks are configured.
+#[derive(Debug, Default)]
+pub struct TurnStartHooks {
+    /// SessionStart hooks, with their source (`startup`, `resume`).
+    pub session_start: Option<&'static str>,
+    /// The prompt for UserPromptSubmit hooks.
+    pub prompt: Option<String>,
+    /// The user's input, recorded by the turn once the hooks let it through.
+    pub held_input: Vec<ResponseItem>,
+}
+
+/// What the turn's hook task is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HookStep {
+    Start,
+    Stop,
 }
 
 /// What a turn does.
@@ -134,6 +157,13 @@ pub struct TurnState {
     compactions: u32,
     /// A compaction ran since the last sampling request: the next step samples.
     compacted_since_sample: bool,
+    hooks: Arc<crate::hooks::TurnHooks>,
+    /// Start hooks not yet run (taken by `post_start`).
+    start_hooks: Option<TurnStartHooks>,
+    /// The hook task running (killed with its processes when the turn stops), and what for.
+    hook_task: Option<(HookStep, tokio_util::task::AbortOnDropHandle<()>)>,
+    /// Times Stop hooks sent this turn back to the model.
+    stop_continuations: u32,
 }
 
 impl TurnState {
@@ -274,6 +304,7 @@ impl Actor for TurnActor {
         let services = Arc::new(TurnServices::new(
             events,
             args.settings.tool_output_max_bytes,
+            args.hooks.clone(),
         ));
         let (orchestrator, _) = Actor::spawn_linked(
             None,
@@ -316,15 +347,21 @@ impl Actor for TurnActor {
             requests_sent: 0,
             compactions: 0,
             compacted_since_sample: false,
+            hooks: args.hooks,
+            start_hooks: Some(args.start_hooks),
+            hook_task: None,
+            stop_continuations: 0,
         })
     }
 
     async fn post_start(
         &self,
         myself: ActorRef<Self::Msg>,
-        _state: &mut Self::State,
+        state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        myself.send_message(TurnMsg::SampleNext)?;
+        if !state.run_start_hooks(&myself) {
+            myself.send_message(TurnMsg::SampleNext)?;
+        }
         Ok(())
     }
 
@@ -355,7 +392,8 @@ impl Actor for TurnActor {
                 } => state.sample_next(),
             },
             TurnMsg::InjectInput { seq, items } => state.injected.push((seq, items)),
-            TurnMsg::Sampler(update) => state.on_sampler(update),
+            TurnMsg::Sampler(update) => state.on_sampler(update, &myself),
+            TurnMsg::HooksRan { items, go_on } => state.on_hooks_ran(items, go_on),
             TurnMsg::ToolsFinished { outputs } => {
                 state.running_calls.clear();
                 for output in &outputs {
@@ -418,6 +456,8 @@ impl Actor for TurnActor {
         _myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
+        // A hook still running dies with the turn (its task's drop kills its processes).
+        state.hook_task = None;
         // Stopped from outside (interrupt): every call the model made still gets an output,
         // or the next request would be rejected for a call without one.
         for (call_id, custom) in std::mem::take(&mut state.running_calls) {

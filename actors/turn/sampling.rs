@@ -4,15 +4,16 @@
 
 use super::{compact, prompt, Phase, TurnState};
 use crate::turn::tokens::TokenTracker;
+use ractor::ActorRef;
 use troupe_messages::errors::ModelError;
 use troupe_messages::events::EventMsg;
 use troupe_messages::items::ResponseItem;
-use troupe_messages::mailboxes::{SessionMsg, ToolOrchestratorMsg};
+use troupe_messages::mailboxes::{SessionMsg, ToolOrchestratorMsg, TurnMsg};
 use troupe_messages::sampling::SamplerUpdate;
 use troupe_messages::usage::TokenUsage;
 
 impl TurnState {
-    pub(super) fn on_sampler(&mut self, update: SamplerUpdate) {
+    pub(super) fn on_sampler(&mut self, update: SamplerUpdate, myself: &ActorRef<TurnMsg>) {
         match update {
             SamplerUpdate::TextDelta { .. } | SamplerUpdate::ReasoningDelta { .. }
                 if self.phase != Phase::Sampling => {}
@@ -38,7 +39,7 @@ impl TurnState {
                 }),
             },
             SamplerUpdate::Completed { items, usage } => match self.phase {
-                Phase::Sampling => self.on_response(items, &usage),
+                Phase::Sampling => self.on_response(items, &usage, myself),
                 Phase::Compacting { then_sample } => {
                     self.event(EventMsg::TokenCount {
                         last: usage,
@@ -114,7 +115,12 @@ impl TurnState {
         }
     }
 
-    fn on_response(&mut self, items: Vec<ResponseItem>, usage: &TokenUsage) {
+    fn on_response(
+        &mut self,
+        items: Vec<ResponseItem>,
+        usage: &TokenUsage,
+        myself: &ActorRef<TurnMsg>,
+    ) {
         let calls = prompt::tool_calls(&items);
         for item in items {
             match &item {
@@ -169,7 +175,7 @@ impl TurnState {
         } else if !self.injected.is_empty() {
             // The user wrote while the model answered: the turn goes on with that input.
             self.sample_next();
-        } else {
+        } else if !self.run_stop_hooks(myself) {
             self.end(None);
         }
     }

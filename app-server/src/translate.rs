@@ -508,6 +508,8 @@ impl Translator {
             // `source`, `thread/resume` subscribes to it): the root's relayed copy of its
             // activity is not repeated on the root's wire.
             EventMsg::AgentEvent { .. } => {}
+            // Hook runs: not on this wire yet (Codex's hook notifications are not mapped).
+            EventMsg::HookStarted { .. } | EventMsg::HookCompleted { .. } => {}
         }
         out
     }

@@ -175,6 +175,8 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 | EventMsg::TokenCount { .. }
                 | EventMsg::StreamRetry { .. }
                 | EventMsg::Warning { .. }
+                | EventMsg::HookStarted { .. }
+                | EventMsg::HookCompleted { .. }
                 | EventMsg::ShutdownComplete => {}
             }
         }

@@ -44,9 +44,12 @@ pub struct ConfigToml {
     pub features: BTreeMap<String, bool>,
     /// `default` or `plan` (aliases as Codex: code, execute, pair_programming, custom).
     pub collaboration_mode: Option<CollaborationMode>,
-    /// Checked by the MCP and hooks features when they load.
+    /// Checked by the MCP feature when it loads.
     pub mcp_servers: BTreeMap<String, toml::Value>,
-    pub hooks: Option<toml::Value>,
+    /// `[[hooks.<Event>]]` groups (see `hooks.rs`); collected per layer, not merged.
+    pub hooks: Option<crate::hooks::HooksToml>,
+    /// Times Stop hooks may send one turn back to the model (default 3).
+    pub max_stop_continuations: Option<u32>,
     /// `freeform` (grammar-constrained custom tool) or `function` (JSON `{"input"}`).
     pub apply_patch_tool_type: Option<ApplyPatchToolType>,
     /// `shell` or `exec_command` (PTY sessions with `write_stdin`).

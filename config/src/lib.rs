@@ -8,6 +8,7 @@ pub mod error;
 pub mod features;
 pub mod file;
 pub mod home;
+pub mod hooks;
 pub mod layers;
 pub mod limits;
 pub mod overrides;
@@ -17,6 +18,9 @@ pub mod requirements;
 pub mod resolve;
 pub mod trust;
 
+#[cfg(test)]
+#[path = "hooks_tests.rs"]
+mod hooks_tests;
 #[cfg(test)]
 #[path = "layering_tests.rs"]
 mod layering_tests;

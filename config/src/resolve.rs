@@ -7,6 +7,7 @@
 
 use crate::error::ConfigError;
 use crate::file::{ConfigToml, ProviderToml, SandboxWorkspaceWriteToml};
+use crate::hooks::{read_hooks_json, HooksToml};
 use crate::layers::{merge, project_root, read_layer};
 use crate::limits;
 use crate::overrides::{apply_override, parse_override};
@@ -15,6 +16,7 @@ use crate::requirements::Requirements;
 use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
+use troupe_messages::hooks::{HookHandler, HookSettings, DEFAULT_MAX_STOP_CONTINUATIONS};
 use troupe_messages::policy::{AskForApproval, SandboxBackendKind, SandboxMode, SandboxSettings};
 use troupe_messages::settings::{
     ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, ToolSettings, WireApi,
@@ -95,6 +97,7 @@ pub fn load_config_in(
     let mut warnings = Vec::new();
     let mut layers = Vec::new();
     let mut merged = Table::new();
+    let mut hooks = Vec::new();
     let mut base_paths = vec![system.join("config.toml")];
     if !cli.ignore_user_config {
         base_paths.push(home.join("config.toml"));
@@ -107,10 +110,19 @@ pub fn load_config_in(
     // `-p NAME` also layers `$TROUPE_HOME/NAME.config.toml` (Codex 0.169's form) when present.
     base_paths.extend(profile_file.clone().filter(|path| path.exists()));
     for path in base_paths {
-        if let Some(layer) = read_layer(&path, &mut warnings)? {
+        if let Some(mut layer) = read_layer(&path, &mut warnings)? {
+            hooks.extend(take_hooks(&mut layer.table, &layer.path)?);
             merge(&mut merged, &layer.table);
             layers.push(layer.path);
         }
+    }
+    // A `hooks.json` beside the system and the user config adds its hooks too.
+    let mut hook_dirs = vec![system];
+    if !cli.ignore_user_config {
+        hook_dirs.push(home);
+    }
+    for dir in hook_dirs {
+        hooks.extend(read_hooks_json(dir)?);
     }
     let base_layers = layers.len();
 
@@ -170,12 +182,14 @@ pub fn load_config_in(
             .unwrap_or_else(|| vec![".git".to_string()]);
         let root = project_root(&canonical_cwd, &markers);
         let project = load_project(&store, &root, &canonical_cwd, &mut warnings)?;
-        for layer in project.layers {
+        for mut layer in project.layers {
+            hooks.extend(take_hooks(&mut layer.table, &layer.path)?);
             merge(&mut merged, &layer.table);
             layers.push(layer.path);
         }
         pinned_rules = project.pinned_rules;
     }
+    hooks.extend(take_hooks(&mut cli_table, Path::new("-c override"))?);
     merge(&mut merged, &cli_table);
 
     let config: ConfigToml =
@@ -221,6 +235,7 @@ pub fn load_config_in(
         };
         limits::locate(violation, &sources)
     })?;
+    settings.hooks.handlers = hooks;
     settings.sandbox.pinned_rules = pinned_rules;
     settings.sandbox.protected_paths = vec![home.to_path_buf()];
     Ok(LoadedConfig {
@@ -247,6 +262,20 @@ fn profile_file(home: &Path, name: &str) -> Result<PathBuf, ConfigError> {
         });
     }
     Ok(home.join(format!("{name}.config.toml")))
+}
+
+/// Removes `[hooks]` from a layer (hooks add up across layers; they are not merged) and
+/// returns its handlers. The file was type-checked already, with lines, by `check_text`.
+fn take_hooks(table: &mut Table, source: &Path) -> Result<Vec<HookHandler>, ConfigError> {
+    let Some(value) = table.remove("hooks") else {
+        return Ok(Vec::new());
+    };
+    let parsed: HooksToml =
+        serde_path_to_error::deserialize(value).map_err(|err| ConfigError::InvalidKey {
+            key: format!("{}: hooks.{}", source.display(), err.path()),
+            message: err.inner().to_string(),
+        })?;
+    parsed.into_handlers(source)
 }
 
 fn warn_unknown_overrides(cli_table: &Table, warnings: &mut Vec<String>) {
@@ -384,6 +413,12 @@ fn resolve(
         agents: agent_settings(config.agents.unwrap_or_default()),
         notify: notify_argv(config.notify)?,
         rollout_dir: None,
+        hooks: HookSettings {
+            handlers: Vec::new(),
+            max_stop_continuations: config
+                .max_stop_continuations
+                .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
+        },
     })
 }
 

@@ -171,6 +171,26 @@ pub enum EventMsg {
         stream: ExecOutputStream,
         chunk: String,
     },
+    // Hooks (lifecycle hooks area).
+    /// A configured hook command started (`run_id` pairs it with its completion).
+    HookStarted {
+        run_id: String,
+        event_name: crate::hooks::HookEventName,
+        command: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_name: Option<String>,
+    },
+    /// A hook command finished: what it decided, and the reason or message it gave
+    /// (for `failed`, why it counts as no decision).
+    HookCompleted {
+        run_id: String,
+        event_name: crate::hooks::HookEventName,
+        command: String,
+        duration_ms: u64,
+        decision: crate::hooks::HookDecision,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
 }
 
 /// Which pipe of a command a piece of output came from.

@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod errors;
 pub mod events;
+pub mod hooks;
 pub mod ids;
 pub mod items;
 pub mod mailboxes;

@@ -125,6 +125,14 @@ pub enum TurnMsg {
     Checkpointed,
     /// From the orchestrator: every call of the batch, outputs in call order.
     ToolsFinished { outputs: Vec<ToolOutput> },
+    // Hooks (lifecycle hooks area).
+    /// From the turn's hook task (SessionStart, UserPromptSubmit, Stop): items to record
+    /// (context, the held-back user input, a continuation prompt), then sample again
+    /// (`go_on`) or end the turn.
+    HooksRan {
+        items: Vec<ResponseItem>,
+        go_on: bool,
+    },
 }
 
 /// Sampler: one model stream at a time.

@@ -133,6 +133,9 @@ pub struct SessionSettings {
     /// removed at exit, so nothing of the run stays on disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout_dir: Option<PathBuf>,
+    /// Lifecycle hooks (`[hooks]`, `hooks.json`, `max_stop_continuations`).
+    #[serde(default)]
+    pub hooks: crate::hooks::HookSettings,
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).

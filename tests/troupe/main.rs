@@ -7,6 +7,7 @@
 mod app_server_support;
 mod approval_support;
 mod escape_support;
+mod hooks_support;
 mod subagents_support;
 
 mod app_server;
@@ -25,6 +26,8 @@ mod exec_flow;
 mod exec_runaway;
 mod exec_sessions_end;
 mod exec_signals;
+mod hooks_tools;
+mod hooks_turns;
 mod parity_config;
 mod parity_exec;
 mod patch_confinement;

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::{AbortReason, EventMsg};
+use troupe_messages::hooks::HookDecision;
 use troupe_messages::usage::TokenUsage;
 
 /// Finished cells kept per thread; older ones are already in the terminal's scrollback.
@@ -225,6 +226,40 @@ impl ThreadView {
                     cell.timed_out = *timed_out;
                 }
                 self.finish(index);
+            }
+            EventMsg::HookStarted {
+                event_name,
+                command,
+                ..
+            } => {
+                self.activity = format!("hook {} · {command}", event_name.as_str());
+            }
+            // A hook that changed the flow (or failed) is worth a line; a silent one is not.
+            EventMsg::HookCompleted {
+                event_name,
+                command,
+                duration_ms,
+                decision,
+                message,
+                ..
+            } => {
+                let kind = match decision {
+                    HookDecision::None => None,
+                    HookDecision::Allow => Some(NoticeKind::Info),
+                    HookDecision::Block | HookDecision::Deny => Some(NoticeKind::Warning),
+                    HookDecision::Failed => Some(NoticeKind::Error),
+                };
+                if let Some(kind) = kind {
+                    let reason = message.as_deref().unwrap_or("");
+                    self.notice(
+                        kind,
+                        format!(
+                            "hook {} {} ({duration_ms} ms): {command} {reason}",
+                            event_name.as_str(),
+                            decision.as_str()
+                        ),
+                    );
+                }
             }
             EventMsg::ExecCommandOutputDelta { call_id, chunk, .. } => {
                 let cell = self.live.iter_mut().find_map(|c| match c {

@@ -159,6 +159,29 @@ impl HumanOutput {
                 "reconnecting {attempt}/{max_attempts} in {delay_ms}ms: {reason}"
             )),
             EventMsg::Warning { message } => self.line(&format!("warning: {message}")),
+            EventMsg::HookStarted {
+                event_name,
+                command,
+                tool_name,
+                ..
+            } => {
+                let about = tool_name.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+                self.line(&format!("hook {}{about}: {command}", event_name.as_str()))
+            }
+            EventMsg::HookCompleted {
+                event_name,
+                duration_ms,
+                decision,
+                message,
+                ..
+            } => {
+                let about = message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
+                self.line(&format!(
+                    "hook {} {} in {duration_ms} ms{about}",
+                    event_name.as_str(),
+                    decision.as_str()
+                ))
+            }
             EventMsg::Error { error, .. } => {
                 let text = self.prefixed(&format!("ERROR: {}", error_text(error)));
                 let _ = writeln!(std::io::stderr().lock(), "{text}");

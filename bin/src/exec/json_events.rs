@@ -72,6 +72,55 @@ impl JsonEvents {
                 self.last_error = None;
                 vec![ThreadEvent::TurnStarted]
             }
+            EventMsg::HookStarted {
+                run_id,
+                event_name,
+                command,
+                tool_name,
+            } => {
+                let item = self.item(ItemDetails::HookRun {
+                    event_name: event_name.as_str().into(),
+                    command: command.clone(),
+                    tool_name: tool_name.clone(),
+                    decision: None,
+                    message: None,
+                    duration_ms: None,
+                    status: ItemStatus::InProgress,
+                });
+                self.commands.insert(run_id.clone(), item.id.clone());
+                vec![ThreadEvent::ItemStarted { item }]
+            }
+            EventMsg::HookCompleted {
+                run_id,
+                event_name,
+                command,
+                duration_ms,
+                decision,
+                message,
+            } => {
+                let id = match self.commands.remove(run_id) {
+                    Some(id) => id,
+                    None => self.item_id(),
+                };
+                let status = if *decision == troupe_messages::hooks::HookDecision::Failed {
+                    ItemStatus::Failed
+                } else {
+                    ItemStatus::Completed
+                };
+                let item = ThreadItem {
+                    id,
+                    details: ItemDetails::HookRun {
+                        event_name: event_name.as_str().into(),
+                        command: command.clone(),
+                        tool_name: None,
+                        decision: Some(decision.as_str().into()),
+                        message: message.clone(),
+                        duration_ms: Some(*duration_ms),
+                        status,
+                    },
+                };
+                vec![ThreadEvent::ItemCompleted { item }]
+            }
             EventMsg::ExecCommandBegin {
                 call_id, command, ..
             } => {

@@ -320,6 +320,8 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             | EventMsg::Warning { .. }
             | EventMsg::Error { .. }
             | EventMsg::CollabToolCall { .. }
+            | EventMsg::HookStarted { .. }
+            | EventMsg::HookCompleted { .. }
             | EventMsg::ShutdownComplete => {}
         }
     }

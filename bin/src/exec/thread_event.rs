@@ -89,6 +89,22 @@ pub enum ItemDetails {
             std::collections::BTreeMap<String, troupe_messages::agents::CollabAgentState>,
         status: troupe_messages::agents::CollabCallStatus,
     },
+    /// A Troupe item (not in Codex's `exec --json`): one run of a lifecycle hook.
+    /// `item.started` has `in_progress`; `item.completed` adds the decision (`none`,
+    /// `block`, `allow`, `deny`, `failed`), its reason or context, and the duration.
+    HookRun {
+        event_name: String,
+        command: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        decision: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
+        status: ItemStatus,
+    },
 }
 
 /// Where an item stands.

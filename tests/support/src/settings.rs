@@ -61,5 +61,6 @@ pub fn session_settings(base_url: String, home: &Path, cwd: &Path) -> SessionSet
         agents: Default::default(),
         notify: Vec::new(),
         rollout_dir: None,
+        hooks: Default::default(),
     }
 }
