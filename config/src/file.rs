@@ -44,8 +44,8 @@ pub struct ConfigToml {
     pub features: BTreeMap<String, bool>,
     /// `default` or `plan` (aliases as Codex: code, execute, pair_programming, custom).
     pub collaboration_mode: Option<CollaborationMode>,
-    /// Checked by the MCP and hooks features when they load.
-    pub mcp_servers: BTreeMap<String, toml::Value>,
+    /// `[mcp_servers.<id>]` (see `mcp.rs`).
+    pub mcp_servers: BTreeMap<String, crate::mcp::McpServerToml>,
     pub hooks: Option<toml::Value>,
     /// `freeform` (grammar-constrained custom tool) or `function` (JSON `{"input"}`).
     pub apply_patch_tool_type: Option<ApplyPatchToolType>,

@@ -305,6 +305,7 @@ fn resolve(
             shell: config.shell_tool_type.unwrap_or_default(),
         },
         agents: agent_settings(config.agents.unwrap_or_default()),
+        mcp_servers: crate::mcp::resolve(config.mcp_servers),
     })
 }
 

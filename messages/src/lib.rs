@@ -10,6 +10,7 @@ pub mod events;
 pub mod ids;
 pub mod items;
 pub mod mailboxes;
+pub mod mcp;
 pub mod ops;
 pub mod policy;
 pub mod rollout;

@@ -124,6 +124,11 @@ pub struct SessionSettings {
     /// Sub-agents: `[agents]` and this thread's place in its tree.
     #[serde(default)]
     pub agents: crate::agents::AgentSettings,
+    /// MCP servers (`[mcp_servers.<id>]`), by id; disabled ones are kept for `troupe mcp`.
+    /// Not written to rollouts: their `env` and headers may hold secrets, and a resumed
+    /// thread takes them from the config of the moment.
+    #[serde(default, skip_serializing)]
+    pub mcp_servers: std::collections::BTreeMap<String, crate::mcp::McpServerSettings>,
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).

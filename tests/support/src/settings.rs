@@ -56,5 +56,6 @@ pub fn session_settings(base_url: String, home: &Path, cwd: &Path) -> SessionSet
         },
         tools: Default::default(),
         agents: Default::default(),
+        mcp_servers: Default::default(),
     }
 }
