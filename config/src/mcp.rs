@@ -90,6 +90,21 @@ impl TryFrom<RawMcpServerToml> for McpServerToml {
             }
         }
         let _ = raw.name;
+        // `false` is what troupe does anyway; `true` asks for something it does not do.
+        if raw.required == Some(true) {
+            return Err(
+                "`required = true` is not supported by troupe: a server that fails to \
+                        start is a warning and the turn goes on without it"
+                    .into(),
+            );
+        }
+        if raw.supports_parallel_tool_calls == Some(true) {
+            return Err(
+                "`supports_parallel_tool_calls = true` is not supported by troupe: the \
+                        MCP calls of one response run one after another"
+                    .into(),
+            );
+        }
         let transport = transport(&raw)?;
         let seconds = |key: &str, value: f64| -> Result<u64, String> {
             if value.is_finite() && value >= 0.0 && value <= 86_400.0 {
@@ -112,8 +127,6 @@ impl TryFrom<RawMcpServerToml> for McpServerToml {
         Ok(Self(McpServerSettings {
             transport,
             enabled: raw.enabled.unwrap_or(true),
-            required: raw.required.unwrap_or(false),
-            supports_parallel_tool_calls: raw.supports_parallel_tool_calls.unwrap_or(false),
             startup_timeout_ms,
             tool_timeout_ms,
             default_tools_approval_mode: raw.default_tools_approval_mode.unwrap_or_default(),

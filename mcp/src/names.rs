@@ -30,7 +30,13 @@ pub struct NamedTool {
 pub fn sanitize(name: &str) -> String {
     let sanitized: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if sanitized.is_empty() {
         "_".into()
@@ -98,7 +104,9 @@ pub fn name_tools(tools: Vec<RawToolName>) -> (Vec<NamedTool>, Vec<RawToolName>)
     }
     for candidate in &mut candidates {
         if servers_by_namespace[&candidate.namespace].len() > 1 {
-            candidate.namespace.push_str(&hash_suffix(&candidate.namespace_identity));
+            candidate
+                .namespace
+                .push_str(&hash_suffix(&candidate.namespace_identity));
         }
     }
 
@@ -113,7 +121,9 @@ pub fn name_tools(tools: Vec<RawToolName>) -> (Vec<NamedTool>, Vec<RawToolName>)
     for candidate in &mut candidates {
         let key = (candidate.namespace.clone(), candidate.name.clone());
         if tools_by_name[&key].len() > 1 {
-            candidate.name.push_str(&hash_suffix(&candidate.tool_identity));
+            candidate
+                .name
+                .push_str(&hash_suffix(&candidate.tool_identity));
         }
     }
 

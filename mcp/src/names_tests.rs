@@ -23,8 +23,14 @@ fn sanitize_keeps_only_ascii_alphanumerics_and_underscore() {
 
 #[test]
 fn plain_names_are_prefixed_and_joined() {
-    assert_eq!(names(&[("github", "list_issues")]), vec!["mcp__github__list_issues"]);
-    assert_eq!(names(&[("repo-tools", "get-file")]), vec!["mcp__repo_tools__get_file"]);
+    assert_eq!(
+        names(&[("github", "list_issues")]),
+        vec!["mcp__github__list_issues"]
+    );
+    assert_eq!(
+        names(&[("repo-tools", "get-file")]),
+        vec!["mcp__repo_tools__get_file"]
+    );
 }
 
 #[test]
@@ -42,7 +48,10 @@ fn the_two_chinese_servers_collide_and_get_content_hashed_namespaces() {
     let reversed = names(&[("部署运维", "查询"), ("仓库管理", "查询")]);
     assert_eq!(got, reversed);
     let ns = hash_suffix(&namespace_identity("仓库管理"));
-    assert!(got.contains(&format!("mcp______{ns}__{}", "__")), "{got:?} {ns}");
+    assert!(
+        got.contains(&format!("mcp______{ns}__{}", "__")),
+        "{got:?} {ns}"
+    );
 }
 
 #[test]
@@ -83,5 +92,10 @@ fn order_is_by_raw_identity_not_by_arrival() {
 #[test]
 fn control_characters_never_reach_the_name() {
     let got = names(&[("s", "evil\n\u{1b}[31mname\0")]);
-    assert!(got[0].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'), "{got:?}");
+    assert!(
+        got[0]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_'),
+        "{got:?}"
+    );
 }

@@ -15,10 +15,6 @@ pub struct McpServerSettings {
     pub transport: McpTransport,
     /// `false` leaves the server out (it stays in the config and in `troupe mcp list`).
     pub enabled: bool,
-    /// When true, a thread whose turn cannot start this server fails that turn.
-    pub required: bool,
-    /// Every tool of this server may run beside other calls of the same response.
-    pub supports_parallel_tool_calls: bool,
     pub startup_timeout_ms: u64,
     pub tool_timeout_ms: u64,
     /// `default_tools_approval_mode`.
