@@ -11,7 +11,7 @@ use super::unified_exec::ExecSessions;
 use crate::locking::lock;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use troupe_apply_patch::Plan;
 use troupe_messages::events::EventMsg;
@@ -22,6 +22,8 @@ pub struct TurnServices {
     diff: Mutex<TurnDiffTracker>,
     /// One-shot `shell` commands begun and not yet ended, by call id.
     commands: Mutex<HashMap<String, (Vec<String>, Instant)>>,
+    /// The MCP tools listed when the turn started (empty until then, or without servers).
+    mcp_tools: std::sync::OnceLock<Arc<troupe_mcp::McpToolset>>,
 }
 
 impl TurnServices {
@@ -32,7 +34,18 @@ impl TurnServices {
             exec: ExecSessions::new(events, max_output_bytes),
             diff: Mutex::default(),
             commands: Mutex::default(),
+            mcp_tools: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The turn's MCP tools (set once, before the first request).
+    pub fn set_mcp_tools(&self, tools: troupe_mcp::McpToolset) {
+        let _ = self.mcp_tools.set(Arc::new(tools));
+    }
+
+    /// The turn's MCP tools; empty before `set_mcp_tools`.
+    pub fn mcp_tools(&self) -> Arc<troupe_mcp::McpToolset> {
+        self.mcp_tools.get().cloned().unwrap_or_default()
     }
 
     /// Tells the session an event of this turn's calls (approval requests, patch events,

@@ -134,6 +134,8 @@ pub struct TurnState {
     compactions: u32,
     /// A compaction ran since the last sampling request: the next step samples.
     compacted_since_sample: bool,
+    /// Starting the MCP servers before the first request (aborted with the turn).
+    mcp_start: Option<tokio_util::task::AbortOnDropHandle<()>>,
 }
 
 impl TurnState {
@@ -219,10 +221,9 @@ impl TurnState {
             });
             return;
         }
-        let (step_settings, tools) = prompt::for_mode(
-            &self.setup.settings,
-            self.setup.registry.specs_for(&self.setup.settings),
-        );
+        let mut tools = self.setup.registry.specs_for(&self.setup.settings);
+        tools.extend(self.services.mcp_tools().specs());
+        let (step_settings, tools) = prompt::for_mode(&self.setup.settings, tools);
         self.step_settings = Arc::new(step_settings);
         let overhead = tokens::request_overhead(&self.step_settings.base_instructions, &tools);
         if !self.fits_window(overhead) {
@@ -316,15 +317,37 @@ impl Actor for TurnActor {
             requests_sent: 0,
             compactions: 0,
             compacted_since_sample: false,
+            mcp_start: None,
         })
     }
 
     async fn post_start(
         &self,
         myself: ActorRef<Self::Msg>,
-        _state: &mut Self::State,
+        state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        myself.send_message(TurnMsg::SampleNext)?;
+        let settings = &state.setup.settings;
+        let wants_mcp = state.mode != TurnMode::CompactOnly
+            && settings.mcp_servers.values().any(|server| server.enabled);
+        if !wants_mcp {
+            myself.send_message(TurnMsg::SampleNext)?;
+            return Ok(());
+        }
+        // The servers start (or are found running) in a task, within their startup
+        // deadlines; the first request waits for their tools. Dropped with the turn.
+        let manager = state.setup.registry.mcp().clone();
+        let servers = settings.mcp_servers.clone();
+        let services = state.services.clone();
+        state.mcp_start = Some(tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
+            async move {
+                let prepared = manager.prepare(&servers).await;
+                for message in prepared.warnings {
+                    services.tell(EventMsg::Warning { message });
+                }
+                services.set_mcp_tools(prepared.toolset);
+                let _ = myself.send_message(TurnMsg::SampleNext);
+            },
+        )));
         Ok(())
     }
 

@@ -5,6 +5,7 @@
 
 pub mod apply_patch;
 pub mod exec_command;
+pub mod mcp;
 pub mod shell;
 pub mod update_plan;
 pub mod write_stdin;
