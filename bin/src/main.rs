@@ -7,6 +7,7 @@ mod debug;
 mod doctor;
 mod exec;
 mod login;
+mod mcp_cmd;
 mod models;
 mod output;
 mod replay;
@@ -58,6 +59,9 @@ enum Command {
     Logout,
     /// List the models a provider serves (`GET {base_url}/models`).
     Models(models::ModelsArgs),
+    /// Manage the MCP servers of the user config (`[mcp_servers.<id>]`).
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -115,6 +119,7 @@ fn main() -> ExitCode {
         Some(Command::Models(args)) => home()
             .and_then(|h| runtime.block_on(models::run(&h, args)))
             .map(ok),
+        Some(Command::Mcp(command)) => home().and_then(|h| mcp_cmd::run(&h, command)).map(ok),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         None => Err(anyhow::anyhow!(
             "the interactive terminal UI is not built yet; run a task with `troupe exec \"PROMPT\"`"

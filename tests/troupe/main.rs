@@ -7,6 +7,7 @@
 mod app_server_support;
 mod approval_support;
 mod escape_support;
+mod mcp_support;
 mod subagents_support;
 
 mod app_server;
@@ -23,6 +24,7 @@ mod exec_flow;
 mod exec_runaway;
 mod exec_sessions_end;
 mod exec_signals;
+mod mcp_client;
 mod patch_confinement;
 mod plant_attacks;
 mod providers_bad_input;
