@@ -24,6 +24,7 @@ mod exec_flow;
 mod exec_runaway;
 mod exec_sessions_end;
 mod exec_signals;
+mod mcp_cli;
 mod mcp_client;
 mod patch_confinement;
 mod plant_attacks;
