@@ -107,7 +107,7 @@ impl TryFrom<RawMcpServerToml> for McpServerToml {
         }
         let transport = transport(&raw)?;
         let seconds = |key: &str, value: f64| -> Result<u64, String> {
-            if value.is_finite() && value >= 0.0 && value <= 86_400.0 {
+            if value.is_finite() && (0.0..=86_400.0).contains(&value) {
                 Ok((value * 1000.0).round() as u64)
             } else {
                 Err(format!(

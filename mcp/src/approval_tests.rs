@@ -5,11 +5,12 @@ fn hints(
     destructive: Option<bool>,
     open_world: Option<bool>,
 ) -> ToolAnnotations {
-    let mut annotations = ToolAnnotations::default();
-    annotations.read_only_hint = read_only;
-    annotations.destructive_hint = destructive;
-    annotations.open_world_hint = open_world;
-    annotations
+    ToolAnnotations {
+        read_only_hint: read_only,
+        destructive_hint: destructive,
+        open_world_hint: open_world,
+        ..Default::default()
+    }
 }
 
 const ASK: AskForApproval = AskForApproval::OnRequest;
