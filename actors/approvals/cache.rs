@@ -12,6 +12,8 @@ pub enum ApprovalKey {
     Command(Vec<String>),
     /// A file a patch writes (absolute).
     PatchFile(PathBuf),
+    /// One tool of one MCP server (raw names).
+    McpTool { server: String, tool: String },
 }
 
 /// Keys approved for the session; shared by the session's turns.

@@ -83,10 +83,12 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn handle(&self, ctx: ToolContext) -> BoxFuture<'static, ToolOutcome>;
 }
 
-/// The tools of a runtime, by name.
+/// The tools of a runtime, by name, and its MCP servers (one manager per runtime: every
+/// thread shares its connections).
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     handlers: BTreeMap<String, Arc<dyn ToolHandler>>,
+    mcp: Arc<troupe_mcp::McpManager>,
 }
 
 impl ToolRegistry {
@@ -116,8 +118,20 @@ impl ToolRegistry {
             .collect()
     }
 
-    /// The handler for a name.
+    /// The handler for a name; every `mcp__…` name goes to the MCP handler, which finds the
+    /// tool among those listed for the turn.
     pub fn get(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
-        self.handlers.get(name).cloned()
+        self.handlers.get(name).cloned().or_else(|| {
+            name.starts_with(troupe_mcp::names::PREFIX).then(|| {
+                Arc::new(super::tools::mcp::McpHandler {
+                    manager: self.mcp.clone(),
+                }) as Arc<dyn ToolHandler>
+            })
+        })
+    }
+
+    /// The runtime's MCP connections.
+    pub fn mcp(&self) -> &Arc<troupe_mcp::McpManager> {
+        &self.mcp
     }
 }

@@ -26,6 +26,8 @@ pub struct TurnServices {
     commands: Mutex<HashMap<String, (Vec<String>, Instant)>>,
     /// The turn's lifecycle hooks (PreToolUse, PostToolUse, PermissionRequest).
     pub hooks: Arc<TurnHooks>,
+    /// The MCP tools listed when the turn started (empty until then, or without servers).
+    mcp_tools: std::sync::OnceLock<Arc<troupe_mcp::McpToolset>>,
 }
 
 impl TurnServices {
@@ -37,7 +39,18 @@ impl TurnServices {
             diff: Mutex::default(),
             commands: Mutex::default(),
             hooks,
+            mcp_tools: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The turn's MCP tools (set once, before the first request).
+    pub fn set_mcp_tools(&self, tools: troupe_mcp::McpToolset) {
+        let _ = self.mcp_tools.set(Arc::new(tools));
+    }
+
+    /// The turn's MCP tools; empty before `set_mcp_tools`.
+    pub fn mcp_tools(&self) -> Arc<troupe_mcp::McpToolset> {
+        self.mcp_tools.get().cloned().unwrap_or_default()
     }
 
     /// Tells the session an event of this turn's calls (approval requests, patch events,

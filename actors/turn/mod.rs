@@ -164,6 +164,8 @@ pub struct TurnState {
     hook_task: Option<(HookStep, tokio_util::task::AbortOnDropHandle<()>)>,
     /// Times Stop hooks sent this turn back to the model.
     stop_continuations: u32,
+    /// Starting the MCP servers before the first request (aborted with the turn).
+    mcp_start: Option<tokio_util::task::AbortOnDropHandle<()>>,
 }
 
 impl TurnState {
@@ -249,10 +251,9 @@ impl TurnState {
             });
             return;
         }
-        let (step_settings, tools) = prompt::for_mode(
-            &self.setup.settings,
-            self.setup.registry.specs_for(&self.setup.settings),
-        );
+        let mut tools = self.setup.registry.specs_for(&self.setup.settings);
+        tools.extend(self.services.mcp_tools().specs());
+        let (step_settings, tools) = prompt::for_mode(&self.setup.settings, tools);
         self.step_settings = Arc::new(step_settings);
         let overhead = tokens::request_overhead(&self.step_settings.base_instructions, &tools);
         if !self.fits_window(overhead) {
@@ -351,6 +352,7 @@ impl Actor for TurnActor {
             start_hooks: Some(args.start_hooks),
             hook_task: None,
             stop_continuations: 0,
+            mcp_start: None,
         })
     }
 
@@ -359,9 +361,31 @@ impl Actor for TurnActor {
         myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        if !state.run_start_hooks(&myself) {
-            myself.send_message(TurnMsg::SampleNext)?;
+        let settings = &state.setup.settings;
+        let wants_mcp = state.mode != TurnMode::CompactOnly
+            && settings.mcp_servers.values().any(|server| server.enabled);
+        if !wants_mcp {
+            if !state.run_start_hooks(&myself) {
+                myself.send_message(TurnMsg::SampleNext)?;
+            }
+            return Ok(());
         }
+        // The servers start (or are found running) in a task, within their startup
+        // deadlines; the start hooks and the first request wait for their tools. Dropped
+        // with the turn.
+        let manager = state.setup.registry.mcp().clone();
+        let servers = settings.mcp_servers.clone();
+        let services = state.services.clone();
+        state.mcp_start = Some(tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
+            async move {
+                let prepared = manager.prepare(&servers).await;
+                for message in prepared.warnings {
+                    services.tell(EventMsg::Warning { message });
+                }
+                services.set_mcp_tools(prepared.toolset);
+                let _ = myself.send_message(TurnMsg::McpReady);
+            },
+        )));
         Ok(())
     }
 
@@ -394,6 +418,12 @@ impl Actor for TurnActor {
             TurnMsg::InjectInput { seq, items } => state.injected.push((seq, items)),
             TurnMsg::Sampler(update) => state.on_sampler(update, &myself),
             TurnMsg::HooksRan { items, go_on } => state.on_hooks_ran(items, go_on),
+            TurnMsg::McpReady => {
+                state.mcp_start = None;
+                if !state.run_start_hooks(&myself) {
+                    myself.send_message(TurnMsg::SampleNext)?;
+                }
+            }
             TurnMsg::ToolsFinished { outputs } => {
                 state.running_calls.clear();
                 for output in &outputs {

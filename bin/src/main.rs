@@ -10,6 +10,7 @@ mod exec;
 mod features;
 mod history;
 mod login;
+mod mcp_cmd;
 mod models;
 mod output;
 mod replay;
@@ -73,6 +74,9 @@ enum Command {
     Logout,
     /// List the models a provider serves (`GET {base_url}/models`).
     Models(models::ModelsArgs),
+    /// Manage the MCP servers of the user config (`[mcp_servers.<id>]`).
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -137,6 +141,7 @@ fn main() -> ExitCode {
         Some(Command::Models(args)) => home()
             .and_then(|h| runtime.block_on(models::run(&h, args)))
             .map(ok),
+        Some(Command::Mcp(command)) => home().and_then(|h| mcp_cmd::run(&h, command)).map(ok),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),
         Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),

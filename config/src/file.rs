@@ -44,8 +44,8 @@ pub struct ConfigToml {
     pub features: BTreeMap<String, bool>,
     /// `default` or `plan` (aliases as Codex: code, execute, pair_programming, custom).
     pub collaboration_mode: Option<CollaborationMode>,
-    /// Checked by the MCP feature when it loads.
-    pub mcp_servers: BTreeMap<String, toml::Value>,
+    /// `[mcp_servers.<id>]` (see `mcp.rs`).
+    pub mcp_servers: BTreeMap<String, crate::mcp::McpServerToml>,
     /// `[[hooks.<Event>]]` groups (see `hooks.rs`); collected per layer, not merged.
     pub hooks: Option<crate::hooks::HooksToml>,
     /// Times Stop hooks may send one turn back to the model (default 3).

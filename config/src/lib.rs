@@ -11,6 +11,7 @@ pub mod home;
 pub mod hooks;
 pub mod layers;
 pub mod limits;
+pub mod mcp;
 pub mod overrides;
 pub mod project;
 pub mod regular_file;
@@ -27,6 +28,9 @@ mod layering_tests;
 #[cfg(test)]
 #[path = "limits_tests.rs"]
 mod limits_tests;
+#[cfg(test)]
+#[path = "mcp_tests.rs"]
+mod mcp_tests;
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;

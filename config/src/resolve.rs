@@ -419,6 +419,7 @@ fn resolve(
                 .max_stop_continuations
                 .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
         },
+        mcp_servers: crate::mcp::resolve(config.mcp_servers),
     })
 }
 

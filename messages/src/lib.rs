@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod ids;
 pub mod items;
 pub mod mailboxes;
+pub mod mcp;
 pub mod ops;
 pub mod policy;
 pub mod rollout;

@@ -133,6 +133,10 @@ pub enum TurnMsg {
         items: Vec<ResponseItem>,
         go_on: bool,
     },
+    // MCP.
+    /// From the turn's MCP start task: the servers are up (or warned about) and their
+    /// tools listed; the start hooks and the first request may go.
+    McpReady,
 }
 
 /// Sampler: one model stream at a time.

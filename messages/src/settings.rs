@@ -136,6 +136,11 @@ pub struct SessionSettings {
     /// Lifecycle hooks (`[hooks]`, `hooks.json`, `max_stop_continuations`).
     #[serde(default)]
     pub hooks: crate::hooks::HookSettings,
+    /// MCP servers (`[mcp_servers.<id>]`), by id; disabled ones are kept for `troupe mcp`.
+    /// Not written to rollouts: their `env` and headers may hold secrets, and a resumed
+    /// thread takes them from the config of the moment.
+    #[serde(default, skip_serializing)]
+    pub mcp_servers: std::collections::BTreeMap<String, crate::mcp::McpServerSettings>,
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).

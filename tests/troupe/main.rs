@@ -8,6 +8,7 @@ mod app_server_support;
 mod approval_support;
 mod escape_support;
 mod hooks_support;
+mod mcp_support;
 mod subagents_support;
 
 mod app_server;
@@ -28,6 +29,8 @@ mod exec_sessions_end;
 mod exec_signals;
 mod hooks_tools;
 mod hooks_turns;
+mod mcp_cli;
+mod mcp_client;
 mod parity_config;
 mod parity_exec;
 mod patch_confinement;

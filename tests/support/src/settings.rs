@@ -62,5 +62,6 @@ pub fn session_settings(base_url: String, home: &Path, cwd: &Path) -> SessionSet
         notify: Vec::new(),
         rollout_dir: None,
         hooks: Default::default(),
+        mcp_servers: Default::default(),
     }
 }

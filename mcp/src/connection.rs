@@ -1,0 +1,195 @@
+//! One live connection to an MCP server (stdio child or streamable HTTP), started with a
+//! deadline that covers the handshake and the first tool list.
+
+use crate::McpError;
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ServiceExt;
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+use troupe_messages::mcp::{McpServerSettings, McpTransport};
+
+/// Variables a stdio server inherits besides its `env_vars` (what a program needs to find
+/// itself and its files; no credentials).
+const BASE_ENV_VARS: &[&str] = &[
+    "HOME",
+    "PATH",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "NODE_PATH",
+    "npm_config_cache",
+];
+
+/// A started server and the tools it listed.
+pub struct Connection {
+    service: RunningService<RoleClient, ()>,
+    pub tools: Vec<Tool>,
+}
+
+impl Connection {
+    /// Starts the server and lists its tools within `settings.startup_timeout_ms`.
+    pub async fn start(id: &str, settings: &McpServerSettings) -> Result<Self, McpError> {
+        let deadline = Duration::from_millis(settings.startup_timeout_ms);
+        let started = tokio::time::timeout(deadline, async {
+            let service = match &settings.transport {
+                McpTransport::Stdio {
+                    command,
+                    args,
+                    env,
+                    env_vars,
+                    cwd,
+                } => {
+                    let transport = child_transport(command, args, env, env_vars, cwd.as_deref())
+                        .map_err(|err| McpError::Spawn {
+                        server: id.to_string(),
+                        command: command.clone(),
+                        reason: err.to_string(),
+                    })?;
+                    ().serve(transport)
+                        .await
+                        .map_err(|err| McpError::Handshake {
+                            server: id.to_string(),
+                            reason: err.to_string(),
+                        })?
+                }
+                McpTransport::StreamableHttp {
+                    url,
+                    bearer_token_env_var,
+                    http_headers,
+                    env_http_headers,
+                } => {
+                    let transport = http_transport(
+                        id,
+                        url,
+                        bearer_token_env_var.as_deref(),
+                        http_headers,
+                        env_http_headers,
+                    )?;
+                    ().serve(transport)
+                        .await
+                        .map_err(|err| McpError::Handshake {
+                            server: id.to_string(),
+                            reason: err.to_string(),
+                        })?
+                }
+            };
+            let tools = service
+                .list_all_tools()
+                .await
+                .map_err(|err| McpError::Handshake {
+                    server: id.to_string(),
+                    reason: format!("tools/list failed: {err}"),
+                })?;
+            Ok::<_, McpError>(Self { service, tools })
+        })
+        .await;
+        match started {
+            Ok(result) => result,
+            Err(_) => Err(McpError::StartupTimeout {
+                server: id.to_string(),
+                seconds: deadline.as_secs_f64(),
+            }),
+        }
+    }
+
+    /// Whether the server went away (process exited, connection closed).
+    pub fn is_closed(&self) -> bool {
+        self.service.is_transport_closed()
+    }
+
+    /// Calls one tool; the caller bounds it in time (dropping the future abandons the call).
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> Result<CallToolResult, rmcp::ServiceError> {
+        self.service
+            .call_tool(CallToolRequestParams {
+                meta: None,
+                name: tool.to_string().into(),
+                arguments,
+                task: None,
+            })
+            .await
+    }
+}
+
+fn child_transport(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    env_vars: &[String],
+    cwd: Option<&std::path::Path>,
+) -> std::io::Result<TokioChildProcess> {
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args).env_clear();
+    for name in BASE_ENV_VARS
+        .iter()
+        .copied()
+        .chain(env_vars.iter().map(String::as_str))
+    {
+        if let Some(value) = std::env::var_os(name) {
+            cmd.env(name, value);
+        }
+    }
+    cmd.envs(env);
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    cmd.kill_on_drop(true);
+    // The server's own log lines must not garble the terminal or the JSON output.
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()?;
+    Ok(transport)
+}
+
+fn http_transport(
+    id: &str,
+    url: &str,
+    bearer_token_env_var: Option<&str>,
+    http_headers: &BTreeMap<String, String>,
+    env_http_headers: &BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    let bad = |reason: String| McpError::Config {
+        server: id.to_string(),
+        reason,
+    };
+    let mut headers = reqwest::header::HeaderMap::new();
+    let env_headers = env_http_headers
+        .iter()
+        .filter_map(|(name, var)| std::env::var(var).ok().map(|value| (name, value)));
+    for (name, value) in http_headers
+        .iter()
+        .map(|(n, v)| (n, v.clone()))
+        .chain(env_headers)
+    {
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|err| bad(format!("header `{name}`: {err}")))?;
+        let value = reqwest::header::HeaderValue::from_str(&value)
+            .map_err(|err| bad(format!("header `{name}`: {err}")))?;
+        headers.insert(name, value);
+    }
+    let client = reqwest::Client::builder()
+        .default_headers(headers)
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|err| bad(err.to_string()))?;
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(var) = bearer_token_env_var {
+        let token = std::env::var(var)
+            .map_err(|_| bad(format!("bearer_token_env_var `{var}` is not set")))?;
+        config = config.auth_header(token);
+    }
+    Ok(StreamableHttpClientTransport::with_client(client, config))
+}
