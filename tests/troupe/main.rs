@@ -24,6 +24,7 @@ mod exec_runaway;
 mod exec_sessions_end;
 mod exec_signals;
 mod patch_confinement;
+mod patch_corners;
 mod plant_attacks;
 mod providers_bad_input;
 mod providers_local;
