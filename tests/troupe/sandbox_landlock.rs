@@ -9,6 +9,9 @@ use std::path::Path;
 use troupe_sandbox::probe::{LANDLOCK_CHOSEN_WARNING, LANDLOCK_LIMITS, LANDLOCK_WARNING};
 use troupe_test_support::{stderr, stdout, Harness};
 
+/// Whether an attempt did what it tried, judged from the files it left.
+type Worked = Box<dyn Fn(&Env) -> bool>;
+
 fn boxed(env: &Env, script: &str) -> std::process::Output {
     env.run_sandboxed(Mode::WorkspaceWrite, "landlock", script, &[])
 }
@@ -20,7 +23,7 @@ fn read(path: impl AsRef<Path>) -> String {
 #[test]
 fn git_and_troupe_inside_the_workspace_cannot_be_changed_removed_or_replaced() {
     // (script, what is true when it worked)
-    let attempts: Vec<(&str, Box<dyn Fn(&Env) -> bool>)> = vec![
+    let attempts: Vec<(&str, Worked)> = vec![
         (
             "echo '[pwned]' >> .git/config",
             Box::new(|e| read(e.ws().join(".git/config")).contains("pwned")),
@@ -122,7 +125,11 @@ fn the_stated_limits_are_exactly_what_happens() {
     // (The shell's `>` opens for writing after creating, which is refused: the file stays.)
     let out = boxed(&env, "mkdir .git/newdir && : > .git/newdir/empty");
     assert!(!out.status.success());
-    assert!(env.ws().join(".git/newdir/empty").is_file(), "{}", stderr(&out));
+    assert!(
+        env.ws().join(".git/newdir/empty").is_file(),
+        "{}",
+        stderr(&out)
+    );
     assert!(!boxed(&env, "echo x > .git/newdir/empty").status.success());
     assert_eq!(read(env.ws().join(".git/newdir/empty")), "");
     // chmod/utime outside the writable roots: not protected (stated).

@@ -80,7 +80,7 @@ pub fn prepare(
                 .map_err(|e| fail("writable-root rule", &e))?;
             continue;
         }
-        if inside.iter().any(|p| *p == root.as_path()) {
+        if inside.contains(&root.as_path()) {
             continue;
         }
         let Ok(fd) = open_path(None, root.as_os_str()) else {
@@ -115,7 +115,7 @@ fn split_rules(
     let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
     for entry in entries {
         let path = dir.join(entry.file_name());
-        if protected.iter().any(|p| *p == path.as_path()) {
+        if protected.contains(&path.as_path()) {
             continue;
         }
         // Opened beneath the directory without following a link: an entry swapped for a
