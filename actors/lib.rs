@@ -23,6 +23,7 @@
 //! - [`runtime`]: the API frontends use (start the tree, start/resume threads, a thread's
 //!   client).
 //! - `locking`: a poison-tolerant mutex lock.
+//! - [`spawn_failure`]: why an actor did not start, without ractor's "panicked" wrapping.
 //!
 //! Elsewhere: the patch format is `troupe-apply-patch`; the contract (ops, events, mailboxes)
 //! is `troupe-messages`.
@@ -38,6 +39,7 @@ pub mod sampler;
 pub mod sandbox_linux;
 pub mod sandbox_none;
 pub mod session;
+pub mod spawn_failure;
 pub mod thread_manager;
 pub mod thread_store;
 pub mod tool_orchestrator;

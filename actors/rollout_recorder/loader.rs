@@ -1,7 +1,11 @@
 //! Reading a rollout back: every line in order, tolerant of what a crash or a newer build
 //! leaves behind, strict about everything else.
 //!
-//! - A line that is not complete JSON (a write cut short by a crash) is skipped with a warning.
+//! - A line that is the start of a JSON object cut short (a write a crash interrupted) is
+//!   skipped with a warning.
+//! - A line that is not JSON at all after the session meta (garbage pasted or written into
+//!   the file) is damage: skipped with a warning too, so the thread can still be resumed, and
+//!   listed in [`LoadedRollout::damaged`] so that `troupe doctor` reports it as a problem.
 //! - A line of a type this build does not know (a newer build wrote it) is skipped with a
 //!   warning.
 //! - A line of a known type whose payload does not parse is corruption: an error naming the
@@ -47,6 +51,9 @@ pub struct LoadedRollout {
     pub lines: Vec<RolloutLine>,
     /// What was skipped, one human-readable sentence each.
     pub warnings: Vec<String>,
+    /// The sentences of `warnings` that are damage rather than a crash's or a newer build's
+    /// trace: lines that are not JSON at all.
+    pub damaged: Vec<String>,
     /// Size of the file as read.
     pub bytes: u64,
 }
@@ -66,6 +73,7 @@ pub fn parse(path: &Path, data: &[u8]) -> Result<LoadedRollout, RolloutError> {
     let mut meta: Option<SessionMeta> = None;
     let mut lines = Vec::new();
     let mut warnings = Vec::new();
+    let mut damaged = Vec::new();
     for (index, raw) in data.split(|b| *b == b'\n').enumerate() {
         let number = index + 1;
         if raw.iter().all(u8::is_ascii_whitespace) {
@@ -79,17 +87,27 @@ pub fn parse(path: &Path, data: &[u8]) -> Result<LoadedRollout, RolloutError> {
                         "{} line {number} is incomplete (a write cut short by a crash?); skipped",
                         path.display()
                     )),
+                    Skip::Garbage if meta.is_some() => {
+                        let sentence = format!(
+                            "{} line {number} is damaged (not JSON: {err}); resuming the thread \
+                             skips that line and goes on without it (delete the line to keep \
+                             this from being reported)",
+                            path.display()
+                        );
+                        damaged.push(sentence.clone());
+                        warnings.push(sentence);
+                    }
                     Skip::UnknownType(kind) => warnings.push(format!(
                         "{} line {number} has type `{kind}`, unknown to this build; skipped",
                         path.display()
                     )),
-                    Skip::Damaged if meta.is_none() => {
+                    Skip::Damaged | Skip::Garbage if meta.is_none() => {
                         return Err(RolloutError::NotARollout {
                             path: path.to_path_buf(),
                             reason: format!("line {number}: {err}"),
                         })
                     }
-                    Skip::Damaged => {
+                    Skip::Damaged | Skip::Garbage => {
                         return Err(RolloutError::Corrupt {
                             path: path.to_path_buf(),
                             line: number,
@@ -127,6 +145,7 @@ pub fn parse(path: &Path, data: &[u8]) -> Result<LoadedRollout, RolloutError> {
         meta,
         lines,
         warnings,
+        damaged,
         bytes: data.len() as u64,
     })
 }
@@ -144,14 +163,24 @@ pub fn check_writable(rollout: &LoadedRollout) -> Result<(), RolloutError> {
 }
 
 enum Skip {
+    /// A JSON object cut short: what an interrupted write leaves.
     Torn,
+    /// Not JSON, and not the start of any.
+    Garbage,
     UnknownType(String),
     Damaged,
 }
 
 fn classify(raw: &[u8]) -> Skip {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(raw) else {
-        return Skip::Torn;
+    let value = match serde_json::from_slice::<serde_json::Value>(raw) {
+        Ok(value) => value,
+        // Every line is written as one object: a cut one starts with `{` and runs out.
+        Err(err)
+            if raw.trim_ascii_start().starts_with(b"{") && (err.is_eof() || cut_in_a_char(raw)) =>
+        {
+            return Skip::Torn
+        }
+        Err(_) => return Skip::Garbage,
     };
     match value.get("type").and_then(|t| t.as_str()) {
         Some(kind) if !record_types().contains(&kind) => Skip::UnknownType(kind.to_string()),
@@ -165,6 +194,11 @@ fn classify(raw: &[u8]) -> Skip {
         }
         _ => Skip::Damaged,
     }
+}
+
+/// The bytes end inside a multi-byte character (a cut there is not a syntax error's sign).
+fn cut_in_a_char(raw: &[u8]) -> bool {
+    std::str::from_utf8(raw).is_err_and(|err| err.error_len().is_none())
 }
 
 #[cfg(test)]

@@ -153,3 +153,33 @@ fn known_line_types_are_the_serde_names_of_the_record_variants() {
         ]
     );
 }
+
+#[test]
+fn a_garbage_middle_line_is_damage_that_resume_skips() {
+    let data = format!(
+        "{}\n{}\nthis is not json\n{}\n",
+        meta_line(1),
+        item_line("a"),
+        item_line("c")
+    );
+    let rollout = parse(Path::new("r.jsonl"), data.as_bytes()).unwrap();
+    assert_eq!(rollout.lines.len(), 2);
+    assert_eq!(rollout.damaged.len(), 1, "{:?}", rollout.warnings);
+    assert!(
+        rollout.damaged[0].contains("line 3 is damaged"),
+        "{:?}",
+        rollout.damaged
+    );
+    assert!(
+        rollout.damaged[0].contains("skips that line"),
+        "{:?}",
+        rollout.damaged
+    );
+    assert_eq!(rollout.warnings, rollout.damaged);
+    // A cut-short object is still a crash's trace, not damage.
+    let full = item_line("b");
+    let torn = format!("{}\n{}\n{}\n", meta_line(1), &full[..10], item_line("c"));
+    let rollout = parse(Path::new("r.jsonl"), torn.as_bytes()).unwrap();
+    assert!(rollout.damaged.is_empty(), "{:?}", rollout.damaged);
+    assert_eq!(rollout.warnings.len(), 1);
+}

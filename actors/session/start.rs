@@ -59,7 +59,8 @@ pub(super) async fn start(
         },
         myself.get_cell(),
     )
-    .await?;
+    .await
+    .map_err(|err| crate::spawn_failure::cause(&err))?;
     let settings = Arc::new(args.settings);
     // Skills and AGENTS.md warnings come from the current files either way; a resumed
     // thread keeps the initial context it was started with (it is in its history).
@@ -167,6 +168,11 @@ pub(super) async fn start(
             .recorder
             .stop_and_wait(Some("the thread cannot be saved".into()), None)
             .await;
+        if !resumed {
+            // A new thread that could not save its start is no thread: its rollout holds
+            // nothing the user wrote (the lock went with the recorder).
+            let _ = std::fs::remove_file(&state.rollout_path);
+        }
         return Err(format!("cannot save the thread: {err}").into());
     }
     state.persist.update_index(false);

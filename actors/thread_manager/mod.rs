@@ -157,7 +157,12 @@ async fn start_session(
     };
     let (session, _) = Actor::spawn_linked(None, SessionActor, args, manager.get_cell())
         .await
-        .map_err(|err| format!("could not start the thread: {err}"))?;
+        .map_err(|err| {
+            format!(
+                "could not start the thread: {}",
+                crate::spawn_failure::cause(&err)
+            )
+        })?;
     Ok(session)
 }
 

@@ -32,6 +32,12 @@ pub enum StoreError {
     Locked { path: PathBuf },
     #[error("the thread index {path} is damaged ({reason}); run `troupe doctor --reindex` to set it aside and rebuild it from the rollout files")]
     Damaged { path: PathBuf, reason: String },
+    #[error("cannot open the thread index {path}: {cause}; {advice} (threads still run and are saved without it)")]
+    Unavailable {
+        path: PathBuf,
+        cause: String,
+        advice: &'static str,
+    },
     #[error("thread index {path}: {reason}")]
     Failed { path: PathBuf, reason: String },
 }
@@ -52,6 +58,51 @@ impl std::fmt::Debug for ThreadStore {
     }
 }
 
+/// Why opening the index at `path` failed, with the advice that fits: only what sled reads
+/// back as corrupt is damage that `troupe doctor --reindex` repairs; a full or read-only
+/// disk, or a file where the directory should be, is not.
+fn open_failure(path: &Path, err: sled::Error) -> StoreError {
+    let path = path.to_path_buf();
+    let io = match err {
+        sled::Error::Io(io) => io,
+        other => {
+            return StoreError::Damaged {
+                path,
+                reason: other.to_string(),
+            }
+        }
+    };
+    if io.to_string().contains("could not acquire lock") {
+        return StoreError::Locked { path };
+    }
+    if io.raw_os_error().is_none() {
+        // Raised by sled itself while reading its files back: what it found is bad.
+        return StoreError::Damaged {
+            path,
+            reason: io.to_string(),
+        };
+    }
+    StoreError::Unavailable {
+        path,
+        cause: io.to_string(),
+        advice: io_advice(&io),
+    }
+}
+
+/// What the user can do about an I/O error opening the index.
+fn io_advice(err: &std::io::Error) -> &'static str {
+    match err.raw_os_error() {
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => "free some space on that disk",
+        Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM) => {
+            "make TROUPE_HOME writable, or point TROUPE_HOME at a writable directory"
+        }
+        Some(libc::ENOTDIR) | Some(libc::EEXIST) | Some(libc::EISDIR) => {
+            "it must be a directory: move aside the file that is in its place"
+        }
+        _ => "check that it is a directory this user can write",
+    }
+}
+
 /// Where the index lives.
 pub fn state_dir(home: &Path) -> PathBuf {
     home.join("state")
@@ -62,21 +113,11 @@ impl ThreadStore {
     /// (it is derived data) so that the next [`reconcile`] rebuilds it.
     pub fn open(home: &Path) -> Result<Self, StoreError> {
         let path = state_dir(home);
-        let db = sled::Config::new().path(&path).open().map_err(|err| {
-            let text = err.to_string();
-            if text.contains("could not acquire lock") {
-                StoreError::Locked { path: path.clone() }
-            } else {
-                StoreError::Damaged {
-                    path: path.clone(),
-                    reason: text,
-                }
-            }
-        })?;
-        let damaged = |err: sled::Error| StoreError::Damaged {
-            path: path.clone(),
-            reason: err.to_string(),
-        };
+        let db = sled::Config::new()
+            .path(&path)
+            .open()
+            .map_err(|err| open_failure(&path, err))?;
+        let damaged = |err: sled::Error| open_failure(&path, err);
         let threads = db.open_tree("threads").map_err(damaged)?;
         let by_updated = db.open_tree("by_updated").map_err(damaged)?;
         let store = Self {

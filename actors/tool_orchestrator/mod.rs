@@ -195,13 +195,16 @@ impl ToolOrchestratorState {
         }
         let spawned = match (probe::choose(settings.sandbox.backend), probe::helper_exe()) {
             (Ok(backend), Ok(helper_exe)) => {
-                // The weaker fallback was chosen for the user: they hear it as an event
-                // (the actors library never prints).
-                if backend == HelperBackend::Landlock
-                    && settings.sandbox.backend == SandboxBackendKind::Auto
-                {
+                // The weaker backend: the user hears what it does not protect, as an event
+                // (the actors library never prints), whether it was a fallback or a choice.
+                if backend == HelperBackend::Landlock {
+                    let message = if settings.sandbox.backend == SandboxBackendKind::Auto {
+                        probe::LANDLOCK_WARNING
+                    } else {
+                        probe::LANDLOCK_CHOSEN_WARNING
+                    };
                     self.services.tell(EventMsg::Warning {
-                        message: probe::LANDLOCK_WARNING.to_string(),
+                        message: message.to_string(),
                     });
                 }
                 Actor::spawn_linked(

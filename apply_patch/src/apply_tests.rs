@@ -131,6 +131,26 @@ const CASES: &[Case] = &[
     ok("deleting the line an addition follows", &[("a.txt", "q\nr\n")], "*** Begin Patch\n*** Update File: a.txt\n@@\n+a\n@@\n-q\n+1\n+2\n+3\n*** End Patch", &[("a.txt", "1\n2\n3\nr\na\n")]),
     ok("context header ignores its trailing blanks", &[("a.txt", "tab  \ny\ntab\nx\n")], "*** Begin Patch\n*** Update File: a.txt\n@@ tab  \n-x\n+X\n*** End Patch", &[("a.txt", "tab  \ny\ntab\nX\n")]),
     ok("each run of changes is its own edit", &[("a.txt", "foo\ntab\nbaz\n")], "*** Begin Patch\n*** Update File: a.txt\n+x\n+y\n@@\n-foo\n+end\n-tab\n+dup\n baz\n+end\n*** End Patch", &[("a.txt", "end\ndup\nbaz\nx\ny\nend\n")]),
+    ok("bare cr file matched and kept", &[("a.txt", "a\rb\rc\r")], "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n*** End Patch", &[("a.txt", "a\rB\rc\r")]),
+    ok("bare cr file without final cr gets one", &[("a.txt", "a\rb")], "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n+A2\n*** End Patch", &[("a.txt", "A\rA2\rb\r")]),
+    ok("dot and dotdot applied to the text", &[], "*** Begin Patch\n*** Add File: d/./x/../y.txt\n+y\n*** End Patch", &[("d/y.txt", "y\n")]),
+    ok("trailing slash names the file", &[], "*** Begin Patch\n*** Add File: newdir/\n+n\n*** End Patch", &[("newdir", "n\n")]),
+    ok("move to a path with dotdot inside", &[("a.txt", "x\n")], "*** Begin Patch\n*** Update File: a.txt\n*** Move to: d/../b.txt\n@@\n-x\n+y\n*** End Patch", &[("b.txt", "y\n")]),
+    Case {
+        // Codex writes outside the working directory; Troupe refuses the whole patch.
+        name: "a path climbing out is refused and nothing changes",
+        before: &[("a.txt", "a\n")],
+        patch: "*** Begin Patch\n*** Delete File: a.txt\n*** Add File: sub/../../x\n+x\n*** End Patch",
+        expect: Expect::Error("Refused to change sub/../../x: the path escapes the working directory"),
+        differs_from_codex: true,
+    },
+    Case {
+        name: "a move climbing out is refused",
+        before: &[("a.txt", "a\n")],
+        patch: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: ../b.txt\n@@\n-a\n+b\n*** End Patch",
+        expect: Expect::Error("the path escapes the working directory"),
+        differs_from_codex: true,
+    },
     err("no begin marker", &[], "*** Add File: a.txt\n+x\n*** End Patch", "The first line of the patch must be '*** Begin Patch'"),
     err("no end marker", &[], "*** Begin Patch\n*** Add File: a.txt\n+x", "The last line of the patch must be '*** End Patch'"),
     err("empty input", &[], "", "The first line of the patch must be '*** Begin Patch'"),
@@ -276,6 +296,43 @@ fn non_utf8_file_to_update_is_an_error() {
     let error = apply_patch(patch, dir.path()).expect_err("not utf-8");
     assert!(error.to_string().contains("bin.dat"), "{error}");
     assert!(error.to_string().contains("not valid UTF-8"), "{error}");
+}
+
+#[test]
+fn files_that_are_not_utf8_are_deleted_as_bytes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("latin1.txt"), b"caf\xe9\n").expect("write");
+    std::fs::write(dir.path().join("blob.bin"), [0u8, 0xff, 0x80]).expect("write");
+    let patch =
+        "*** Begin Patch\n*** Delete File: latin1.txt\n*** Delete File: blob.bin\n*** End Patch";
+    let plan = apply_patch(patch, dir.path()).expect("deletes");
+    assert_eq!(snapshot(dir.path()), BTreeMap::new());
+    // The turn diff still shows what was deleted.
+    let before = &plan.before[&dir.path().join("latin1.txt")];
+    assert_eq!(before.as_deref(), Some("caf\u{FFFD}\n"));
+}
+
+#[test]
+fn a_failed_patch_restores_a_deleted_file_that_is_not_utf8_byte_for_byte() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bytes = [0u8, 0xff, 0x80, b'\r', b'\n'];
+    std::fs::write(dir.path().join("blob.bin"), bytes).expect("write");
+    // The add fails when it is written (a directory is in the way), after the delete is
+    // staged: the rollback must put the binary back as it was.
+    std::fs::create_dir_all(dir.path().join("zdir/inner")).expect("mkdir");
+    let patch = "*** Begin Patch\n*** Delete File: blob.bin\n*** Add File: zdir\n+x\n*** End Patch";
+    let error = apply_patch(patch, dir.path()).expect_err("zdir is a directory");
+    assert!(error.to_string().contains("zdir"), "{error}");
+    assert_eq!(
+        std::fs::read(dir.path().join("blob.bin")).expect("kept"),
+        bytes
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no backup or temp left: {names:?}");
 }
 
 #[test]

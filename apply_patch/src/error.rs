@@ -53,6 +53,9 @@ pub enum PatchError {
         chunk: usize,
         line: usize,
     },
+    #[error("Refused to change {}: the path escapes the working directory {}; no file was \
+             changed", path.display(), cwd.display())]
+    EscapesCwd { path: PathBuf, cwd: PathBuf },
     #[error("Refused to change {}: {reason}; no file was changed", path.display())]
     Refused {
         path: PathBuf,

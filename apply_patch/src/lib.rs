@@ -9,6 +9,7 @@
 pub mod beneath;
 pub mod commit;
 pub mod error;
+pub mod lexical;
 pub mod parser;
 pub mod plan;
 pub mod seek;

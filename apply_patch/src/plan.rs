@@ -7,6 +7,7 @@
 
 use super::beneath::{Confinement, Located, Refusal};
 use super::error::PatchError;
+use super::lexical::{self, PathProblem};
 use super::parser::{Chunk, Hunk, LineKind};
 use super::seek::seek_sequence;
 use std::collections::BTreeMap;
@@ -63,35 +64,27 @@ enum ReadFailure {
 }
 
 impl Plan {
-    /// The state of `path` as earlier hunks left it, reading the disk the first time.
-    fn current(&mut self, path: &Path) -> Result<Option<String>, ReadFailure> {
+    /// The state of `path` as earlier hunks left it, reading the disk the first time. Bytes:
+    /// only an update needs the text to be UTF-8, a deletion takes any file.
+    fn current(&mut self, path: &Path) -> Result<Option<Vec<u8>>, ReadFailure> {
         if let Some(state) = self.files.get(path) {
             return Ok(match state {
-                FinalState::Present(text) => Some(text.clone()),
+                FinalState::Present(text) => Some(text.clone().into_bytes()),
                 FinalState::Absent => None,
             });
         }
         let before = self.read_disk(path)?;
-        self.before.insert(path.to_path_buf(), before.clone());
+        self.before
+            .insert(path.to_path_buf(), before.as_deref().map(shown_text));
         Ok(before)
     }
 
-    fn read_disk(&self, path: &Path) -> Result<Option<String>, ReadFailure> {
+    fn read_disk(&self, path: &Path) -> Result<Option<Vec<u8>>, ReadFailure> {
         let located = self
             .confinement
             .locate(path, true)
             .map_err(ReadFailure::Refused)?;
-        let bytes = self.confinement.read(&located).map_err(ReadFailure::Io)?;
-        bytes
-            .map(|bytes| {
-                String::from_utf8(bytes).map_err(|_| {
-                    ReadFailure::Io(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "not UTF-8",
-                    ))
-                })
-            })
-            .transpose()
+        self.confinement.read(&located).map_err(ReadFailure::Io)
     }
 
     /// Records the path's new state, and where it will be written (a deletion removes a
@@ -108,7 +101,7 @@ impl Plan {
             let before = match self.read_disk(path) {
                 Err(ReadFailure::Refused(reason)) => return Err(refused(shown, reason)),
                 Err(ReadFailure::Io(_)) => None,
-                Ok(before) => before,
+                Ok(before) => before.as_deref().map(shown_text),
             };
             self.before.insert(path.to_path_buf(), before);
         }
@@ -116,6 +109,23 @@ impl Plan {
         self.files.insert(path.to_path_buf(), state);
         Ok(())
     }
+}
+
+/// A file's old contents as the turn diff shows them: bytes that are not UTF-8 (a deleted
+/// binary or Latin-1 file) are shown lossily rather than left out.
+fn shown_text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Where `shown` lies, from `cwd`, with `.` and `..` applied to the text.
+fn absolute(cwd: &Path, shown: &Path) -> Result<PathBuf, PatchError> {
+    lexical::resolve(cwd, shown).map_err(|problem| match problem {
+        PathProblem::EscapesCwd => PatchError::EscapesCwd {
+            path: shown.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+        },
+        PathProblem::NoFileName => refused(shown, Refusal::NoFileName),
+    })
 }
 
 fn refused(shown: &Path, reason: Refusal) -> PatchError {
@@ -135,13 +145,24 @@ pub fn plan_hunks(
     if hunks.is_empty() {
         return Err(PatchError::Empty);
     }
+    // Every path is checked before any is read: a later hunk climbing out refuses the patch
+    // without an earlier one having touched the disk.
+    for hunk in hunks {
+        absolute(cwd, hunk.path())?;
+        if let Hunk::Update {
+            move_to: Some(to), ..
+        } = hunk
+        {
+            absolute(cwd, to)?;
+        }
+    }
     let mut plan = Plan {
         confinement: confinement.clone(),
         ..Plan::default()
     };
     for hunk in hunks {
         let shown = hunk.path().clone();
-        let path = cwd.join(&shown);
+        let path = absolute(cwd, &shown)?;
         match hunk {
             Hunk::Add { contents, .. } => {
                 plan.set(&path, &shown, FinalState::Present(contents.clone()))?;
@@ -179,7 +200,10 @@ pub fn plan_hunks(
                 move_to, chunks, ..
             } => {
                 let original = match plan.current(&path) {
-                    Ok(Some(text)) => text,
+                    Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                        Ok(text) => text,
+                        Err(_) => return Err(PatchError::NotUtf8 { path: shown }),
+                    },
                     Ok(None) => {
                         return Err(PatchError::ReadUpdate {
                             path: shown,
@@ -187,9 +211,6 @@ pub fn plan_hunks(
                         })
                     }
                     Err(ReadFailure::Refused(reason)) => return Err(refused(&shown, reason)),
-                    Err(ReadFailure::Io(err)) if err.kind() == std::io::ErrorKind::InvalidData => {
-                        return Err(PatchError::NotUtf8 { path: shown })
-                    }
                     Err(ReadFailure::Io(source)) => {
                         return Err(PatchError::ReadUpdate {
                             path: shown,
@@ -201,7 +222,8 @@ pub fn plan_hunks(
                 // A move onto itself is an update: Codex would delete the file it just wrote.
                 let dest = move_to
                     .as_ref()
-                    .map(|to| (cwd.join(to), to.clone()))
+                    .map(|to| absolute(cwd, to).map(|dest_path| (dest_path, to.clone())))
+                    .transpose()?
                     .filter(|(dest_path, _)| *dest_path != path);
                 match &dest {
                     Some((dest_path, dest_shown)) => {
@@ -232,14 +254,19 @@ pub fn plan_hunks(
 /// line of the result ends with a newline (so trailing blank lines survive, and an empty
 /// result is an empty file). Context lines keep the file's own text (its whitespace, its
 /// line ending); a file whose first line ends in CRLF gets CRLF on every added line.
+///
+/// A file whose first line ends in a lone `\r` (classic Mac OS) has `\r` as its line
+/// separator: it is split and joined on `\r` instead, so it matches and keeps its endings.
 pub fn apply_chunks(original: &str, chunks: &[Chunk], path: &Path) -> Result<String, PatchError> {
-    let mut lines: Vec<String> = original.split('\n').map(str::to_string).collect();
+    let separator = line_separator(original);
+    let mut lines: Vec<String> = original.split(separator).map(str::to_string).collect();
     if lines.last().is_some_and(String::is_empty) {
         lines.pop();
     }
-    let crlf = original
-        .split_once('\n')
-        .is_some_and(|(first, _)| first.ends_with('\r'));
+    let crlf = separator == '\n'
+        && original
+            .split_once('\n')
+            .is_some_and(|(first, _)| first.ends_with('\r'));
     if crlf && !original.ends_with('\n') {
         // The unterminated last line will get a line ending, in the file's style.
         if let Some(last) = lines.last_mut().filter(|last| !last.ends_with('\r')) {
@@ -254,9 +281,17 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk], path: &Path) -> Result<Str
     if lines.is_empty() {
         return Ok(String::new());
     }
-    let mut text = lines.join("\n");
-    text.push('\n');
+    let mut text = lines.join(&separator.to_string());
+    text.push(separator);
     Ok(text)
+}
+
+/// `\r` when the first line ending of `text` is a lone carriage return, else `\n`.
+fn line_separator(text: &str) -> char {
+    match text.find(['\r', '\n']) {
+        Some(at) if text[at..].starts_with('\r') && !text[at..].starts_with("\r\n") => '\r',
+        _ => '\n',
+    }
 }
 
 type Replacement = (usize, usize, Vec<String>);

@@ -63,14 +63,29 @@ pub fn run(home: &Path, args: DoctorArgs) -> Result<bool> {
         ))?,
         None => {
             healthy = false;
-            line("thread index: unavailable (see the warning above); `troupe doctor --reindex` rebuilds it")?;
+            line("thread index: unavailable (the warning above says why and what to do)")?;
         }
+    }
+    // The sandbox commands would get here, and what it leaves unprotected.
+    let configured = troupe_config::resolve::load_config(home, &Default::default())
+        .map(|loaded| loaded.settings.sandbox.backend);
+    match configured {
+        Ok(kind) => line(format_args!(
+            "sandbox: {}",
+            troupe_sandbox::probe::describe(kind)
+        ))?,
+        Err(err) => line(format_args!("sandbox: not checked (config: {err})"))?,
     }
     for path in reconcile::rollout_files(home) {
         match loader::load(&path) {
             Ok(rollout) => {
                 for warning in &rollout.warnings {
-                    line(format_args!("note: {warning}"))?;
+                    if rollout.damaged.contains(warning) {
+                        healthy = false;
+                        line(format_args!("problem: {warning}"))?;
+                    } else {
+                        line(format_args!("note: {warning}"))?;
+                    }
                 }
                 if let Err(err) = loader::check_writable(&rollout) {
                     line(format_args!("problem: {err}"))?;

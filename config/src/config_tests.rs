@@ -276,3 +276,27 @@ fn local_providers_are_built_in_chat_without_a_key() {
         settings.provider.base_url
     );
 }
+
+#[test]
+fn an_unusable_base_url_is_a_config_error_naming_the_key() {
+    for bad in [
+        "not a url",
+        "ftp://example.com/v1",
+        "http://",
+        "localhost:8080/v1",
+    ] {
+        let home = home_with(&format!(
+            "model_provider = \"mock\"\n[model_providers.mock]\nbase_url = \"{bad}\"\n"
+        ));
+        let err = load_settings(home.path(), &CliOverrides::default()).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("model_providers.mock.base_url") && text.contains(bad),
+            "{bad}: {text}"
+        );
+    }
+    let home = home_with(
+        "model_provider = \"mock\"\n[model_providers.mock]\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+    );
+    assert!(load_settings(home.path(), &CliOverrides::default()).is_ok());
+}

@@ -538,6 +538,7 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         key: format!("model_providers.{id}.base_url"),
         message: "missing; every provider needs a base_url".into(),
     })?;
+    check_base_url(id, &base_url)?;
     let wire_api = base.wire_api.unwrap_or_default();
     let websockets = base.supports_websockets.unwrap_or(false);
     if websockets && wire_api != WireApi::Responses {
@@ -564,6 +565,27 @@ fn resolve_provider(id: &str, config: &ConfigToml) -> Result<ProviderSettings, C
         supports_websockets: websockets,
         replay: None,
     })
+}
+
+/// A base URL that cannot be requested is a config error now, not four retries later.
+fn check_base_url(id: &str, base_url: &str) -> Result<(), ConfigError> {
+    let invalid = |why: String| ConfigError::InvalidKey {
+        key: format!("model_providers.{id}.base_url"),
+        message: format!(
+            "`{base_url}` is not a usable URL: {why}; expected e.g. `https://api.example.com/v1`"
+        ),
+    };
+    let url = url::Url::parse(base_url).map_err(|err| invalid(err.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid(format!(
+            "the scheme is `{}`, not http or https",
+            url.scheme()
+        )));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(invalid("it names no host".into()));
+    }
+    Ok(())
 }
 
 fn merge_provider(builtin: ProviderToml, user: ProviderToml) -> ProviderToml {

@@ -10,11 +10,33 @@ static HELPER_EXE: OnceLock<PathBuf> = OnceLock::new();
 static USERNS: OnceLock<bool> = OnceLock::new();
 static FALLBACK_WARNED: OnceLock<()> = OnceLock::new();
 
+/// The one text of what the landlock backend leaves unprotected (see `helper/landlock_layer.rs`
+/// for why), shared by the start-up warning, `troupe doctor` and the README.
+macro_rules! landlock_limits {
+    () => {
+        "`.git` and `.troupe` inside writable roots are read-only except that a command can \
+         create new empty files and directories in them; in a directory that holds them (the \
+         workspace root) a command can create a new file or directory but not write into it in \
+         the same command, and cannot remove, rename or link entries there; deny-read is refused; the network is \
+         cut by seccomp and Landlock only; chmod/utime/xattr changes to files you own stay \
+         possible even outside the writable roots"
+    };
+}
+
+/// What the landlock backend does not protect.
+pub const LANDLOCK_LIMITS: &str = landlock_limits!();
+
 /// Text of the one-time warning printed when the weaker backend is used.
-pub const LANDLOCK_WARNING: &str = "sandbox: user namespaces are unavailable, using the \
-    landlock backend: `.git` under writable roots is NOT read-only, deny-read is refused, \
-    the network is cut by seccomp and Landlock only, and chmod/utime/xattr changes to files \
-    you own stay possible even outside the writable roots";
+pub const LANDLOCK_WARNING: &str = concat!(
+    "sandbox: user namespaces are unavailable, using the landlock backend: ",
+    landlock_limits!()
+);
+
+/// Warning when the user chose the landlock backend themselves.
+pub const LANDLOCK_CHOSEN_WARNING: &str = concat!(
+    "sandbox: the landlock backend protects less than the linux one: ",
+    landlock_limits!()
+);
 
 /// Name of the dedicated helper binary installed next to `troupe`.
 pub const HELPER_BINARY: &str = "troupe-sandbox";
@@ -66,6 +88,16 @@ fn probe_unshare() -> bool {
     }
 }
 
+/// The backend `kind` resolves to here, in words, with what it does not protect: what
+/// `troupe doctor` reports.
+pub fn describe(kind: SandboxBackendKind) -> String {
+    match choose_quietly(kind) {
+        Ok(HelperBackend::Linux) => "linux (namespaces, mount view, seccomp, Landlock)".into(),
+        Ok(HelperBackend::Landlock) => format!("landlock; not protected: {LANDLOCK_LIMITS}"),
+        Err(err) => format!("none available: {err}"),
+    }
+}
+
 /// Whether the kernel enforces Landlock (ABI version ≥ 1).
 pub fn landlock_works() -> bool {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
@@ -83,6 +115,17 @@ pub fn landlock_works() -> bool {
 
 /// The backend to use for `kind`; an error says why nothing can confine commands here.
 pub fn choose(kind: SandboxBackendKind) -> Result<HelperBackend, String> {
+    let chosen = choose_quietly(kind)?;
+    if chosen == HelperBackend::Landlock
+        && kind == SandboxBackendKind::Auto
+        && FALLBACK_WARNED.set(()).is_ok()
+    {
+        tracing::warn!("{LANDLOCK_WARNING}");
+    }
+    Ok(chosen)
+}
+
+fn choose_quietly(kind: SandboxBackendKind) -> Result<HelperBackend, String> {
     match kind {
         SandboxBackendKind::Linux if user_namespaces_work() => Ok(HelperBackend::Linux),
         SandboxBackendKind::Linux => Err("sandbox backend `linux` needs user namespaces, which \
@@ -94,12 +137,7 @@ pub fn choose(kind: SandboxBackendKind) -> Result<HelperBackend, String> {
             Landlock enabled (5.13+, lsm=landlock)"
             .into()),
         SandboxBackendKind::Auto if user_namespaces_work() => Ok(HelperBackend::Linux),
-        SandboxBackendKind::Auto if landlock_works() => {
-            if FALLBACK_WARNED.set(()).is_ok() {
-                tracing::warn!("{LANDLOCK_WARNING}");
-            }
-            Ok(HelperBackend::Landlock)
-        }
+        SandboxBackendKind::Auto if landlock_works() => Ok(HelperBackend::Landlock),
         SandboxBackendKind::Auto => Err("no sandbox is available: user namespaces are \
             disabled and the kernel does not enforce Landlock; commands will not run \
             unconfined unless you choose danger-full-access"

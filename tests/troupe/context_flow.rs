@@ -172,3 +172,19 @@ fn plan_mode_commands_stay_read_only_and_cannot_escalate() {
         output("w")
     );
 }
+
+#[test]
+fn user_level_override_wins_over_user_agents_md() {
+    let h = Harness::new(vec![MockResponse::text("ok")]);
+    std::fs::write(h.home.path().join("AGENTS.md"), "user rule").unwrap();
+    std::fs::write(h.home.path().join("AGENTS.override.md"), "override rule").unwrap();
+    let out = h.exec(&["go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = &h.mock.requests()[0].body;
+    let text = body["input"][1]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("<INSTRUCTIONS>\noverride rule\n</INSTRUCTIONS>"),
+        "{text}"
+    );
+    assert!(!text.contains("user rule"), "{text}");
+}

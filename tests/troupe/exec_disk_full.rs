@@ -10,12 +10,12 @@ use troupe_mock_model::MockResponse;
 use troupe_test_support::{stderr, Harness};
 
 /// A small tmpfs, unmounted on drop.
-struct SmallDisk {
+pub(crate) struct SmallDisk {
     dir: tempfile::TempDir,
 }
 
 impl SmallDisk {
-    fn mount(size: &str) -> Self {
+    pub(crate) fn mount(size: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let status = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
@@ -26,12 +26,12 @@ impl SmallDisk {
         Self { dir }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Takes every free byte.
-    fn fill(&self) {
+    pub(crate) fn fill(&self) {
         let _ = std::fs::write(self.path().join("filler"), vec![0u8; 64 << 20]);
     }
 }
@@ -47,7 +47,7 @@ fn shell_script(call_id: &str, script: &str) -> MockResponse {
     MockResponse::tool_calls(vec![(call_id, "shell", args)])
 }
 
-fn find(dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
+pub(crate) fn find(dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();
         if path.is_dir() {

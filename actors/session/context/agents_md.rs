@@ -25,9 +25,9 @@ pub struct DiscoveryOptions<'a> {
     pub fallback_filenames: &'a [String],
     /// Shared budget of all project docs; 0 disables them.
     pub max_bytes: usize,
-    /// `$TROUPE_HOME/AGENTS.md`: user instructions, with their own budget
-    /// ([`USER_INSTRUCTIONS_MAX_BYTES`]).
-    pub user_file: Option<&'a Path>,
+    /// `$TROUPE_HOME`: its `AGENTS.override.md`, else its `AGENTS.md`, holds the user's
+    /// instructions, with their own budget ([`USER_INSTRUCTIONS_MAX_BYTES`]).
+    pub user_dir: Option<&'a Path>,
 }
 
 /// The combined instructions and what was found on the way.
@@ -51,21 +51,15 @@ struct Entry {
 pub fn discover(options: &DiscoveryOptions<'_>) -> Instructions {
     let mut found = Instructions::default();
     let mut entries = Vec::new();
-    if let Some(path) = options.user_file {
-        if let Some(text) = read_text(
-            path,
-            USER_INSTRUCTIONS_MAX_BYTES,
-            "user instructions exceed their budget",
-            &mut found.warnings,
-        ) {
-            if !text.trim().is_empty() {
-                entries.push(Entry {
-                    text,
-                    is_project: false,
-                });
-                found.sources.push(path.to_path_buf());
-            }
-        }
+    if let Some((path, text)) = options
+        .user_dir
+        .and_then(|dir| user_instructions(dir, &mut found.warnings))
+    {
+        entries.push(Entry {
+            text,
+            is_project: false,
+        });
+        found.sources.push(path);
     }
     if options.max_bytes > 0 {
         let mut remaining = options.max_bytes;
@@ -90,6 +84,19 @@ pub fn discover(options: &DiscoveryOptions<'_>) -> Instructions {
     }
     found.text = join(&entries);
     found
+}
+
+/// The user's instructions in `dir`: `AGENTS.override.md` when it has any text, else
+/// `AGENTS.md` (as Codex reads its home; a blank or unreadable override falls through).
+fn user_instructions(dir: &Path, warnings: &mut Vec<String>) -> Option<(PathBuf, String)> {
+    [OVERRIDE_FILENAME, DEFAULT_FILENAME]
+        .iter()
+        .map(|name| dir.join(name))
+        .find_map(|path| {
+            let budget = "user instructions exceed their budget";
+            let text = read_text(&path, USER_INSTRUCTIONS_MAX_BYTES, budget, warnings)?;
+            (!text.trim().is_empty()).then_some((path, text))
+        })
 }
 
 /// The chosen file of each directory from the project root down to cwd.

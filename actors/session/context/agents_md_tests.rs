@@ -28,7 +28,7 @@ fn options<'a>(cwd: &'a Path, max: usize, user: Option<&'a Path>) -> DiscoveryOp
         root_markers: MARKERS.get_or_init(|| vec![".git".to_string()]),
         fallback_filenames: &[],
         max_bytes: max,
-        user_file: user,
+        user_dir: user,
     }
 }
 
@@ -137,8 +137,9 @@ fn blank_files_cost_nothing() {
 fn zero_budget_disables_project_docs_but_not_user_instructions() {
     let repo = Repo::new();
     repo.write("AGENTS.md", b"project");
-    let user = repo.path("user.md");
-    std::fs::write(&user, "user rules").unwrap();
+    let user = repo.path("home");
+    std::fs::create_dir(&user).unwrap();
+    std::fs::write(user.join("AGENTS.md"), "user rules").unwrap();
     let cwd = repo.path("");
     assert_eq!(
         discover(&options(&cwd, 0, Some(&user))).text.as_deref(),
@@ -151,8 +152,9 @@ fn marker_appears_once_at_the_user_to_project_transition() {
     let repo = Repo::new();
     repo.write("AGENTS.md", b"root");
     repo.write("apps/AGENTS.md", b"apps");
-    let user = repo.path("user.md");
-    std::fs::write(&user, "user rules").unwrap();
+    let user = repo.path("home");
+    std::fs::create_dir(&user).unwrap();
+    std::fs::write(user.join("AGENTS.md"), "user rules").unwrap();
     let cwd = repo.path("apps");
     let text = discover(&options(&cwd, 1000, Some(&user))).text.unwrap();
     assert_eq!(text, format!("user rules{PROJECT_DOC_MARKER}root\n\napps"));
@@ -179,4 +181,21 @@ fn truncation_never_splits_a_character() {
     let cwd = repo.path("");
     let found = discover(&options(&cwd, 3, None));
     assert_eq!(found.text.as_deref(), Some("é"));
+}
+
+#[test]
+fn user_override_wins_over_user_agents_md() {
+    let repo = Repo::new();
+    let home = repo.path("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join("AGENTS.md"), "user rules").unwrap();
+    std::fs::write(home.join("AGENTS.override.md"), "override rules").unwrap();
+    let cwd = repo.path("");
+    let found = discover(&options(&cwd, 1000, Some(&home)));
+    assert_eq!(found.text.as_deref(), Some("override rules"));
+    assert_eq!(found.sources, vec![home.join("AGENTS.override.md")]);
+    // A blank override is no override.
+    std::fs::write(home.join("AGENTS.override.md"), " \n").unwrap();
+    let found = discover(&options(&cwd, 1000, Some(&home)));
+    assert_eq!(found.text.as_deref(), Some("user rules"));
 }

@@ -40,13 +40,12 @@ pub fn initial_context(settings: &SessionSettings) -> InitialContext {
             CollaborationMode::Plan,
         )));
     }
-    let user_file = settings.troupe_home.join("AGENTS.md");
     let instructions = discover(&DiscoveryOptions {
         cwd: &settings.cwd,
         root_markers: &settings.context.project_root_markers,
         fallback_filenames: &settings.context.project_doc_fallback_filenames,
         max_bytes: settings.context.project_doc_max_bytes,
-        user_file: Some(&user_file),
+        user_dir: Some(&settings.troupe_home),
     });
     context.warnings.extend(instructions.warnings);
     if let Some(text) = instructions.text {

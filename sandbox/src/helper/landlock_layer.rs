@@ -2,12 +2,25 @@
 //! few device nodes; with the network off, no TCP bind/connect (ABI 4+); no signals to, and no
 //! abstract-socket connections with, processes outside the sandbox (ABI 6+). Best effort: an
 //! older kernel enforces what it knows.
+//!
+//! Landlock rights only ever add up down a hierarchy, so a read-only `.git` inside a writable
+//! root cannot be carved out of a rule on the root. Where the root holds protected subpaths,
+//! the root's rule is split instead: full rights on each of its entries except the protected
+//! ones (recursing into an entry that holds one deeper down), and on the root itself (and
+//! each directory on the way to a protected path) only the right to create regular files and
+//! directories. So a command cannot change, remove or rename anything in `.git`, nor remove
+//! or replace `.git` itself; what it loses is writing new entries directly in such a
+//! directory (it can create them, empty, and write them in a later command, when they are
+//! entries of their own), removing or renaming entries there, and making links there.
+//! Symlinked entries get no rule of their own (a rule follows the link, which could point
+//! anywhere). `crate::probe::LANDLOCK_LIMITS` says all of it, for the warning and `troupe doctor`.
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
-    RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, Ruleset,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
-use std::path::PathBuf;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
 
 /// Devices every command may write (output sinks and the terminal).
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
@@ -21,8 +34,14 @@ pub enum Enforcement {
 }
 
 /// The ruleset for `writable` (empty = read-only), built but not yet applied: the zygote
-/// builds it once and every child applies its own copy.
-pub fn prepare(writable: &[PathBuf], network: bool) -> Result<RulesetCreated, String> {
+/// builds it once and every child applies its own copy. `protected` paths inside a writable
+/// root stay read-only (see the module's comment for what that costs); the zygote, which
+/// builds the rules once for many commands, passes none (its mount view protects them).
+pub fn prepare(
+    writable: &[PathBuf],
+    protected: &[PathBuf],
+    network: bool,
+) -> Result<RulesetCreated, String> {
     let abi = ABI::V6;
     let fail = |what: &str, err: &dyn std::fmt::Display| format!("landlock {what}: {err}");
     let mut ruleset = Ruleset::default()
@@ -48,10 +67,96 @@ pub fn prepare(writable: &[PathBuf], network: bool) -> Result<RulesetCreated, St
     created = created
         .add_rules(path_beneath_rules(devices, AccessFs::from_all(abi)))
         .map_err(|e| fail("device rule", &e))?;
-    created = created
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
-        .map_err(|e| fail("writable-root rule", &e))?;
+    let all = AccessFs::from_all(abi);
+    for root in writable {
+        let inside: Vec<&Path> = protected
+            .iter()
+            .map(PathBuf::as_path)
+            .filter(|p| p.starts_with(root))
+            .collect();
+        if inside.is_empty() {
+            created = created
+                .add_rules(path_beneath_rules([root], all))
+                .map_err(|e| fail("writable-root rule", &e))?;
+            continue;
+        }
+        if inside.contains(&root.as_path()) {
+            continue;
+        }
+        let Ok(fd) = open_path(None, root.as_os_str()) else {
+            continue;
+        };
+        let mut rules = Vec::new();
+        split_rules(root, fd, &inside, all, &mut rules);
+        for (fd, access) in rules {
+            created = created
+                .add_rule(PathBeneath::new(fd, access))
+                .map_err(|e| fail("writable-entry rule", &e))?;
+        }
+    }
     Ok(created)
+}
+
+/// Rights on a directory that holds a protected path: creating regular files and
+/// directories (not symlinks or hard links, which could point a later write anywhere).
+fn creation_only() -> landlock::BitFlags<AccessFs> {
+    AccessFs::MakeReg | AccessFs::MakeDir
+}
+
+/// The rules granting `all` on everything beneath `dir` (open as `dir_fd`) but the
+/// `protected` paths (all strictly inside `dir`).
+fn split_rules(
+    dir: &Path,
+    dir_fd: OwnedFd,
+    protected: &[&Path],
+    all: landlock::BitFlags<AccessFs>,
+    rules: &mut Vec<(OwnedFd, landlock::BitFlags<AccessFs>)>,
+) {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    for entry in entries {
+        let path = dir.join(entry.file_name());
+        if protected.contains(&path.as_path()) {
+            continue;
+        }
+        // Opened beneath the directory without following a link: an entry swapped for a
+        // symlink since it was listed gets no rule rather than one on the link's target.
+        let Ok(fd) = open_path(Some(&dir_fd), entry.file_name().as_os_str()) else {
+            continue;
+        };
+        let Ok(stat) = nix::sys::stat::fstat(fd.as_raw_fd()) else {
+            continue;
+        };
+        let kind =
+            nix::sys::stat::SFlag::from_bits_truncate(stat.st_mode) & nix::sys::stat::SFlag::S_IFMT;
+        if kind == nix::sys::stat::SFlag::S_IFLNK {
+            continue;
+        }
+        let deeper: Vec<&Path> = protected
+            .iter()
+            .copied()
+            .filter(|p| p.starts_with(&path))
+            .collect();
+        if deeper.is_empty() {
+            rules.push((fd, all));
+        } else if kind == nix::sys::stat::SFlag::S_IFDIR {
+            split_rules(&path, fd, &deeper, all, rules);
+        }
+    }
+    rules.push((dir_fd, creation_only()));
+}
+
+/// `O_PATH` descriptor of `name` (beneath `dir` when given), never following a final link.
+fn open_path(dir: Option<&OwnedFd>, name: &std::ffi::OsStr) -> Result<OwnedFd, nix::Error> {
+    use nix::fcntl::OFlag;
+    let flags = OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::openat(
+        dir.map(|d| d.as_raw_fd()),
+        name,
+        flags,
+        nix::sys::stat::Mode::empty(),
+    )?;
+    // SAFETY: `openat` returned a fresh descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// Applies a prepared ruleset to this thread (and what it execs).

@@ -119,7 +119,8 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
             // The command is the child forked into the new PID namespace: never a group
             // leader, so it can always start its own session.
             session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
-            Confinement::prepare(&plan.writable, plan.network_on, false)?.exec(&spec.cwd, &command)
+            Confinement::prepare(&plan.writable, &[], plan.network_on, false)?
+                .exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
             if !plan.file_system.deny_read.is_empty() {
@@ -135,7 +136,10 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
                 ));
             }
             leave_session_landlock(leads_session)?;
-            Confinement::prepare(&plan.writable, plan.network_on, true)?.exec(&spec.cwd, &command)
+            // Without a mount view, Landlock alone keeps `.git`/`.troupe` read-only.
+            let protected = plan.protected_subpaths();
+            Confinement::prepare(&plan.writable, &protected, plan.network_on, true)?
+                .exec(&spec.cwd, &command)
         }
     }
 }
@@ -201,6 +205,17 @@ impl Plan {
         })
     }
 
+    /// The read-only subpaths (`.git`, `.troupe`, …) that lie inside a writable root: only
+    /// there could a command create or change them.
+    fn protected_subpaths(&self) -> Vec<PathBuf> {
+        let roots = &self.file_system.writable_roots;
+        roots
+            .iter()
+            .flat_map(|w| w.read_only_subpaths.iter().cloned())
+            .filter(|p| roots.iter().any(|w| p.starts_with(&w.root)))
+            .collect()
+    }
+
     fn writes_anywhere(&self) -> bool {
         self.writable.iter().any(|w| w == Path::new("/"))
     }
@@ -214,14 +229,7 @@ impl Plan {
         let placeholders = if self.writes_anywhere() {
             Vec::new()
         } else {
-            let roots = &self.file_system.writable_roots;
-            // Only where a command could create the name: inside a writable root.
-            let subpaths: Vec<PathBuf> = roots
-                .iter()
-                .flat_map(|w| w.read_only_subpaths.iter().cloned())
-                .filter(|p| roots.iter().any(|w| p.starts_with(&w.root)))
-                .collect();
-            protected::create_placeholders(&subpaths)?
+            protected::create_placeholders(&self.protected_subpaths())?
         };
         protected::spawn_cleaner(placeholders)?;
         let mut host_sockets = if self.network_on {
@@ -325,11 +333,12 @@ pub(crate) struct Confinement {
 impl Confinement {
     fn prepare(
         writable: &[PathBuf],
+        protected: &[PathBuf],
         network_on: bool,
         landlock_required: bool,
     ) -> Result<Self, Failure> {
         let filters = seccomp::build(network_on, landlock_required)?;
-        let landlock = landlock_layer::prepare(writable, network_on);
+        let landlock = landlock_layer::prepare(writable, protected, network_on);
         if let (Err(err), true) = (&landlock, landlock_required) {
             return Err(Failure::Setup(err.clone()));
         }
