@@ -41,7 +41,7 @@ pub struct Cli {
 enum Command {
     /// Run one task non-interactively and print the final message.
     #[command(visible_alias = "e")]
-    Exec(exec::ExecArgs),
+    Exec(Box<exec::ExecArgs>),
     /// Run a command under the sandbox (debugging, tests).
     Sandbox(sandbox::SandboxArgs),
     /// List recorded threads, most recent first.
@@ -117,7 +117,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::Exec(args)) => runtime.block_on(exec::run(*args)),
         Some(Command::AppServer(args)) => runtime.block_on(app_server::run(args)).map(ok),
         Some(Command::Web(args)) => runtime.block_on(web::run(args)).map(ok),
         Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),

@@ -292,9 +292,12 @@ fn alive(pid: i32) -> bool {
 fn landlock_commands_cannot_touch_troupe_or_outlive_their_call() {
     let h = Harness::new(vec![
         MockResponse::shell("c1", &["python3", "-c", PRLIMIT_ANCESTORS]),
-        MockResponse::shell("c2", &["python3", "-c", DAEMON, "daemon.pid"]),
+        MockResponse::shell("c2", &["python3", "-c", DAEMON, "out/daemon.pid"]),
         MockResponse::text("done"),
     ]);
+    // An existing subdirectory: under landlock a command cannot write a file it creates at
+    // the root of a workspace holding `.git`/`.troupe` (see `probe::LANDLOCK_LIMITS`).
+    std::fs::create_dir(h.workdir.path().join("out")).unwrap();
     let out = h
         .command()
         .args([
@@ -313,7 +316,7 @@ fn landlock_commands_cannot_touch_troupe_or_outlive_their_call() {
     let outputs = troupe_test_support::tool_outputs(&h.mock.requests()[2].body);
     assert!(outputs[0].contains("lowered []"), "{outputs:?}");
     assert!(outputs[1].contains("daemon started"), "{outputs:?}");
-    let pid: i32 = std::fs::read_to_string(h.workdir.path().join("daemon.pid"))
+    let pid: i32 = std::fs::read_to_string(h.workdir.path().join("out/daemon.pid"))
         .unwrap()
         .trim()
         .parse()
