@@ -20,6 +20,8 @@
 //! - [`approvals`]: whether a call may run (policy × sandbox table, command rules, the
 //!   known-safe list, the session's approval cache).
 //! - [`thread_store`]: the sled index of threads and its rebuild from the rollouts.
+//! - [`review`]: code review runs: the target checked with `git`, the review instructions
+//!   and request, the model's JSON answer checked and rendered.
 //! - [`runtime`]: the API frontends use (start the tree, start/resume threads, a thread's
 //!   client).
 //! - `locking`: a poison-tolerant mutex lock.
@@ -33,6 +35,7 @@ pub mod approvals;
 pub mod ask;
 pub mod hooks;
 mod locking;
+pub mod review;
 pub mod rollout_recorder;
 pub mod runtime;
 pub mod sampler;

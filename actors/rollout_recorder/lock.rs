@@ -38,7 +38,8 @@ pub fn holder(rollout: &Path) -> Option<u32> {
     (pid != std::process::id() && alive(pid)).then_some(pid)
 }
 
-fn alive(pid: u32) -> bool {
+/// Whether process `pid` exists (ours or another user's).
+pub(crate) fn alive(pid: u32) -> bool {
     let Ok(raw) = i32::try_from(pid) else {
         return false;
     };

@@ -8,6 +8,7 @@
 
 mod agent_ops;
 pub mod context;
+pub mod inbox;
 pub mod input_queue;
 mod notify;
 pub mod persist;
@@ -189,6 +190,8 @@ pub struct SessionState {
     /// SessionStart hooks still to run, with their source (`startup`, `resume`): at the
     /// first turn of this process.
     session_start_pending: Option<&'static str>,
+    /// Messages `troupe queue` left for this thread (see `inbox`).
+    inbox: inbox::Inbox,
 }
 
 impl SessionState {
@@ -573,12 +576,14 @@ impl Actor for SessionActor {
                 aborted,
                 messages_before,
             } => state.on_turn_ended(turn_id, last_agent_message, aborted, messages_before),
+            SessionMsg::QueuedInput { texts, claimed } => state.on_queued_input(texts, claimed),
         }
         // The rollout failed while handling this: no further tool call or request.
         if state.persist.failure.is_some() && state.turn.is_some() {
             state.interrupt(AbortReason::Failed).await;
         }
         state.settle_ending(&myself).await;
+        state.inbox.turn_running(state.turn.is_some());
         Ok(())
     }
 
@@ -637,6 +642,7 @@ impl Actor for SessionActor {
             .recorder
             .stop_and_wait(Some("session stopped".into()), Some(STOP_GRACE))
             .await;
+        state.inbox.release().await;
         Ok(())
     }
 }

@@ -62,6 +62,7 @@ pub(super) async fn start(
     .await
     .map_err(|err| crate::spawn_failure::cause(&err))?;
     let settings = Arc::new(args.settings);
+    let settings_home = settings.troupe_home.clone();
     // Skills and AGENTS.md warnings come from the current files either way; a resumed
     // thread keeps the initial context it was started with (it is in its history).
     let initial = context::initial_context(&settings);
@@ -145,6 +146,7 @@ pub(super) async fn start(
         startup_warnings: warnings,
         agents: args.agents,
         shutting_down: false,
+        inbox: super::inbox::Inbox::start(myself.clone(), &settings_home, args.thread_id),
         // Sub-agents run no SessionStart hooks: their parent's session started.
         session_start_pending: match (is_agent, resumed) {
             (true, _) => None,
@@ -159,6 +161,14 @@ pub(super) async fn start(
             ..crate::approvals::SessionApprovals::default()
         },
     };
+    if resumed && !is_agent {
+        // Messages queued while the thread was closed are the next turn's first input.
+        for text in state.inbox.claim_waiting().await {
+            state
+                .queue
+                .push(vec![troupe_messages::ops::UserInput::Text { text }]);
+        }
+    }
     close_dangling_calls(&mut state).await;
     state.flush().await;
     if let Some(err) = state.persist.failure.clone() {

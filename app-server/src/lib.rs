@@ -7,6 +7,7 @@ pub mod items;
 pub mod live;
 pub mod methods;
 pub mod protocol;
+pub mod review;
 pub mod rollout_turns;
 pub mod schema;
 pub mod translate;

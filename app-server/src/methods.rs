@@ -26,6 +26,7 @@ pub const METHODS: &[&str] = &[
     "turn/interrupt",
     "model/list",
     "config/read",
+    "review/start",
 ];
 
 /// What a handler produced: an answer now, or one the thread's pump sends later.
@@ -70,6 +71,7 @@ pub async fn handle(
         "turn/interrupt" => return turn_interrupt(hub, client, id, params).await,
         "model/list" => model_list(hub, params),
         "config/read" => config_read(hub, params),
+        "review/start" => return crate::review::review_start(hub, client, id, params).await,
         "initialize" => Err("Already initialized".into()),
         other => Err(unknown_method(other)),
     };

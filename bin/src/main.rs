@@ -13,7 +13,9 @@ mod login;
 mod mcp_cmd;
 mod models;
 mod output;
+mod queue;
 mod replay;
+mod review;
 mod sandbox;
 mod session_flags;
 mod threads;
@@ -85,6 +87,12 @@ enum Command {
     /// Inspect feature flags: `troupe features list`.
     #[command(subcommand)]
     Features(features::FeaturesCommand),
+    /// Review code changes non-interactively: the uncommitted changes (default), `--base
+    /// BRANCH` or `--commit SHA`; `--json` prints the structured review.
+    Review(Box<review::ReviewCommand>),
+    /// Queue a message for a thread: the process running it takes it at its next sampling
+    /// boundary, or the thread takes it when resumed (`--resume`: resume it now).
+    Queue(queue::QueueArgs),
 }
 
 fn main() -> ExitCode {
@@ -145,6 +153,10 @@ fn main() -> ExitCode {
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),
         Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),
+        Some(Command::Review(args)) => {
+            runtime.block_on(exec::run(exec::ExecArgs::for_review(*args)))
+        }
+        Some(Command::Queue(args)) => home().and_then(|h| runtime.block_on(queue::run(&h, args))),
         None => runtime.block_on(tui::run(cli.interactive)),
     };
     // Do not wait for background tasks (a stalled stream, a killed process) at exit.

@@ -110,6 +110,15 @@ pub enum SessionMsg {
         aborted: Option<AbortReason>,
         messages_before: u64,
     },
+    // `troupe queue` (issue 19).
+    /// From the session's inbox poller: messages another process queued for this thread
+    /// (`$TROUPE_HOME/queue/<thread_id>/`), already claimed on disk (`claimed`, renamed so no
+    /// other reader takes them). Injected into the running turn, then deleted; put back
+    /// when no turn runs any more.
+    QueuedInput {
+        texts: Vec<String>,
+        claimed: Vec<PathBuf>,
+    },
 }
 
 /// Turn: the inner loop of one turn.

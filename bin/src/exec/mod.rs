@@ -6,11 +6,13 @@ mod human;
 pub mod json_events;
 mod output_schema;
 mod prompt_input;
-mod render;
+pub mod render;
 pub mod resume;
 mod signals;
 pub mod thread_event;
 mod workspace;
+
+pub use prompt_input::read_prompt;
 
 use crate::output::warn;
 use crate::output::StdoutError;
@@ -32,7 +34,7 @@ use troupe_messages::ops::ReviewDecision;
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct ExecArgs {
     /// Print events as JSON lines on stdout.
     #[arg(long = "json", alias = "experimental-json", global = true)]
@@ -76,12 +78,42 @@ pub struct ExecArgs {
     prompt: Option<String>,
     #[command(subcommand)]
     command: Option<ExecCommand>,
+    /// `troupe review --json`: print the structured review (not an `exec` flag).
+    #[arg(skip)]
+    structured_review: bool,
+}
+
+impl ExecArgs {
+    /// `exec resume ID PROMPT` (`troupe queue --resume`).
+    pub fn for_resume(id: String, prompt: String) -> Self {
+        Self {
+            command: Some(ExecCommand::Resume(ExecResume {
+                resume: resume::ResumeArgs::by_id(id, prompt),
+                flags: SessionFlags::default(),
+            })),
+            ..Self::default()
+        }
+    }
+
+    /// `troupe review …`: an `exec review` run with these flags.
+    pub fn for_review(review: crate::review::ReviewCommand) -> Self {
+        Self {
+            structured_review: review.json,
+            command: Some(ExecCommand::Review(crate::review::ExecReviewArgs {
+                target: review.target,
+                flags: review.flags,
+            })),
+            ..Self::default()
+        }
+    }
 }
 
 #[derive(Debug, clap::Subcommand)]
 enum ExecCommand {
     /// Continue a recorded thread with a new prompt.
     Resume(ExecResume),
+    /// Review the uncommitted changes, a branch against its base, or a commit.
+    Review(crate::review::ExecReviewArgs),
 }
 
 /// `exec resume …`: the thread to pick, and session flags that may follow `resume`.
@@ -113,6 +145,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         crate::threads::open_store(&home, crate::threads::Reconcile::Skip)
     };
+    let mut review_target = None;
     let (target, prompt, cd) = match args.command.take() {
         Some(ExecCommand::Resume(ExecResume { resume, flags })) => {
             // Options may follow `resume` too (as Codex's `exec resume ID --json -m …`).
@@ -121,13 +154,30 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             let (target, prompt) = resume::pick(&home, store.as_deref(), resume, cd.as_deref())?;
             (Some(target), prompt, cd)
         }
+        Some(ExecCommand::Review(review)) => {
+            args.flags.absorb(review.flags);
+            review_target = Some(review.target);
+            (None, None, args.flags.cd_dir()?)
+        }
         None => (None, args.prompt.clone(), args.flags.cd_dir()?),
     };
-    let prompt = prompt_input::read_prompt(prompt.as_deref())?;
     let mut cwd = match (cd, &target) {
         (Some(dir), _) => dir,
         (None, Some(target)) => target.cwd.clone(),
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    // A review's request comes from its target (checked against the repository first).
+    let review = match review_target {
+        Some(target) => Some(crate::review::ReviewRun::prepare(
+            target,
+            &cwd,
+            args.structured_review,
+        )?),
+        None => None,
+    };
+    let prompt = match &review {
+        Some(review) => review.prompt.clone(),
+        None => prompt_input::read_prompt(prompt.as_deref())?,
     };
     if args.worktree {
         if target.is_some() {
@@ -154,6 +204,9 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let history = loaded.history;
     let mut settings = loaded.settings;
     apply_run_options(&mut settings, &args, extra_roots, output_schema.clone())?;
+    if let Some(review) = &review {
+        review.apply(&mut settings, &args.flags);
+    }
     // Removed (with every rollout in it) when exec returns.
     let ephemeral_dir = if args.ephemeral {
         let dir = tempfile::Builder::new()
@@ -198,11 +251,15 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     });
     thread.submit(Op::UserInput { items })?;
 
+    let shown_prompt = review.as_ref().map_or(&prompt, |r| &r.label).clone();
     let mut renderer: Box<dyn EventRenderer> = if args.json {
         Box::new(JsonOutput::default())
     } else {
-        Box::new(HumanOutput::new(prompt.clone(), args.color.enabled()))
+        Box::new(HumanOutput::new(shown_prompt, args.color.enabled()))
     };
+    if review.is_some() {
+        renderer = Box::new(crate::review::ReviewRenderer::new(renderer));
+    }
     let mut last_message: Option<String> = None;
     let mut succeeded = false;
     // The first stop signal, and a stdout that failed: both interrupt the turn.
@@ -341,6 +398,9 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         .await
         .ok();
 
+    if let (Some(review), true) = (&review, succeeded) {
+        last_message = review.finish(last_message)?;
+    }
     if let Some(path) = &args.output_last_message {
         std::fs::write(path, last_message.as_deref().unwrap_or(""))
             .with_context(|| format!("cannot write {}", path.display()))?;

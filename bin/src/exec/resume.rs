@@ -20,6 +20,18 @@ pub struct ResumeArgs {
     all: bool,
 }
 
+impl ResumeArgs {
+    /// `resume ID PROMPT`.
+    pub fn by_id(id: String, prompt: String) -> Self {
+        Self {
+            session_id: Some(id),
+            prompt: Some(prompt),
+            last: false,
+            all: false,
+        }
+    }
+}
+
 /// The thread to resume and the prompt to continue it with. `cd` is the resolved `--cd`
 /// directory: `--last` looks for threads of it rather than of the process's directory.
 pub fn pick(
