@@ -169,6 +169,38 @@ def label(event):
     return kind
 
 
+IGNORED_VALUES = {"id", "thread_id"}
+
+
+def leaves(value, prefix=""):
+    """Leaf values by field path (ids aside), for the value comparison."""
+    found = {}
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key in IGNORED_VALUES:
+                continue
+            found.update(leaves(inner, f"{prefix}.{key}" if prefix else key))
+    elif isinstance(value, list):
+        for n, inner in enumerate(value):
+            found.update(leaves(inner, f"{prefix}[{n}]"))
+    else:
+        found[prefix] = value
+    return found
+
+
+def values(stdout, work):
+    """Per event, its leaf values with the work directory written as <WORK>."""
+    out = []
+    for line in stdout.decode(errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        out.append({k: (v.replace(work, "<WORK>") if isinstance(v, str) else v)
+                    for k, v in leaves(event).items()})
+    return out
+
+
 def normalized(stdout):
     events = []
     for line in stdout.decode(errors="replace").splitlines():
@@ -240,6 +272,19 @@ def main():
             print("none")
         for name, what, a, b in rows:
             print(f"- {name}: {what}" + "".join(f"; {x}" for x in (a, b) if x))
+        print()
+        print("## Values that differ (same position in both streams; ids aside)")
+        codex_values = values(codex.stdout, os.path.join(scratch, "codex-work"))
+        troupe_values = values(troupe.stdout, os.path.join(scratch, "troupe-work"))
+        differing = 0
+        for n, (a, b) in enumerate(zip(codex_values, troupe_values)):
+            for key in sorted(set(a) | set(b)):
+                if a.get(key) != b.get(key):
+                    differing += 1
+                    print(f"- event {n} `{key}`: Codex {json.dumps(a.get(key))}, "
+                          f"Troupe {json.dumps(b.get(key))}")
+        if not differing:
+            print("none")
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)

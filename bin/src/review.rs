@@ -2,9 +2,9 @@
 //! the current branch against a base branch, or of one commit. It is an `exec` run with the
 //! review instructions in place of the base instructions, the target named in the user
 //! message, a read-only sandbox unless a sandbox flag says otherwise, and the model's JSON
-//! answer checked and rendered (`troupe_actors::review`). As in Codex, `exec review --json` shows the
-//! rendered review as the run's `agent_message`; `troupe review --json` prints the structured
-//! review itself.
+//! answer checked and rendered (`troupe_actors::review`). As in Codex, `exec review --json`
+//! shows the rendered review as the run's `agent_message`; `troupe review --json` prints the
+//! structured review itself.
 
 use crate::exec::render::EventRenderer;
 use crate::output::{warn, StdoutError};

@@ -89,7 +89,11 @@ impl ExecArgs {
         Self {
             command: Some(ExecCommand::Resume(ExecResume {
                 resume: resume::ResumeArgs::by_id(id, prompt),
-                flags: SessionFlags::default(),
+                // The thread already ran in its directory; where that is was checked then.
+                flags: SessionFlags {
+                    skip_git_repo_check: true,
+                    ..SessionFlags::default()
+                },
             })),
             ..Self::default()
         }
