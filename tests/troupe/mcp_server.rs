@@ -1,0 +1,271 @@
+//! `troupe mcp-server` driven by rmcp's client over the real binary's stdio, with the mock
+//! model behind it: the tools it lists, a thread started and continued, events streamed as
+//! notifications, approvals asked as elicitation requests (or denied when the client has no
+//! elicitation support), bad arguments.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use troupe_mcp::rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientInfo,
+    CreateElicitationRequestParams, CreateElicitationResult, ElicitationAction, ErrorData,
+    Implementation, LoggingMessageNotificationParam, ProgressNotificationParam,
+};
+use troupe_mcp::rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
+use troupe_mcp::rmcp::transport::TokioChildProcess;
+use troupe_mcp::rmcp::{ClientHandler, ServiceExt};
+use troupe_mock_model::MockResponse;
+use troupe_test_support::{troupe_exe, Harness, KEY_VAR};
+
+/// A client that records what the server sends and answers elicitations with `answer`
+/// (no elicitation capability at all when `None`).
+#[derive(Clone, Default)]
+struct TestClient {
+    answer: Option<ElicitationAction>,
+    asked: Arc<Mutex<Vec<CreateElicitationRequestParams>>>,
+    logs: Arc<Mutex<Vec<Value>>>,
+    progress: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for TestClient {
+    async fn create_elicitation(
+        &self,
+        request: CreateElicitationRequestParams,
+        _ctx: RequestContext<RoleClient>,
+    ) -> Result<CreateElicitationResult, ErrorData> {
+        self.asked.lock().unwrap().push(request);
+        Ok(CreateElicitationResult {
+            action: self.answer.unwrap(),
+            content: None,
+        })
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        self.logs.lock().unwrap().push(params.data);
+    }
+
+    fn get_info(&self) -> ClientInfo {
+        let mut capabilities = ClientCapabilities::default();
+        if self.answer.is_some() {
+            capabilities.elicitation = Some(Default::default());
+        }
+        ClientInfo {
+            meta: None,
+            protocol_version: Default::default(),
+            capabilities,
+            client_info: Implementation {
+                name: "troupe-test".into(),
+                title: None,
+                version: "1".into(),
+                icons: None,
+                website_url: None,
+            },
+        }
+    }
+}
+
+async fn connect(harness: &Harness, client: TestClient) -> RunningService<RoleClient, TestClient> {
+    let mut cmd = tokio::process::Command::new(troupe_exe());
+    cmd.arg("mcp-server")
+        .env("TROUPE_HOME", harness.home.path())
+        .env(KEY_VAR, "test-key")
+        .current_dir(harness.workdir.path());
+    let transport = TokioChildProcess::new(cmd).unwrap();
+    client.serve(transport).await.unwrap()
+}
+
+async fn call(
+    service: &RunningService<RoleClient, TestClient>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    service
+        .call_tool(CallToolRequestParams {
+            meta: None,
+            name: tool.to_string().into(),
+            arguments: arguments.as_object().cloned(),
+            task: None,
+        })
+        .await
+        .unwrap()
+}
+
+fn texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_lists_the_tools_starts_a_thread_and_continues_it() {
+    let harness = Harness::new(vec![
+        MockResponse::text("first answer"),
+        MockResponse::text("second answer"),
+    ]);
+    let client = TestClient::default();
+    let service = connect(&harness, client.clone()).await;
+    let tools = service.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["troupe", "troupe-reply"]);
+    let start = serde_json::to_value(&tools[0]).unwrap();
+    assert_eq!(
+        start["inputSchema"]["properties"]["approval-policy"]["enum"],
+        json!(["untrusted", "on-failure", "on-request", "never"])
+    );
+
+    let first = call(
+        &service,
+        "troupe",
+        json!({"prompt": "say something", "sandbox": "read-only"}),
+    )
+    .await;
+    assert_ne!(first.is_error, Some(true), "{first:?}");
+    assert_eq!(texts(&first), ["first answer"]);
+    let structured = first.structured_content.clone().unwrap();
+    assert_eq!(structured["content"], "first answer");
+    let thread_id = structured["threadId"].as_str().unwrap().to_string();
+    // Events came as logging notifications (with the thread) and as progress.
+    let logs = client.logs.lock().unwrap().clone();
+    assert!(
+        logs.iter()
+            .any(|l| l["msg"]["type"] == "turn_complete" && l["threadId"] == thread_id.as_str()),
+        "{logs:?}"
+    );
+    assert!(client
+        .progress
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|m| m == "turn_started"));
+
+    let second = call(
+        &service,
+        "troupe-reply",
+        json!({"threadId": thread_id, "prompt": "and more"}),
+    )
+    .await;
+    assert_eq!(texts(&second), ["second answer"]);
+    assert_eq!(second.structured_content.unwrap()["threadId"], thread_id.as_str());
+    // The reply continued the same conversation: the model saw the first exchange.
+    let requests = harness.mock.requests();
+    let history = requests[1].body["input"].to_string();
+    assert!(history.contains("say something") && history.contains("first answer"));
+    assert!(history.contains("and more"));
+
+    let unknown = call(
+        &service,
+        "troupe-reply",
+        json!({"threadId": "no-such-thread", "prompt": "x"}),
+    )
+    .await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert!(texts(&unknown)[0].contains("no thread `no-such-thread`"));
+    let bad = call(&service, "troupe", json!({"prompt": "x", "sandbox": "wide-open"})).await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(texts(&bad)[0].contains("invalid arguments for `troupe`"), "{bad:?}");
+    service.cancel().await.unwrap();
+}
+
+/// A turn whose one command needs approval under `untrusted`, then a final answer.
+fn approval_script(harness_dir: &std::path::Path) -> (Vec<MockResponse>, std::path::PathBuf) {
+    let marker = harness_dir.join("approved.txt");
+    let argv = ["touch", marker.to_str().unwrap()];
+    (
+        vec![MockResponse::shell("c1", &argv), MockResponse::text("done")],
+        marker,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_is_asked_as_an_elicitation_and_accepting_runs_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, marker) = approval_script(dir.path());
+    let harness = Harness::new(script);
+    let client = TestClient {
+        answer: Some(ElicitationAction::Accept),
+        ..TestClient::default()
+    };
+    let service = connect(&harness, client.clone()).await;
+    let result = call(
+        &service,
+        "troupe",
+        json!({"prompt": "touch it", "approval-policy": "untrusted",
+               "sandbox": "danger-full-access"}),
+    )
+    .await;
+    assert_eq!(texts(&result), ["done"], "{result:?}");
+    let asked = client.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].message.contains("touch"), "{}", asked[0].message);
+    assert_eq!(asked[0].meta.as_ref().unwrap().0["troupe/callId"], "c1");
+    assert!(marker.exists(), "the approved command ran");
+    service.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_elicitation_support_an_approval_is_denied_with_a_clear_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, marker) = approval_script(dir.path());
+    let harness = Harness::new(script);
+    let client = TestClient::default();
+    let service = connect(&harness, client.clone()).await;
+    let result = call(
+        &service,
+        "troupe",
+        json!({"prompt": "touch it", "approval-policy": "untrusted",
+               "sandbox": "danger-full-access"}),
+    )
+    .await;
+    let texts = texts(&result);
+    assert_eq!(texts[0], "done");
+    assert!(
+        texts[1].contains("does not support elicitation") && texts[1].contains("touch"),
+        "{texts:?}"
+    );
+    assert!(!marker.exists(), "the denied command did not run");
+    // The model was told it was refused.
+    let requests = harness.mock.requests();
+    let outputs = troupe_test_support::tool_outputs(&requests[1].body);
+    assert!(outputs[0].contains("rejected"), "{outputs:?}");
+    service.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declining_the_elicitation_denies_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (script, marker) = approval_script(dir.path());
+    let harness = Harness::new(script);
+    let client = TestClient {
+        answer: Some(ElicitationAction::Decline),
+        ..TestClient::default()
+    };
+    let service = connect(&harness, client.clone()).await;
+    let result = call(
+        &service,
+        "troupe",
+        json!({"prompt": "touch it", "approval-policy": "untrusted",
+               "sandbox": "danger-full-access"}),
+    )
+    .await;
+    assert_eq!(texts(&result), ["done"]);
+    assert_eq!(client.asked.lock().unwrap().len(), 1);
+    assert!(!marker.exists());
+    service.cancel().await.unwrap();
+}
