@@ -52,7 +52,10 @@ fn the_result_for_frontends_keeps_its_shape_within_the_budget() {
     let text = value["content"][0]["text"].as_str().unwrap();
     assert!(text.len() < 1100 && text.starts_with("start") && text.ends_with("end"));
     assert_eq!(value["content"][0]["type"], "text");
-    assert_eq!(value["content"][1]["data"], "[5000 bytes of base64 not shown]");
+    assert_eq!(
+        value["content"][1]["data"],
+        "[5000 bytes of base64 not shown]"
+    );
     assert_eq!(value["content"][1]["mimeType"], "image/png");
     assert!(value["structuredContent"]
         .as_str()

@@ -69,10 +69,13 @@ impl McpManager {
             }
             ResourceRequest::Read { server, uri } => {
                 let (connection, settings) = self.named(servers, &server).await?;
-                let read = connection.service.peer().read_resource(ReadResourceRequestParams {
-                    meta: None,
-                    uri: uri.clone(),
-                });
+                let read = connection
+                    .service
+                    .peer()
+                    .read_resource(ReadResourceRequestParams {
+                        meta: None,
+                        uri: uri.clone(),
+                    });
                 let result = within(&server, settings, read).await?;
                 let mut payload = Map::new();
                 payload.insert("server".into(), json!(server));
@@ -137,12 +140,17 @@ impl McpManager {
             for ((id, _), page) in enabled.into_iter().zip(pages) {
                 items.extend(page.into_iter().flatten().map(|item| with_server(id, item)));
             }
-            return Ok(json!({ field: items }));
+            let mut payload = Map::new();
+            payload.insert(field.into(), Value::Array(items));
+            return Ok(Value::Object(payload));
         };
         let (connection, settings) = self.named(servers, &server).await?;
         let (items, next) = match cursor {
             Some(cursor) => page(&connection, &server, settings, listing, Some(cursor)).await?,
-            None => (all_pages(&connection, &server, settings, listing).await?, None),
+            None => (
+                all_pages(&connection, &server, settings, listing).await?,
+                None,
+            ),
         };
         let items: Vec<Value> = items.into_iter().map(|i| with_server(&server, i)).collect();
         let mut payload = Map::new();

@@ -28,7 +28,11 @@ fn resources_are_listed_and_read_with_codex_s_tools_and_payloads() {
     let harness = Harness::new(vec![
         MockResponse::tool_calls(vec![
             ("c1", "list_mcp_resources", "{}"),
-            ("c2", "list_mcp_resource_templates", r#"{"server":"everything"}"#),
+            (
+                "c2",
+                "list_mcp_resource_templates",
+                r#"{"server":"everything"}"#,
+            ),
             ("c3", "read_mcp_resource", read.as_str()),
             ("c4", "list_mcp_resources", r#"{"cursor":"x"}"#),
             ("c5", "read_mcp_resource", r#"{"server":"nope","uri":"x"}"#),
@@ -80,7 +84,11 @@ fn resources_are_listed_and_read_with_codex_s_tools_and_payloads() {
         .unwrap()
         .contains("Architecture"));
     assert!(outputs[3].contains("cursor"), "{}", outputs[3]);
-    assert!(outputs[4].contains("no enabled MCP server `nope`"), "{}", outputs[4]);
+    assert!(
+        outputs[4].contains("no enabled MCP server `nope`"),
+        "{}",
+        outputs[4]
+    );
 
     // Each shows in `--json` as an mcp_tool_call item, as in Codex.
     let lines = json_lines(&out);
@@ -89,16 +97,33 @@ fn resources_are_listed_and_read_with_codex_s_tools_and_payloads() {
         .filter(|l| l["type"] == "item.completed" && l["item"]["type"] == "mcp_tool_call")
         .collect();
     assert_eq!(done.len(), 5, "{lines:?}");
-    assert_eq!(done[0]["item"]["server"], "troupe");
-    assert_eq!(done[0]["item"]["tool"], "list_mcp_resources");
-    assert_eq!(done[2]["item"]["server"], "everything");
-    assert_eq!(done[2]["item"]["status"], "completed");
-    assert_eq!(done[4]["item"]["status"], "failed");
-    assert!(done[4]["item"]["result"].is_null());
-    assert!(done[4]["item"]["error"]["message"]
+    // Resource calls run in parallel: find each by what it asked.
+    let find = |tool: &str, arguments: serde_json::Value| {
+        done.iter()
+            .find(|l| l["item"]["tool"] == tool && l["item"]["arguments"] == arguments)
+            .unwrap_or_else(|| panic!("{tool} {arguments}: {done:?}"))["item"]
+            .clone()
+    };
+    let all = find("list_mcp_resources", serde_json::json!({}));
+    assert_eq!(all["server"], "troupe");
+    assert_eq!(all["status"], "completed");
+    let read = find(
+        "read_mcp_resource",
+        serde_json::json!({"server": "everything", "uri": DOC}),
+    );
+    assert_eq!(read["server"], "everything");
+    assert_eq!(read["status"], "completed");
+    assert!(read["result"]["content"][0]["text"]
         .as_str()
         .unwrap()
-        .contains("nope"));
+        .contains("Architecture"));
+    let nope = find(
+        "read_mcp_resource",
+        serde_json::json!({"server": "nope", "uri": "x"}),
+    );
+    assert_eq!(nope["status"], "failed");
+    assert!(nope["result"].is_null());
+    assert!(nope["error"]["message"].as_str().unwrap().contains("nope"));
 }
 
 #[test]
@@ -146,12 +171,24 @@ fn exec_json_shows_an_mcp_call_as_codex_s_mcp_tool_call_item() {
         .as_str()
         .unwrap()
         .contains("hello items"));
-    assert!(result.as_object().unwrap().contains_key("structured_content"));
+    assert!(result
+        .as_object()
+        .unwrap()
+        .contains_key("structured_content"));
     // Field order as Codex writes it.
     let keys: Vec<&String> = completed["item"].as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["id", "type", "server", "tool", "arguments", "result", "error", "status"]
+        [
+            "id",
+            "type",
+            "server",
+            "tool",
+            "arguments",
+            "result",
+            "error",
+            "status"
+        ]
     );
 }
 
@@ -188,7 +225,13 @@ fn an_interrupted_turn_tells_the_server_its_call_is_cancelled() {
     std::fs::write(&config_path, config).unwrap();
     let child = harness
         .command()
-        .args(["exec", "--skip-git-repo-check", "-s", "danger-full-access", "slow"])
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "danger-full-access",
+            "slow",
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -23,6 +23,8 @@ use troupe_test_support::{troupe_exe, Harness, KEY_VAR};
 struct TestClient {
     answer: Option<ElicitationAction>,
     asked: Arc<Mutex<Vec<CreateElicitationRequestParams>>>,
+    /// The `_meta` of each elicitation request.
+    asked_meta: Arc<Mutex<Vec<Value>>>,
     logs: Arc<Mutex<Vec<Value>>>,
     progress: Arc<Mutex<Vec<String>>>,
 }
@@ -31,11 +33,15 @@ impl ClientHandler for TestClient {
     async fn create_elicitation(
         &self,
         request: CreateElicitationRequestParams,
-        _ctx: RequestContext<RoleClient>,
+        ctx: RequestContext<RoleClient>,
     ) -> Result<CreateElicitationResult, ErrorData> {
         self.asked.lock().unwrap().push(request);
+        self.asked_meta
+            .lock()
+            .unwrap()
+            .push(Value::Object(ctx.meta.0.clone()));
         Ok(CreateElicitationResult {
-            action: self.answer.unwrap(),
+            action: self.answer.clone().unwrap(),
             content: None,
         })
     }
@@ -79,6 +85,16 @@ impl ClientHandler for TestClient {
     }
 }
 
+/// Runs the async half of a test (the harness's mock blocks, so it lives outside).
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
 async fn connect(harness: &Harness, client: TestClient) -> RunningService<RoleClient, TestClient> {
     let mut cmd = tokio::process::Command::new(troupe_exe());
     cmd.arg("mcp-server")
@@ -113,74 +129,87 @@ fn texts(result: &CallToolResult) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_lists_the_tools_starts_a_thread_and_continues_it() {
+#[test]
+fn a_client_lists_the_tools_starts_a_thread_and_continues_it() {
     let harness = Harness::new(vec![
         MockResponse::text("first answer"),
         MockResponse::text("second answer"),
     ]);
     let client = TestClient::default();
-    let service = connect(&harness, client.clone()).await;
-    let tools = service.list_all_tools().await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["troupe", "troupe-reply"]);
-    let start = serde_json::to_value(&tools[0]).unwrap();
-    assert_eq!(
-        start["inputSchema"]["properties"]["approval-policy"]["enum"],
-        json!(["untrusted", "on-failure", "on-request", "never"])
-    );
+    block_on(async {
+        let service = connect(&harness, client.clone()).await;
+        let tools = service.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["troupe", "troupe-reply"]);
+        let start = serde_json::to_value(&tools[0]).unwrap();
+        assert_eq!(
+            start["inputSchema"]["properties"]["approval-policy"]["enum"],
+            json!(["untrusted", "on-failure", "on-request", "never"])
+        );
 
-    let first = call(
-        &service,
-        "troupe",
-        json!({"prompt": "say something", "sandbox": "read-only"}),
-    )
-    .await;
-    assert_ne!(first.is_error, Some(true), "{first:?}");
-    assert_eq!(texts(&first), ["first answer"]);
-    let structured = first.structured_content.clone().unwrap();
-    assert_eq!(structured["content"], "first answer");
-    let thread_id = structured["threadId"].as_str().unwrap().to_string();
-    // Events came as logging notifications (with the thread) and as progress.
-    let logs = client.logs.lock().unwrap().clone();
-    assert!(
-        logs.iter()
-            .any(|l| l["msg"]["type"] == "turn_complete" && l["threadId"] == thread_id.as_str()),
-        "{logs:?}"
-    );
-    assert!(client
-        .progress
-        .lock()
-        .unwrap()
-        .iter()
-        .any(|m| m == "turn_started"));
+        let first = call(
+            &service,
+            "troupe",
+            json!({"prompt": "say something", "sandbox": "read-only"}),
+        )
+        .await;
+        assert_ne!(first.is_error, Some(true), "{first:?}");
+        assert_eq!(texts(&first), ["first answer"]);
+        let structured = first.structured_content.clone().unwrap();
+        assert_eq!(structured["content"], "first answer");
+        let thread_id = structured["threadId"].as_str().unwrap().to_string();
+        // Events came as logging notifications (with the thread) and as progress.
+        let logs = client.logs.lock().unwrap().clone();
+        assert!(
+            logs.iter()
+                .any(|l| l["msg"]["type"] == "turn_complete" && l["threadId"] == thread_id.as_str()),
+            "{logs:?}"
+        );
+        assert!(client
+            .progress
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|m| m == "turn_started"));
 
-    let second = call(
-        &service,
-        "troupe-reply",
-        json!({"threadId": thread_id, "prompt": "and more"}),
-    )
-    .await;
-    assert_eq!(texts(&second), ["second answer"]);
-    assert_eq!(second.structured_content.unwrap()["threadId"], thread_id.as_str());
+        let second = call(
+            &service,
+            "troupe-reply",
+            json!({"threadId": thread_id, "prompt": "and more"}),
+        )
+        .await;
+        assert_eq!(texts(&second), ["second answer"]);
+        assert_eq!(
+            second.structured_content.unwrap()["threadId"],
+            thread_id.as_str()
+        );
+
+        let unknown = call(
+            &service,
+            "troupe-reply",
+            json!({"threadId": "no-such-thread", "prompt": "x"}),
+        )
+        .await;
+        assert_eq!(unknown.is_error, Some(true));
+        assert!(texts(&unknown)[0].contains("no thread `no-such-thread`"));
+        let bad = call(
+            &service,
+            "troupe",
+            json!({"prompt": "x", "sandbox": "wide-open"}),
+        )
+        .await;
+        assert_eq!(bad.is_error, Some(true));
+        assert!(
+            texts(&bad)[0].contains("invalid arguments for `troupe`"),
+            "{bad:?}"
+        );
+        service.cancel().await.unwrap();
+    });
     // The reply continued the same conversation: the model saw the first exchange.
     let requests = harness.mock.requests();
     let history = requests[1].body["input"].to_string();
     assert!(history.contains("say something") && history.contains("first answer"));
     assert!(history.contains("and more"));
-
-    let unknown = call(
-        &service,
-        "troupe-reply",
-        json!({"threadId": "no-such-thread", "prompt": "x"}),
-    )
-    .await;
-    assert_eq!(unknown.is_error, Some(true));
-    assert!(texts(&unknown)[0].contains("no thread `no-such-thread`"));
-    let bad = call(&service, "troupe", json!({"prompt": "x", "sandbox": "wide-open"})).await;
-    assert_eq!(bad.is_error, Some(true));
-    assert!(texts(&bad)[0].contains("invalid arguments for `troupe`"), "{bad:?}");
-    service.cancel().await.unwrap();
 }
 
 /// A turn whose one command needs approval under `untrusted`, then a final answer.
@@ -193,79 +222,129 @@ fn approval_script(harness_dir: &std::path::Path) -> (Vec<MockResponse>, std::pa
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_approval_is_asked_as_an_elicitation_and_accepting_runs_the_command() {
+/// Runs the approval turn with a client answering elicitations with `answer` (or not
+/// supporting them): the result, what the client was asked, whether the command ran, and
+/// what the model was told about the call.
+fn approval_turn(
+    answer: Option<ElicitationAction>,
+) -> (
+    CallToolResult,
+    Vec<CreateElicitationRequestParams>,
+    bool,
+    String,
+    Arc<Mutex<Vec<Value>>>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let (script, marker) = approval_script(dir.path());
     let harness = Harness::new(script);
     let client = TestClient {
-        answer: Some(ElicitationAction::Accept),
+        answer,
         ..TestClient::default()
     };
-    let service = connect(&harness, client.clone()).await;
-    let result = call(
-        &service,
-        "troupe",
-        json!({"prompt": "touch it", "approval-policy": "untrusted",
-               "sandbox": "danger-full-access"}),
-    )
-    .await;
-    assert_eq!(texts(&result), ["done"], "{result:?}");
+    let result = block_on(async {
+        let service = connect(&harness, client.clone()).await;
+        let result = call(
+            &service,
+            "troupe",
+            json!({"prompt": "touch it", "approval-policy": "untrusted",
+                   "sandbox": "danger-full-access"}),
+        )
+        .await;
+        service.cancel().await.unwrap();
+        result
+    });
+    let requests = harness.mock.requests();
+    let told = troupe_test_support::tool_outputs(&requests[1].body).join("\n");
     let asked = client.asked.lock().unwrap().clone();
-    assert_eq!(asked.len(), 1, "{asked:?}");
-    assert!(asked[0].message.contains("touch"), "{}", asked[0].message);
-    assert_eq!(asked[0].meta.as_ref().unwrap().0["troupe/callId"], "c1");
-    assert!(marker.exists(), "the approved command ran");
-    service.cancel().await.unwrap();
+    (
+        result,
+        asked,
+        marker.exists(),
+        told,
+        client.asked_meta.clone(),
+    )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_elicitation_support_an_approval_is_denied_with_a_clear_result() {
-    let dir = tempfile::tempdir().unwrap();
-    let (script, marker) = approval_script(dir.path());
-    let harness = Harness::new(script);
-    let client = TestClient::default();
-    let service = connect(&harness, client.clone()).await;
-    let result = call(
-        &service,
-        "troupe",
-        json!({"prompt": "touch it", "approval-policy": "untrusted",
-               "sandbox": "danger-full-access"}),
-    )
-    .await;
+#[test]
+fn an_approval_is_asked_as_an_elicitation_and_accepting_runs_the_command() {
+    let (result, asked, ran, _, client_meta) = approval_turn(Some(ElicitationAction::Accept));
+    assert_eq!(texts(&result), ["done"], "{result:?}");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].message.contains("touch"), "{}", asked[0].message);
+    let meta = client_meta.lock().unwrap()[0].clone();
+    assert_eq!(meta["troupe/callId"], "c1", "{meta}");
+    assert_eq!(meta["troupe/approval"], "exec");
+    assert!(ran, "the approved command ran");
+}
+
+#[test]
+fn without_elicitation_support_an_approval_is_denied_with_a_clear_result() {
+    let (result, asked, ran, told, _) = approval_turn(None);
     let texts = texts(&result);
     assert_eq!(texts[0], "done");
     assert!(
         texts[1].contains("does not support elicitation") && texts[1].contains("touch"),
         "{texts:?}"
     );
-    assert!(!marker.exists(), "the denied command did not run");
-    // The model was told it was refused.
-    let requests = harness.mock.requests();
-    let outputs = troupe_test_support::tool_outputs(&requests[1].body);
-    assert!(outputs[0].contains("rejected"), "{outputs:?}");
-    service.cancel().await.unwrap();
+    assert!(asked.is_empty());
+    assert!(!ran, "the denied command did not run");
+    assert!(told.contains("rejected"), "the model is told: {told}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn declining_the_elicitation_denies_the_command() {
-    let dir = tempfile::tempdir().unwrap();
-    let (script, marker) = approval_script(dir.path());
-    let harness = Harness::new(script);
-    let client = TestClient {
-        answer: Some(ElicitationAction::Decline),
-        ..TestClient::default()
-    };
-    let service = connect(&harness, client.clone()).await;
-    let result = call(
-        &service,
-        "troupe",
-        json!({"prompt": "touch it", "approval-policy": "untrusted",
-               "sandbox": "danger-full-access"}),
-    )
-    .await;
+#[test]
+fn declining_the_elicitation_denies_the_command() {
+    let (result, asked, ran, told, _) = approval_turn(Some(ElicitationAction::Decline));
     assert_eq!(texts(&result), ["done"]);
-    assert_eq!(client.asked.lock().unwrap().len(), 1);
-    assert!(!marker.exists());
-    service.cancel().await.unwrap();
+    assert_eq!(asked.len(), 1);
+    assert!(!ran);
+    assert!(told.contains("rejected"), "{told}");
+}
+
+/// The npm MCP inspector's CLI (tests/mcp_servers), as a user would point it at Troupe.
+#[test]
+fn the_mcp_inspector_cli_lists_the_tools_and_runs_a_thread() {
+    let harness = Harness::new(vec![MockResponse::text("inspected")]);
+    let inspector = crate::mcp_support::npm_server("mcp-inspector");
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(&inspector)
+            .arg("--cli")
+            .args([
+                "-e",
+                &format!("TROUPE_HOME={}", harness.home.path().display()),
+            ])
+            .args(["-e", &format!("{KEY_VAR}=test-key")])
+            .arg(troupe_exe())
+            .arg("mcp-server")
+            .args(extra)
+            .current_dir(harness.workdir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let listed = run(&["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["troupe", "troupe-reply"]);
+    let called = run(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "troupe",
+        "--tool-arg",
+        "prompt=hello inspector",
+    ]);
+    assert_eq!(called["content"][0]["text"], "inspected", "{called}");
+    assert!(
+        called["structuredContent"]["threadId"].is_string(),
+        "{called}"
+    );
 }

@@ -112,7 +112,11 @@ async fn call(manager: &McpManager, ctx: &ToolContext) -> ToolOutcome {
             let shown = output::bounded_result(&result, settings.tool_output_max_bytes);
             (ToolOutcome { content, success }, Some(shown), None)
         }
-        Err(err) => (ToolOutcome::error(err.to_string()), None, Some(err.to_string())),
+        Err(err) => (
+            ToolOutcome::error(err.to_string()),
+            None,
+            Some(err.to_string()),
+        ),
     };
     ctx.services.tell(EventMsg::McpToolCallEnd {
         call_id: ctx.call.call_id.clone(),

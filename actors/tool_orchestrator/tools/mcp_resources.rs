@@ -25,7 +25,11 @@ pub enum ResourceTool {
 }
 
 impl ResourceTool {
-    pub const ALL: [ResourceTool; 3] = [ResourceTool::List, ResourceTool::Templates, ResourceTool::Read];
+    pub const ALL: [ResourceTool; 3] = [
+        ResourceTool::List,
+        ResourceTool::Templates,
+        ResourceTool::Read,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -147,11 +151,18 @@ fn list_parameters(tool: &str, what: &str) -> serde_json::Value {
 }
 
 /// The request a call's arguments mean.
-fn parse(tool: ResourceTool, payload: &ToolPayload) -> Result<(ResourceRequest, serde_json::Value), String> {
+fn parse(
+    tool: ResourceTool,
+    payload: &ToolPayload,
+) -> Result<(ResourceRequest, serde_json::Value), String> {
     let ToolPayload::Function { arguments } = payload else {
         return Err(format!("{} takes JSON function arguments", tool.name()));
     };
-    let text = if arguments.trim().is_empty() { "{}" } else { arguments.as_str() };
+    let text = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments.as_str()
+    };
     let value: serde_json::Value = serde_json::from_str(text)
         .map_err(|err| format!("invalid JSON arguments for {}: {err}", tool.name()))?;
     let bad = |err: serde_json::Error| format!("invalid arguments for {}: {err}", tool.name());
@@ -202,7 +213,8 @@ async fn call(manager: &McpManager, tool: ResourceTool, ctx: &ToolContext) -> To
         arguments: arguments.clone(),
     });
     let max_bytes = ctx.settings.tool_output_max_bytes;
-    let (outcome, result, error) = match manager.resources(&ctx.settings.mcp_servers, request).await {
+    let (outcome, result, error) = match manager.resources(&ctx.settings.mcp_servers, request).await
+    {
         Ok(payload) => {
             let text = payload.to_string();
             let shown = output::truncate_middle(&text, max_bytes);
@@ -218,7 +230,11 @@ async fn call(manager: &McpManager, tool: ResourceTool, ctx: &ToolContext) -> To
                 None,
             )
         }
-        Err(err) => (ToolOutcome::error(err.to_string()), None, Some(err.to_string())),
+        Err(err) => (
+            ToolOutcome::error(err.to_string()),
+            None,
+            Some(err.to_string()),
+        ),
     };
     ctx.services.tell(EventMsg::McpToolCallEnd {
         call_id: ctx.call.call_id.clone(),

@@ -4,8 +4,7 @@
 use super::render::EventRenderer;
 use super::thread_event::{
     FileUpdate, FileUpdateKind, ItemDetails, ItemStatus, McpToolCallError, McpToolCallResult,
-    ThreadError, ThreadEvent, ThreadItem,
-    TodoItem, Usage,
+    ThreadError, ThreadEvent, ThreadItem, TodoItem, Usage,
 };
 use crate::output::StdoutError;
 use std::collections::HashMap;

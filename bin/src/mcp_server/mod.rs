@@ -18,9 +18,8 @@ use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResult, Content, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerInfo,
-    SetLevelRequestParams,
+    CallToolRequestParams, CallToolResult, Content, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerInfo, SetLevelRequestParams,
 };
 use troupe_mcp::rmcp::service::{RequestContext, RoleServer};
 use troupe_mcp::rmcp::{ServerHandler, ServiceExt};
@@ -52,7 +51,8 @@ pub async fn run(args: McpServerArgs) -> Result<()> {
     // A bad `-c` fails now, before a client is told anything.
     load_settings(&home, &args.config, &StartParams::default()).context("invalid config")?;
     let store = crate::threads::open_store(&home, crate::threads::Reconcile::Skip);
-    let runtime = Arc::new(Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store).await?);
+    let runtime =
+        Arc::new(Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store).await?);
     let server = TroupeServer {
         runtime: runtime.clone(),
         home,
@@ -61,7 +61,7 @@ pub async fn run(args: McpServerArgs) -> Result<()> {
         level: LogLevel::default(),
     };
     let service = server
-        .serve(troupe_mcp::rmcp::transport::io::stdio())
+        .serve(troupe_mcp::rmcp::transport::stdio())
         .await
         .context("MCP handshake on stdin/stdout failed")?;
     let _ = service.waiting().await;
@@ -194,10 +194,11 @@ impl TroupeServer {
 impl ServerHandler for TroupeServer {
     fn get_info(&self) -> ServerInfo {
         ServerInfo {
-            protocol_version: Default::default(),
+            // Elicitation (how approvals are asked) came with this revision.
+            protocol_version: ProtocolVersion::V_2025_06_18,
             capabilities: ServerCapabilities::builder()
-                .enable_tools()
                 .enable_logging()
+                .enable_tools()
                 .build(),
             server_info: Implementation {
                 name: "troupe-mcp-server".into(),

@@ -91,9 +91,11 @@ impl StartParams {
     /// TOML), then `base-instructions` and `developer-instructions` as their config keys.
     pub fn config_overrides(&self) -> Result<Vec<String>, String> {
         if self.compact_prompt.is_some() {
-            return Err("`compact-prompt` is not supported by Troupe: compaction uses its \
+            return Err(
+                "`compact-prompt` is not supported by Troupe: compaction uses its \
                         built-in prompt; leave it out"
-                .into());
+                    .into(),
+            );
         }
         let mut raw = Vec::new();
         for (key, value) in self.config.iter().flatten() {
@@ -101,42 +103,40 @@ impl StartParams {
             raw.push(format!("{key}={toml}"));
         }
         if let Some(text) = &self.base_instructions {
-            raw.push(format!("instructions={}", toml_edit::Value::from(text.as_str())));
+            raw.push(format!("instructions={}", Value::String(text.clone())));
         }
         if let Some(text) = &self.developer_instructions {
             raw.push(format!(
                 "developer_instructions={}",
-                toml_edit::Value::from(text.as_str())
+                Value::String(text.clone())
             ));
         }
         Ok(raw)
     }
 }
 
-/// A JSON value as a TOML inline value (for a `-c` override).
-fn json_to_toml(value: &Value) -> Result<toml_edit::Value, String> {
+/// A JSON value as a TOML inline value (for a `-c` override). A JSON string literal is a
+/// valid TOML basic string (same escapes), and keys are quoted the same way.
+fn json_to_toml(value: &Value) -> Result<String, String> {
     Ok(match value {
         Value::Null => return Err("null has no TOML form".into()),
-        Value::Bool(b) => toml_edit::Value::from(*b),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => toml_edit::Value::from(i),
-            (None, Some(f)) => toml_edit::Value::from(f),
-            (None, None) => return Err(format!("number {n} is out of range")),
-        },
-        Value::String(s) => toml_edit::Value::from(s.as_str()),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => Value::String(s.clone()).to_string(),
         Value::Array(items) => {
-            let mut array = toml_edit::Array::new();
-            for item in items {
-                array.push(json_to_toml(item)?);
-            }
-            toml_edit::Value::Array(array)
+            let items: Result<Vec<String>, String> = items.iter().map(json_to_toml).collect();
+            format!("[{}]", items?.join(", "))
         }
         Value::Object(map) => {
-            let mut table = toml_edit::InlineTable::new();
+            let mut fields = Vec::new();
             for (key, item) in map {
-                table.insert(key, json_to_toml(item)?);
+                fields.push(format!(
+                    "{} = {}",
+                    Value::String(key.clone()),
+                    json_to_toml(item)?
+                ));
             }
-            toml_edit::Value::InlineTable(table)
+            format!("{{ {} }}", fields.join(", "))
         }
     })
 }

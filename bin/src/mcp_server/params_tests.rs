@@ -69,8 +69,8 @@ fn start_arguments_parse_in_kebab_case_and_unknown_ones_are_refused() {
     .unwrap();
     assert_eq!(call.approval_policy, Some(ApprovalParam::OnRequest));
     assert_eq!(call.sandbox, Some(SandboxParam::ReadOnly));
-    let err = parse::<StartParams>(START_TOOL, args(json!({"prompt": "hi", "colour": 1})))
-        .unwrap_err();
+    let err =
+        parse::<StartParams>(START_TOOL, args(json!({"prompt": "hi", "colour": 1}))).unwrap_err();
     assert!(err.contains("invalid arguments for `troupe`"), "{err}");
     assert!(err.contains("colour"), "{err}");
     let err = parse::<StartParams>(START_TOOL, None).unwrap_err();
@@ -79,8 +79,11 @@ fn start_arguments_parse_in_kebab_case_and_unknown_ones_are_refused() {
 
 #[test]
 fn reply_takes_thread_id_or_the_deprecated_conversation_id() {
-    let call: ReplyParams =
-        parse(REPLY_TOOL, args(json!({"conversationId": "abc", "prompt": "p"}))).unwrap();
+    let call: ReplyParams = parse(
+        REPLY_TOOL,
+        args(json!({"conversationId": "abc", "prompt": "p"})),
+    )
+    .unwrap();
     assert_eq!(call.thread().unwrap(), "abc");
     let call: ReplyParams = parse(REPLY_TOOL, args(json!({"prompt": "p"}))).unwrap();
     assert!(call.thread().is_err());
@@ -103,16 +106,22 @@ fn config_values_become_toml_overrides() {
         raw,
         [
             "model_reasoning_effort=\"high\"",
-            "a.b=[1, true, { x = 1.5 }]",
+            "a.b=[1, true, { \"x\" = 1.5 }]",
             "instructions=\"be \\\"brief\\\"\\n\"",
             "developer_instructions=\"dev\"",
         ]
     );
-    let null: StartParams =
-        parse(START_TOOL, args(json!({"prompt": "p", "config": {"k": null}}))).unwrap();
+    let null: StartParams = parse(
+        START_TOOL,
+        args(json!({"prompt": "p", "config": {"k": null}})),
+    )
+    .unwrap();
     assert!(null.config_overrides().unwrap_err().contains("config.k"));
-    let compact: StartParams =
-        parse(START_TOOL, args(json!({"prompt": "p", "compact-prompt": "x"}))).unwrap();
+    let compact: StartParams = parse(
+        START_TOOL,
+        args(json!({"prompt": "p", "compact-prompt": "x"})),
+    )
+    .unwrap();
     assert!(compact
         .config_overrides()
         .unwrap_err()

@@ -9,10 +9,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use troupe_actors::runtime::ThreadClient;
 use troupe_mcp::rmcp::model::{
-    CallToolResult, Content, CreateElicitationRequestParams, ElicitationAction,
-    ElicitationSchema, Meta,
+    CallToolResult, ClientResult, Content, CreateElicitationRequest,
+    CreateElicitationRequestParams, ElicitationAction, ElicitationSchema, Meta, ServerRequest,
 };
-use troupe_mcp::rmcp::service::{Peer, RoleServer};
+use troupe_mcp::rmcp::service::{Peer, PeerRequestOptions, RoleServer, ServiceError};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::ops::{Op, ReviewDecision, UserInput};
@@ -61,7 +61,11 @@ pub async fn run_turn(
     if let Err(err) = client.submit(Op::UserInput {
         items: vec![UserInput::Text { text: prompt }],
     }) {
-        return failure(&thread_id, format!("cannot start the turn: {err}"), Vec::new());
+        return failure(
+            &thread_id,
+            format!("cannot start the turn: {err}"),
+            Vec::new(),
+        );
     }
     let elicitation = peer.supports_elicitation();
     let (answers_tx, mut answers_rx) = mpsc::unbounded_channel::<(Op, Option<String>)>();
@@ -183,7 +187,10 @@ pub async fn run_turn(
                 question.what
             );
             notifier.warning(peer, &thread_id, &note).await;
-            if client.submit(question.answer(ReviewDecision::Denied)).is_err() {
+            if client
+                .submit(question.answer(ReviewDecision::Denied))
+                .is_err()
+            {
                 return failure(&thread_id, "the thread stopped".into(), notes);
             }
             notes.push(note);
@@ -219,8 +226,7 @@ fn failure(thread_id: &str, text: String, notes: Vec<String>) -> CallToolResult 
     let mut content = vec![Content::text(text.clone())];
     content.extend(notes.into_iter().map(Content::text));
     let mut result = CallToolResult::error(content);
-    result.structured_content =
-        Some(serde_json::json!({ "threadId": thread_id, "content": text }));
+    result.structured_content = Some(serde_json::json!({ "threadId": thread_id, "content": text }));
     result
 }
 
@@ -231,8 +237,8 @@ fn exec_question(
     cwd: &std::path::Path,
     reason: Option<String>,
 ) -> Question {
-    let line = shlex::try_join(command.iter().map(String::as_str))
-        .unwrap_or_else(|_| command.join(" "));
+    let line =
+        shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" "));
     let mut what = format!("`{line}` in {}", cwd.display());
     if let Some(reason) = &reason {
         what.push_str(&format!(" ({reason})"));
@@ -283,11 +289,30 @@ async fn ask(peer: &Peer<RoleServer>, question: &Question) -> (Op, Option<String
         meta.0.extend(map.clone());
     }
     let params = CreateElicitationRequestParams {
-        meta: Some(meta),
+        // The request's own `_meta` (below) carries the details: rmcp puts the progress
+        // token there, and a second `_meta` in the params would make the JSON ambiguous.
+        meta: None,
         message: format!("Troupe asks to run {}. Allow it?", question.what),
         requested_schema: ElicitationSchema::new(BTreeMap::new()),
     };
-    match peer.create_elicitation(params).await {
+    let request = ServerRequest::CreateElicitationRequest(CreateElicitationRequest {
+        method: Default::default(),
+        params,
+        extensions: Default::default(),
+    });
+    let options = PeerRequestOptions {
+        timeout: None,
+        meta: Some(meta),
+    };
+    let answer = match peer.send_request_with_option(request, options).await {
+        Ok(handle) => match handle.await_response().await {
+            Ok(ClientResult::CreateElicitationResult(result)) => Ok(result),
+            Ok(_) => Err(ServiceError::UnexpectedResponse),
+            Err(err) => Err(err),
+        },
+        Err(err) => Err(err),
+    };
+    match answer {
         Ok(result) => {
             let decision = match result.action {
                 ElicitationAction::Accept => {
