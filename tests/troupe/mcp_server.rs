@@ -222,18 +222,19 @@ fn approval_script(harness_dir: &std::path::Path) -> (Vec<MockResponse>, std::pa
     )
 }
 
+/// What an approval turn gave: the result, what the client was asked (and each request's
+/// `_meta`), whether the command ran, and what the model was told about the call.
+struct ApprovalRun {
+    result: CallToolResult,
+    asked: Vec<CreateElicitationRequestParams>,
+    meta: Vec<Value>,
+    ran: bool,
+    told: String,
+}
+
 /// Runs the approval turn with a client answering elicitations with `answer` (or not
-/// supporting them): the result, what the client was asked, whether the command ran, and
-/// what the model was told about the call.
-fn approval_turn(
-    answer: Option<ElicitationAction>,
-) -> (
-    CallToolResult,
-    Vec<CreateElicitationRequestParams>,
-    bool,
-    String,
-    Arc<Mutex<Vec<Value>>>,
-) {
+/// supporting them).
+fn approval_turn(answer: Option<ElicitationAction>) -> ApprovalRun {
     let dir = tempfile::tempdir().unwrap();
     let (script, marker) = approval_script(dir.path());
     let harness = Harness::new(script);
@@ -256,48 +257,56 @@ fn approval_turn(
     let requests = harness.mock.requests();
     let told = troupe_test_support::tool_outputs(&requests[1].body).join("\n");
     let asked = client.asked.lock().unwrap().clone();
-    (
+    let meta = client.asked_meta.lock().unwrap().clone();
+    ApprovalRun {
         result,
         asked,
-        marker.exists(),
+        meta,
+        ran: marker.exists(),
         told,
-        client.asked_meta.clone(),
-    )
+    }
 }
 
 #[test]
 fn an_approval_is_asked_as_an_elicitation_and_accepting_runs_the_command() {
-    let (result, asked, ran, _, client_meta) = approval_turn(Some(ElicitationAction::Accept));
-    assert_eq!(texts(&result), ["done"], "{result:?}");
-    assert_eq!(asked.len(), 1, "{asked:?}");
-    assert!(asked[0].message.contains("touch"), "{}", asked[0].message);
-    let meta = client_meta.lock().unwrap()[0].clone();
-    assert_eq!(meta["troupe/callId"], "c1", "{meta}");
-    assert_eq!(meta["troupe/approval"], "exec");
-    assert!(ran, "the approved command ran");
+    let run = approval_turn(Some(ElicitationAction::Accept));
+    assert_eq!(texts(&run.result), ["done"], "{:?}", run.result);
+    assert_eq!(run.asked.len(), 1, "{:?}", run.asked);
+    assert!(
+        run.asked[0].message.contains("touch"),
+        "{}",
+        run.asked[0].message
+    );
+    assert_eq!(run.meta[0]["troupe/callId"], "c1", "{}", run.meta[0]);
+    assert_eq!(run.meta[0]["troupe/approval"], "exec");
+    assert!(run.ran, "the approved command ran");
 }
 
 #[test]
 fn without_elicitation_support_an_approval_is_denied_with_a_clear_result() {
-    let (result, asked, ran, told, _) = approval_turn(None);
-    let texts = texts(&result);
+    let run = approval_turn(None);
+    let texts = texts(&run.result);
     assert_eq!(texts[0], "done");
     assert!(
         texts[1].contains("does not support elicitation") && texts[1].contains("touch"),
         "{texts:?}"
     );
-    assert!(asked.is_empty());
-    assert!(!ran, "the denied command did not run");
-    assert!(told.contains("rejected"), "the model is told: {told}");
+    assert!(run.asked.is_empty());
+    assert!(!run.ran, "the denied command did not run");
+    assert!(
+        run.told.contains("rejected"),
+        "the model is told: {}",
+        run.told
+    );
 }
 
 #[test]
 fn declining_the_elicitation_denies_the_command() {
-    let (result, asked, ran, told, _) = approval_turn(Some(ElicitationAction::Decline));
-    assert_eq!(texts(&result), ["done"]);
-    assert_eq!(asked.len(), 1);
-    assert!(!ran);
-    assert!(told.contains("rejected"), "{told}");
+    let run = approval_turn(Some(ElicitationAction::Decline));
+    assert_eq!(texts(&run.result), ["done"]);
+    assert_eq!(run.asked.len(), 1);
+    assert!(!run.ran);
+    assert!(run.told.contains("rejected"), "{}", run.told);
 }
 
 /// The npm MCP inspector's CLI (tests/mcp_servers), as a user would point it at Troupe.
