@@ -91,6 +91,8 @@ impl Tracker {
                 | EventMsg::ApplyPatchApprovalRequest { .. }
                 | EventMsg::ToolCallBegin { .. }
                 | EventMsg::ToolCallEnd { .. }
+                | EventMsg::McpToolCallBegin { .. }
+                | EventMsg::McpToolCallEnd { .. }
                 | EventMsg::PatchApplyBegin { .. }
                 | EventMsg::PatchApplyEnd { .. }
                 | EventMsg::PlanUpdated { .. }

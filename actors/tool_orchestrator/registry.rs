@@ -100,6 +100,13 @@ impl ToolRegistry {
         registry.register(Arc::new(super::tools::update_plan::PlanHandler));
         registry.register(Arc::new(super::tools::exec_command::ExecCommandHandler));
         registry.register(Arc::new(super::tools::write_stdin::WriteStdinHandler));
+        for tool in super::tools::mcp_resources::ResourceTool::ALL {
+            let manager = registry.mcp.clone();
+            registry.register(Arc::new(super::tools::mcp_resources::McpResourceHandler {
+                tool,
+                manager,
+            }));
+        }
         registry
     }
 

@@ -373,11 +373,20 @@ impl Translator {
                     }),
                 });
             }
-            EventMsg::ToolCallBegin { call_id, tool_name } => {
+            EventMsg::ToolCallBegin { call_id, tool_name }
+            | EventMsg::McpToolCallBegin {
+                call_id, tool_name, ..
+            } => {
                 let item = tool_item(call_id, tool_name, ItemStatus::InProgress, None);
                 out.push(self.started(&self.turn_id(), item, now_ms));
             }
             EventMsg::ToolCallEnd {
+                call_id,
+                tool_name,
+                success,
+                ..
+            }
+            | EventMsg::McpToolCallEnd {
                 call_id,
                 tool_name,
                 success,

@@ -11,6 +11,7 @@ mod features;
 mod history;
 mod login;
 mod mcp_cmd;
+mod mcp_server;
 mod models;
 mod output;
 mod queue;
@@ -79,6 +80,8 @@ enum Command {
     /// Manage the MCP servers of the user config (`[mcp_servers.<id>]`).
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Serve Troupe as an MCP server over stdio (tools `troupe` and `troupe-reply`).
+    McpServer(mcp_server::McpServerArgs),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -150,6 +153,7 @@ fn main() -> ExitCode {
             .and_then(|h| runtime.block_on(models::run(&h, args)))
             .map(ok),
         Some(Command::Mcp(command)) => home().and_then(|h| mcp_cmd::run(&h, command)).map(ok),
+        Some(Command::McpServer(args)) => runtime.block_on(mcp_server::run(args)).map(ok),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),
         Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),

@@ -167,6 +167,8 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 | EventMsg::ExecCommandEnd { .. }
                 | EventMsg::ToolCallBegin { .. }
                 | EventMsg::ToolCallEnd { .. }
+                | EventMsg::McpToolCallBegin { .. }
+                | EventMsg::McpToolCallEnd { .. }
                 | EventMsg::PatchApplyBegin { .. }
                 | EventMsg::PatchApplyEnd { .. }
                 | EventMsg::PlanUpdated { .. }

@@ -2,8 +2,11 @@
 //! deadline that covers the handshake and the first tool list.
 
 use crate::McpError;
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, RequestId, ServerResult, Tool,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
@@ -32,7 +35,7 @@ const BASE_ENV_VARS: &[&str] = &[
 
 /// A started server and the tools it listed.
 pub struct Connection {
-    service: RunningService<RoleClient, ()>,
+    pub(crate) service: RunningService<RoleClient, ()>,
     pub tools: Vec<Tool>,
 }
 
@@ -102,25 +105,82 @@ impl Connection {
         }
     }
 
+    /// Whether the server said at the handshake that it has resources.
+    pub fn offers_resources(&self) -> bool {
+        self.service
+            .peer_info()
+            .is_some_and(|info| info.capabilities.resources.is_some())
+    }
+
     /// Whether the server went away (process exited, connection closed).
     pub fn is_closed(&self) -> bool {
         self.service.is_transport_closed()
     }
 
-    /// Calls one tool; the caller bounds it in time (dropping the future abandons the call).
+    /// Calls one tool; the caller bounds it in time. Dropping the future before the answer
+    /// (an interrupted turn, `tool_timeout_sec`) tells the server with
+    /// `notifications/cancelled`, so it can stop the work.
     pub async fn call(
         &self,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<CallToolResult, rmcp::ServiceError> {
-        self.service
-            .call_tool(CallToolRequestParams {
+        let request = ClientRequest::CallToolRequest(CallToolRequest {
+            method: Default::default(),
+            params: CallToolRequestParams {
                 meta: None,
                 name: tool.to_string().into(),
                 arguments,
                 task: None,
-            })
+            },
+            extensions: Default::default(),
+        });
+        let peer = self.service.peer();
+        let handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await?;
+        let mut pending = CancelOnDrop {
+            peer: peer.clone(),
+            request: Some(handle.id.clone()),
+        };
+        let answer = handle
+            .rx
             .await
+            .map_err(|_| rmcp::ServiceError::TransportClosed)?;
+        pending.request = None;
+        match answer? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            _ => Err(rmcp::ServiceError::UnexpectedResponse),
+        }
+    }
+}
+
+/// A request in flight; dropped unanswered, it sends the server `notifications/cancelled`.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    request: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(request_id) = self.request.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let sent = peer
+                .notify_cancelled(CancelledNotificationParam {
+                    request_id,
+                    reason: Some("the call was cancelled: turn interrupted or tool timeout".into()),
+                })
+                .await;
+            if let Err(err) = sent {
+                tracing::debug!(%err, "could not tell the MCP server the call was cancelled");
+            }
+        });
     }
 }
 

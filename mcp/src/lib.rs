@@ -7,6 +7,10 @@ pub mod connection;
 pub mod manager;
 pub mod names;
 pub mod output;
+pub mod resources;
+
+/// The MCP library itself, for the server side (`troupe mcp-server`) and tests.
+pub use rmcp;
 
 pub use manager::{McpManager, McpTool, McpToolset, Prepared};
 

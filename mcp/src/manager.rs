@@ -112,7 +112,7 @@ impl McpManager {
     }
 
     /// The live connection of a server, started (or restarted, when it died) if needed.
-    async fn connection(
+    pub(crate) async fn connection(
         &self,
         id: &str,
         settings: &McpServerSettings,

@@ -36,3 +36,40 @@ fn a_huge_result_is_cut_head_and_tail() {
     assert!(text.starts_with("start") && text.ends_with("end"));
     assert!(text.contains("bytes omitted"));
 }
+
+#[test]
+fn the_result_for_frontends_keeps_its_shape_within_the_budget() {
+    let result = CallToolResult {
+        content: vec![
+            Content::text(format!("start{}end", "x".repeat(50_000))),
+            Content::image("A".repeat(5000), "image/png"),
+        ],
+        structured_content: Some(serde_json::json!({"big": "y".repeat(50_000)})),
+        is_error: Some(false),
+        meta: None,
+    };
+    let value = bounded_result(&result, 1000);
+    let text = value["content"][0]["text"].as_str().unwrap();
+    assert!(text.len() < 1100 && text.starts_with("start") && text.ends_with("end"));
+    assert_eq!(value["content"][0]["type"], "text");
+    assert_eq!(
+        value["content"][1]["data"],
+        "[5000 bytes of base64 not shown]"
+    );
+    assert_eq!(value["content"][1]["mimeType"], "image/png");
+    assert!(value["structuredContent"]
+        .as_str()
+        .unwrap()
+        .contains("not shown"));
+    assert_eq!(value["isError"], false);
+
+    let small = CallToolResult {
+        content: vec![Content::text("hi")],
+        structured_content: Some(serde_json::json!({"sum": 3})),
+        is_error: None,
+        meta: None,
+    };
+    let value = bounded_result(&small, 1000);
+    assert_eq!(value["content"][0]["text"], "hi");
+    assert_eq!(value["structuredContent"], serde_json::json!({"sum": 3}));
+}

@@ -191,6 +191,34 @@ pub enum EventMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
+    // MCP tool calls (MCP area). Frontends that only need a name show them as
+    // `ToolCallBegin`/`ToolCallEnd`; `exec --json` turns them into `mcp_tool_call` items.
+    /// A call to an MCP tool was sent to its server (after any approval).
+    McpToolCallBegin {
+        call_id: String,
+        /// The model-visible name (`mcp__<server>__<tool>`).
+        tool_name: String,
+        /// The configured server id and the tool's own name on that server.
+        server: String,
+        tool: String,
+        arguments: serde_json::Value,
+    },
+    /// The call ended: `result` is the server's result as it sent it (`content`,
+    /// `structuredContent`, `isError`), `error` why there is none (timeout, transport,
+    /// protocol error). `output` is what the model was told.
+    McpToolCallEnd {
+        call_id: String,
+        tool_name: String,
+        server: String,
+        tool: String,
+        arguments: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<serde_json::Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        success: bool,
+        output: String,
+    },
 }
 
 /// Which pipe of a command a piece of output came from.

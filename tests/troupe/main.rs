@@ -31,6 +31,8 @@ mod hooks_tools;
 mod hooks_turns;
 mod mcp_cli;
 mod mcp_client;
+mod mcp_items;
+mod mcp_server;
 mod parity_config;
 mod parity_exec;
 mod patch_confinement;

@@ -204,7 +204,7 @@ async fn an_mcp_call_asks_for_approval_and_a_denial_keeps_it_from_running() {
     assert!(request.1.as_deref().unwrap().contains("MCP tool `echo`"));
     assert!(!events
         .iter()
-        .any(|e| matches!(e, EventMsg::ToolCallBegin { .. })));
+        .any(|e| matches!(e, EventMsg::McpToolCallBegin { .. })));
     assert!(
         last_outputs(&s)[0].contains("rejected by user"),
         "{:?}",
@@ -215,7 +215,7 @@ async fn an_mcp_call_asks_for_approval_and_a_denial_keeps_it_from_running() {
     assert_eq!(asked, 1);
     assert!(events
         .iter()
-        .any(|e| matches!(e, EventMsg::ToolCallEnd { success: true, .. })));
+        .any(|e| matches!(e, EventMsg::McpToolCallEnd { success: true, .. })));
     assert!(
         last_outputs(&s).last().unwrap().contains("Echo: second"),
         "{:?}",

@@ -278,7 +278,8 @@ impl ThreadView {
                 self.status = ThreadStatus::WaitingApproval;
                 self.activity = format!("approve? patch to {} file(s)", files.len());
             }
-            EventMsg::ToolCallBegin { tool_name, .. } => {
+            EventMsg::ToolCallBegin { tool_name, .. }
+            | EventMsg::McpToolCallBegin { tool_name, .. } => {
                 self.activity = tool_name.clone();
                 self.live.push(Cell::Tool {
                     name: tool_name.clone(),
@@ -287,6 +288,12 @@ impl ThreadView {
                 });
             }
             EventMsg::ToolCallEnd {
+                tool_name,
+                success,
+                output,
+                ..
+            }
+            | EventMsg::McpToolCallEnd {
                 tool_name,
                 success,
                 output,

@@ -95,20 +95,37 @@ async fn call(manager: &McpManager, ctx: &ToolContext) -> ToolOutcome {
             return outcome;
         }
     }
-    ctx.services.tell(EventMsg::ToolCallBegin {
+    let shown_arguments = arguments
+        .clone()
+        .map_or(serde_json::Value::Null, serde_json::Value::Object);
+    ctx.services.tell(EventMsg::McpToolCallBegin {
         call_id: ctx.call.call_id.clone(),
         tool_name: name.clone(),
+        server: tool.server.clone(),
+        tool: tool.tool.name.to_string(),
+        arguments: shown_arguments.clone(),
     });
-    let outcome = match manager.call(&tool, arguments).await {
+    let (outcome, result, error) = match manager.call(&tool, arguments).await {
         Ok(result) => {
             let (content, success) = output::render(&result, settings.tool_output_max_bytes);
-            ToolOutcome { content, success }
+            // What frontends see is bounded like what the model sees.
+            let shown = output::bounded_result(&result, settings.tool_output_max_bytes);
+            (ToolOutcome { content, success }, Some(shown), None)
         }
-        Err(err) => ToolOutcome::error(err.to_string()),
+        Err(err) => (
+            ToolOutcome::error(err.to_string()),
+            None,
+            Some(err.to_string()),
+        ),
     };
-    ctx.services.tell(EventMsg::ToolCallEnd {
+    ctx.services.tell(EventMsg::McpToolCallEnd {
         call_id: ctx.call.call_id.clone(),
         tool_name: name,
+        server: tool.server.clone(),
+        tool: tool.tool.name.to_string(),
+        arguments: shown_arguments,
+        result,
+        error,
         success: outcome.success,
         output: outcome.content.clone(),
     });

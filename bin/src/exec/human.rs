@@ -227,6 +227,8 @@ impl HumanOutput {
             | EventMsg::ApplyPatchApprovalRequest { .. }
             | EventMsg::ToolCallBegin { .. }
             | EventMsg::ToolCallEnd { .. }
+            | EventMsg::McpToolCallBegin { .. }
+            | EventMsg::McpToolCallEnd { .. }
             | EventMsg::PatchApplyBegin { .. }
             | EventMsg::TurnDiff { .. }
             | EventMsg::ItemRecorded { .. }

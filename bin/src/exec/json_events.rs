@@ -3,8 +3,8 @@
 
 use super::render::EventRenderer;
 use super::thread_event::{
-    FileUpdate, FileUpdateKind, ItemDetails, ItemStatus, ThreadError, ThreadEvent, ThreadItem,
-    TodoItem, Usage,
+    FileUpdate, FileUpdateKind, ItemDetails, ItemStatus, McpToolCallError, McpToolCallResult,
+    ThreadError, ThreadEvent, ThreadItem, TodoItem, Usage,
 };
 use crate::output::StdoutError;
 use std::collections::HashMap;
@@ -278,6 +278,68 @@ impl JsonEvents {
             | EventMsg::TokenCount { .. }
             | EventMsg::AgentEvent { .. }
             | EventMsg::ShutdownComplete => Vec::new(),
+            EventMsg::McpToolCallBegin {
+                call_id,
+                server,
+                tool,
+                arguments,
+                ..
+            } => {
+                let id = self.item_id();
+                self.commands.insert(call_id.clone(), id.clone());
+                vec![ThreadEvent::ItemStarted {
+                    item: ThreadItem {
+                        id,
+                        details: ItemDetails::McpToolCall {
+                            server: server.clone(),
+                            tool: tool.clone(),
+                            arguments: arguments.clone(),
+                            result: None,
+                            error: None,
+                            status: ItemStatus::InProgress,
+                        },
+                    },
+                }]
+            }
+            EventMsg::McpToolCallEnd {
+                call_id,
+                server,
+                tool,
+                arguments,
+                result,
+                error,
+                success,
+                ..
+            } => {
+                let id = match self.commands.remove(call_id) {
+                    Some(id) => id,
+                    None => self.item_id(),
+                };
+                let result = result.as_ref().map(|result| McpToolCallResult {
+                    content: result["content"].as_array().cloned().unwrap_or_default(),
+                    structured_content: result
+                        .get("structuredContent")
+                        .filter(|v| !v.is_null())
+                        .cloned(),
+                });
+                vec![ThreadEvent::ItemCompleted {
+                    item: ThreadItem {
+                        id,
+                        details: ItemDetails::McpToolCall {
+                            server: server.clone(),
+                            tool: tool.clone(),
+                            arguments: arguments.clone(),
+                            result,
+                            error: error.clone().map(|message| McpToolCallError { message }),
+                            status: if *success {
+                                ItemStatus::Completed
+                            } else {
+                                ItemStatus::Failed
+                            },
+                        },
+                    },
+                }]
+            }
             EventMsg::CollabToolCall {
                 call_id,
                 tool,

@@ -370,6 +370,8 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             | EventMsg::ExecCommandEnd { .. }
             | EventMsg::ToolCallBegin { .. }
             | EventMsg::ToolCallEnd { .. }
+            | EventMsg::McpToolCallBegin { .. }
+            | EventMsg::McpToolCallEnd { .. }
             | EventMsg::PatchApplyBegin { .. }
             | EventMsg::PatchApplyEnd { .. }
             | EventMsg::PlanUpdated { .. }

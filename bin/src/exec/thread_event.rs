@@ -89,6 +89,17 @@ pub enum ItemDetails {
             std::collections::BTreeMap<String, troupe_messages::agents::CollabAgentState>,
         status: troupe_messages::agents::CollabCallStatus,
     },
+    /// A call to an MCP tool: `item.started` when it is sent (no result yet), then
+    /// `item.completed` with the server's content blocks and structured content, or the
+    /// error that left none. Fields and order as Codex's.
+    McpToolCall {
+        server: String,
+        tool: String,
+        arguments: serde_json::Value,
+        result: Option<McpToolCallResult>,
+        error: Option<McpToolCallError>,
+        status: ItemStatus,
+    },
     /// A Troupe item (not in Codex's `exec --json`): one run of a lifecycle hook.
     /// `item.started` has `in_progress`; `item.completed` adds the decision (`none`,
     /// `block`, `allow`, `deny`, `failed`), its reason or context, and the duration.
@@ -129,6 +140,19 @@ pub enum FileUpdateKind {
     Add,
     Delete,
     Update,
+}
+
+/// What an MCP server answered: its content blocks as sent, and its structured content.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct McpToolCallResult {
+    pub content: Vec<serde_json::Value>,
+    pub structured_content: Option<serde_json::Value>,
+}
+
+/// Why an MCP call has no result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct McpToolCallError {
+    pub message: String,
 }
 
 /// One step of the model's plan.

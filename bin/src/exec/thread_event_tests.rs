@@ -126,3 +126,42 @@ fn the_other_items_keep_their_shapes() {
         r#"{"type":"error","message":"Reconnecting... 1/2 (idle)"}"#
     );
 }
+
+/// Codex 0.169's `exec --json` lines for a call of server-everything's `echo` (recorded
+/// against a mock model), byte for byte.
+const CODEX_MCP_SAMPLE: &str = include_str!("testdata/codex_mcp_tool_call.jsonl");
+
+#[test]
+fn an_mcp_tool_call_serializes_to_codex_lines_exactly() {
+    let item = |result: Option<McpToolCallResult>, status| ThreadItem {
+        id: "item_1".into(),
+        details: ItemDetails::McpToolCall {
+            server: "everything".into(),
+            tool: "echo".into(),
+            arguments: serde_json::json!({"message": "hi"}),
+            result,
+            error: None,
+            status,
+        },
+    };
+    let events = [
+        ThreadEvent::ItemStarted {
+            item: item(None, ItemStatus::InProgress),
+        },
+        ThreadEvent::ItemCompleted {
+            item: item(
+                Some(McpToolCallResult {
+                    content: vec![serde_json::json!({"type": "text", "text": "Echo: hi"})],
+                    structured_content: None,
+                }),
+                ItemStatus::Completed,
+            ),
+        },
+    ];
+    let ours: Vec<String> = events
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect();
+    let codex: Vec<&str> = CODEX_MCP_SAMPLE.lines().collect();
+    assert_eq!(ours, codex);
+}
