@@ -6,11 +6,13 @@
 
 pub mod child_settings;
 pub mod paths;
+pub mod reattach;
 pub mod spawn;
 pub mod specs;
 pub mod tools;
 pub mod tree;
 pub mod watcher;
+pub mod worktree;
 
 use crate::tool_orchestrator::registry::ToolRegistry;
 use ractor::ActorRef;
@@ -41,3 +43,9 @@ mod child_settings_tests;
 #[cfg(test)]
 #[path = "paths_tests.rs"]
 mod paths_tests;
+#[cfg(test)]
+#[path = "reattach_tests.rs"]
+mod reattach_tests;
+#[cfg(test)]
+#[path = "worktree_tests.rs"]
+mod worktree_tests;

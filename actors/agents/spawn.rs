@@ -7,8 +7,9 @@
 
 use super::child_settings::{child_settings, ChildRequest};
 use super::paths::{check_task_name, child_path, nickname};
-use super::tree::{AgentNode, AgentTree, Caller};
+use super::tree::{AgentNode, AgentTree, Caller, WorktreeSlot};
 use super::watcher::{watch, Watched};
+use super::worktree::{create, retire, Worktree};
 use ractor::rpc::CallResult;
 use ractor::ActorRef;
 use serde::Deserialize;
@@ -41,6 +42,9 @@ pub struct SpawnArgs {
     pub reasoning_effort: Option<String>,
     #[serde(default)]
     pub agent_type: Option<String>,
+    /// Run in a new git worktree of the caller's repository, on a branch of its own.
+    #[serde(default)]
+    pub worktree: bool,
 }
 
 /// Whether the child starts from its parent's history.
@@ -112,13 +116,68 @@ pub async fn spawn(ctx: SpawnContext<'_>, args: SpawnArgs) -> Result<Spawned, St
             reasoning_effort: args.reasoning_effort.as_deref(),
         },
     )?;
+    let mut child = child;
+    ctx.tree.check_budget(
+        ctx.caller.root,
+        settings.agents.token_budget,
+        &format!("spawn `{task_path}`"),
+    )?;
     ctx.tree
         .reserve(ctx.caller.root, &task_path, settings.agents.max_threads)?;
-    let result = start_child(&ctx, child, &task_path, fork, &args.message).await;
+    let worktree = if args.worktree {
+        match make_worktree(settings, &task_path, &args.task_name).await {
+            Ok(worktree) => {
+                child.cwd = worktree.cwd.clone();
+                Some(worktree)
+            }
+            Err(err) => {
+                ctx.tree.release(ctx.caller.root, &task_path);
+                return Err(err);
+            }
+        }
+    } else {
+        None
+    };
+    let result = start_child(
+        &ctx,
+        child,
+        &task_path,
+        fork,
+        &args.message,
+        worktree.clone(),
+    )
+    .await;
     if result.is_err() {
         ctx.tree.release(ctx.caller.root, &task_path);
+        if let Some(worktree) = worktree {
+            // Nothing ran in it: it holds no commit, so retiring removes it.
+            let message = format!("troupe: {task_path} (never started)");
+            let _ = tokio::task::spawn_blocking(move || retire(&worktree, &message)).await;
+        }
     }
     result
+}
+
+/// A new worktree of the caller's repository for the child (git runs in a blocking task).
+async fn make_worktree(
+    settings: &SessionSettings,
+    task_path: &str,
+    task_name: &str,
+) -> Result<Worktree, String> {
+    let (cwd, home, label) = (
+        settings.cwd.clone(),
+        settings.troupe_home.clone(),
+        task_name.to_string(),
+    );
+    tokio::task::spawn_blocking(move || create(&cwd, &home, Some(&label)))
+        .await
+        .map_err(|err| format!("cannot make a worktree: {err}"))?
+        .map_err(|err| {
+            format!(
+                "cannot give `{task_path}` a worktree: {err}; spawn it without `worktree` to \
+                 let it work in your directory"
+            )
+        })
 }
 
 async fn start_child(
@@ -127,6 +186,7 @@ async fn start_child(
     task_path: &str,
     fork: ForkTurns,
     message: &str,
+    worktree: Option<Worktree>,
 ) -> Result<Spawned, String> {
     let forked_history = match fork {
         ForkTurns::None => None,
@@ -160,6 +220,17 @@ async fn start_child(
         Ok(CallResult::Timeout) => return Err("the thread manager did not answer in time".into()),
         Ok(CallResult::SenderError) | Err(_) => return Err("the runtime is stopping".into()),
     };
+    let mut text = task_text(task_path, &ctx.caller.task_path, message);
+    if let Some(worktree) = &worktree {
+        text = format!(
+            "[You work in your own git worktree `{}` on branch `{}`; what you change there is \
+             committed to that branch when your turn ends, for `{}` to merge.]\n{text}",
+            worktree.root.display(),
+            worktree.branch,
+            ctx.caller.task_path
+        );
+    }
+    let slot: Option<WorktreeSlot> = worktree.map(|w| Arc::new(tokio::sync::Mutex::new(Some(w))));
     let (events, receiver) = mpsc::channel(WATCH_CAPACITY);
     handle
         .session
@@ -173,9 +244,10 @@ async fn start_child(
         depth: ctx.caller.depth + 1,
         nickname: nickname.clone(),
         status: AgentStatus::Running,
-        session: handle.session.clone(),
+        session: Some(handle.session.clone()),
         last_answer: None,
         watcher: None,
+        worktree: slot.clone(),
     });
     let watched = Watched {
         thread_id: handle.thread_id,
@@ -183,11 +255,11 @@ async fn start_child(
         root: ctx.caller.root,
         task_path: task_path.to_string(),
         nickname: nickname.clone(),
+        worktree: slot,
     };
     let watcher = tokio::spawn(watch(ctx.tree.clone(), watched, receiver));
     ctx.tree
         .set_watcher(handle.thread_id, AbortOnDropHandle::new(watcher));
-    let text = task_text(task_path, &ctx.caller.task_path, message);
     ctx.tree.submit(
         &handle.session,
         Op::UserInput {

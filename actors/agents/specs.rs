@@ -54,7 +54,12 @@ pub fn spec(tool: CollabTool, roles: &BTreeMap<String, AgentRole>) -> ToolSpec {
                         "reasoning_effort": {"type": "string", "description":
                             "Reasoning effort override; omit to use yours."},
                         "agent_type": {"type": "string", "description":
-                            "Role of the agent (see the list above); default `default`."}
+                            "Role of the agent (see the list above); default `default`."},
+                        "worktree": {"type": "boolean", "description":
+                            "Run it in a new git worktree of your repository, on its own \
+                             branch (for agents that write): its changes are committed to \
+                             that branch and its final answer names the branch and a diffstat, \
+                             for you to `git merge` or discard. Default false."}
                     },
                     "required": ["task_name", "message"],
                     "additionalProperties": false

@@ -229,9 +229,11 @@ async fn run(
         CollabTool::SendMessage => {
             let a: TargetMessage = args(ctx)?;
             let target = resolve(tree, &caller, &a.target)?;
-            let session = tree
-                .session(target)
-                .ok_or_else(|| format!("`{}` is closed; it cannot receive messages", a.target))?;
+            let session = tree.session(target).ok_or_else(|| {
+                tree.detached(target).unwrap_or_else(|| {
+                    format!("`{}` is closed; it cannot receive messages", a.target)
+                })
+            })?;
             let text = format!("[message from `{}`]\n{}", caller.task_path, a.message);
             tree.message(
                 target,
@@ -260,9 +262,15 @@ async fn run(
             if target == caller.root {
                 return Err("followup_task targets a sub-agent, not the root".into());
             }
-            let session = tree
-                .session(target)
-                .ok_or_else(|| format!("`{}` is closed; spawn a new agent", a.target))?;
+            tree.check_budget(
+                caller.root,
+                ctx.settings.agents.token_budget,
+                &format!("give `{}` a follow-up task", a.target),
+            )?;
+            let session = tree.session(target).ok_or_else(|| {
+                tree.detached(target)
+                    .unwrap_or_else(|| format!("`{}` is closed; spawn a new agent", a.target))
+            })?;
             let text = format!(
                 "[follow-up task from `{}`]\n{}",
                 caller.task_path, a.message
@@ -298,9 +306,10 @@ async fn run(
             let view = tree
                 .view(target)
                 .ok_or_else(|| format!("no agent `{}` in this tree", a.target))?;
-            let session = tree
-                .session(target)
-                .ok_or_else(|| format!("`{}` is closed", a.target))?;
+            let session = tree.session(target).ok_or_else(|| {
+                tree.detached(target)
+                    .unwrap_or_else(|| format!("`{}` is closed", a.target))
+            })?;
             tree.submit(&session, Op::Interrupt);
             report.saw(target, view.status, None);
             Ok(format!(
@@ -332,9 +341,10 @@ async fn run(
             if target == caller.root || target == caller.thread_id {
                 return Err("close_agent closes a sub-agent, not the root or yourself".into());
             }
-            let session = tree
-                .session(target)
-                .ok_or_else(|| format!("`{}` is already closed", a.target))?;
+            let session = tree.session(target).ok_or_else(|| {
+                tree.detached(target)
+                    .unwrap_or_else(|| format!("`{}` is already closed", a.target))
+            })?;
             // Its own children first (deepest first), then itself.
             report_target(tree, report, target);
             let _ = tree.close_descendants(target);

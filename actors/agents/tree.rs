@@ -28,11 +28,33 @@ pub struct AgentNode {
     pub depth: u32,
     pub nickname: String,
     pub status: AgentStatus,
-    pub session: ActorRef<SessionMsg>,
+    /// Its session; none for an agent re-attached from the index after its process died
+    /// (its thread is on disk, not running).
+    pub session: Option<ActorRef<SessionMsg>>,
     /// Its last final answer (or error), once it has one.
     pub last_answer: Option<String>,
     /// The task that reads the child's events; dropped (aborted) with the node.
     pub watcher: Option<AbortOnDropHandle<()>>,
+    /// The git worktree it works in (`spawn_agent {worktree: true}`), until retired.
+    pub worktree: Option<WorktreeSlot>,
+}
+
+/// A child's worktree: taken (`None`) by whoever retires it first, its watcher or its
+/// closing root, so it is retired once and the other waits until that is done.
+pub type WorktreeSlot = Arc<tokio::sync::Mutex<Option<super::worktree::Worktree>>>;
+
+/// An agent of a resumed root's tree, as the index knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reattached {
+    pub thread_id: ThreadId,
+    pub parent: ThreadId,
+    pub task_path: String,
+    pub depth: u32,
+    pub nickname: String,
+    pub status: AgentStatus,
+    /// What the root's next `wait_agent` is told about it (none for a completed agent,
+    /// whose answer was delivered).
+    pub news: Option<String>,
 }
 
 /// A copy of what `list_agents` shows of one agent.
@@ -75,6 +97,11 @@ struct TreeState {
     /// Task paths of spawns in progress, by root: taken before the thread starts, so two
     /// spawns with the same name (or past the limit) in one batch cannot both pass.
     reserved: HashSet<(ThreadId, String)>,
+    /// Tokens used so far by each thread of a tree (its session's running total), with
+    /// the root of its tree: what `[agents] token_budget` is checked against.
+    tokens: HashMap<ThreadId, (ThreadId, u64)>,
+    /// Tasks reading each registered root's token counts.
+    root_watchers: HashMap<ThreadId, AbortOnDropHandle<()>>,
 }
 
 /// The registry of agent trees of one runtime.
@@ -98,7 +125,7 @@ pub struct Caller {
 
 impl AgentTree {
     /// The caller's place; a thread not in the tree is a root (registered now).
-    pub fn caller(&self, thread_id: ThreadId, session: &ActorRef<SessionMsg>) -> Caller {
+    pub fn caller(self: &Arc<Self>, thread_id: ThreadId, session: &ActorRef<SessionMsg>) -> Caller {
         let mut state = lock(&self.state);
         if let Some(node) = state.agents.get(&thread_id) {
             return Caller {
@@ -108,7 +135,19 @@ impl AgentTree {
                 depth: node.depth,
             };
         }
-        state.roots.insert(thread_id, session.clone());
+        if state.roots.insert(thread_id, session.clone()).is_none() {
+            // A new root: its own tokens count towards its tree's budget.
+            let (events, receiver) = tokio::sync::mpsc::channel(ROOT_EVENTS_CAPACITY);
+            if session
+                .send_message(SessionMsg::Subscribe { events })
+                .is_ok()
+            {
+                let task = tokio::spawn(count_root_tokens(self.clone(), thread_id, receiver));
+                state
+                    .root_watchers
+                    .insert(thread_id, AbortOnDropHandle::new(task));
+            }
+        }
         Caller {
             thread_id,
             root: thread_id,
@@ -241,7 +280,7 @@ impl AgentTree {
             .agents
             .get(&thread_id)
             .filter(|n| n.status != AgentStatus::Closed)
-            .map(|n| n.session.clone())
+            .and_then(|n| n.session.clone())
     }
 
     /// Live agents of `root` under `prefix`, by task path.
@@ -316,7 +355,118 @@ impl AgentTree {
         found.sort_by_key(|n| std::cmp::Reverse(n.depth));
         found
             .into_iter()
-            .map(|n| (n.thread_id, n.session.clone()))
+            .filter_map(|n| Some((n.thread_id, n.session.clone()?)))
+            .collect()
+    }
+
+    /// Why an agent of the tree has no session, when it was re-attached after its process
+    /// died: what the model should do instead.
+    pub fn detached(&self, thread_id: ThreadId) -> Option<String> {
+        let state = lock(&self.state);
+        let node = state.agents.get(&thread_id)?;
+        node.session.is_none().then(|| {
+            format!(
+                "`{}` ran in a process that has stopped; its thread {} is kept on disk and \
+                 resumes on its own (`troupe exec resume {}`), not from this tree",
+                node.task_path, node.thread_id, node.thread_id
+            )
+        })
+    }
+
+    /// Re-attaches to `root` (resumed after its process died) the agents of its tree found
+    /// in the index, without sessions: `list_agents` shows them, and one news per agent
+    /// whose turn did not complete tells the root's next `wait_agent`.
+    pub fn reattach(
+        self: &Arc<Self>,
+        root: ThreadId,
+        session: &ActorRef<SessionMsg>,
+        agents: Vec<Reattached>,
+    ) {
+        if agents.is_empty() {
+            return;
+        }
+        let _ = self.caller(root, session);
+        let mut state = lock(&self.state);
+        for agent in agents {
+            if state.agents.contains_key(&agent.thread_id) {
+                continue;
+            }
+            if let Some(answer) = &agent.news {
+                let news = AgentNews {
+                    from_path: agent.task_path.clone(),
+                    thread_id: agent.thread_id,
+                    kind: NewsKind::Finished {
+                        status: agent.status,
+                        answer: answer.clone(),
+                    },
+                };
+                push_news(&mut state, agent.parent, news);
+            }
+            state.agents.insert(
+                agent.thread_id,
+                AgentNode {
+                    thread_id: agent.thread_id,
+                    parent: agent.parent,
+                    root,
+                    task_path: agent.task_path,
+                    depth: agent.depth,
+                    nickname: agent.nickname,
+                    status: agent.status,
+                    session: None,
+                    last_answer: agent.news,
+                    watcher: None,
+                    worktree: None,
+                },
+            );
+        }
+    }
+
+    /// Records the running token total of `thread_id`, a thread of `root`'s tree.
+    pub fn record_tokens(&self, thread_id: ThreadId, root: ThreadId, total: u64) {
+        lock(&self.state).tokens.insert(thread_id, (root, total));
+    }
+
+    /// Tokens used so far by `root` and every agent of its tree.
+    pub fn tree_tokens(&self, root: ThreadId) -> u64 {
+        lock(&self.state)
+            .tokens
+            .values()
+            .filter(|(r, _)| *r == root)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// `[agents] token_budget`: refuses new work (a spawn, a follow-up task) once the
+    /// tree has used more tokens than the budget. Running turns are left to finish.
+    pub fn check_budget(
+        &self,
+        root: ThreadId,
+        budget: Option<u64>,
+        what: &str,
+    ) -> Result<(), String> {
+        let Some(budget) = budget else {
+            return Ok(());
+        };
+        let used = self.tree_tokens(root);
+        if used > budget {
+            return Err(format!(
+                "cannot {what}: this agent tree has used {used} tokens, over its budget of \
+                 {budget} (agents.token_budget); agents already running finish their turns, \
+                 but no new work can start: wait for them and answer with what you have"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Worktrees of the agents below `thread_id`, with their task paths (to retire them
+    /// once they are closed).
+    pub fn worktrees_below(&self, thread_id: ThreadId) -> Vec<(String, WorktreeSlot)> {
+        let state = lock(&self.state);
+        state
+            .agents
+            .values()
+            .filter(|n| descends(&state, n, thread_id))
+            .filter_map(|n| Some((n.task_path.clone(), n.worktree.clone()?)))
             .collect()
     }
 
@@ -339,7 +489,10 @@ impl AgentTree {
         for session in &sessions {
             self.submit(session, Op::Shutdown);
         }
-        lock(&self.state).roots.remove(&thread_id);
+        let mut state = lock(&self.state);
+        state.roots.remove(&thread_id);
+        state.root_watchers.remove(&thread_id);
+        drop(state);
         sessions
     }
 
@@ -352,6 +505,22 @@ impl AgentTree {
                 op,
             }))
             .is_ok()
+    }
+}
+
+/// Events a root may have queued for the task counting its tokens.
+const ROOT_EVENTS_CAPACITY: usize = 256;
+
+/// Follows a root's token counts until its thread stops.
+async fn count_root_tokens(
+    tree: Arc<AgentTree>,
+    root: ThreadId,
+    mut events: tokio::sync::mpsc::Receiver<troupe_messages::events::Event>,
+) {
+    while let Some(event) = events.recv().await {
+        if let troupe_messages::events::EventMsg::TokenCount { total, .. } = event.msg {
+            tree.record_tokens(root, root, total.total_tokens);
+        }
     }
 }
 

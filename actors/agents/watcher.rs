@@ -2,7 +2,8 @@
 //! inbox `wait_agent` reads, and an item in the parent's history), and its activity told to
 //! the root's subscribers with its task path.
 
-use super::tree::{AgentTree, NewsKind};
+use super::tree::{AgentTree, NewsKind, WorktreeSlot};
+use super::worktree::{commit_all, diffstat, retire, Retired, WorktreeError};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use troupe_messages::agents::AgentStatus;
@@ -21,6 +22,8 @@ pub struct Watched {
     pub root: ThreadId,
     pub task_path: String,
     pub nickname: String,
+    /// Its git worktree, when it was spawned with one.
+    pub worktree: Option<WorktreeSlot>,
 }
 
 /// Runs until the child's thread stops.
@@ -36,9 +39,12 @@ pub async fn watch(tree: Arc<AgentTree>, child: Watched, mut events: mpsc::Recei
             EventMsg::TurnComplete {
                 last_agent_message, ..
             } => {
-                let answer = last_agent_message
+                let mut answer = last_agent_message
                     .clone()
                     .unwrap_or_else(|| "(the agent ended its turn without a message)".into());
+                if let Some(slot) = &child.worktree {
+                    answer.push_str(&commit_turn(slot, &child.task_path).await);
+                }
                 finish(&tree, &child, AgentStatus::Completed, answer);
             }
             EventMsg::TurnAborted { reason, .. } => match reason {
@@ -56,6 +62,9 @@ pub async fn watch(tree: Arc<AgentTree>, child: Watched, mut events: mpsc::Recei
                 ),
                 AbortReason::Shutdown => {}
             },
+            EventMsg::TokenCount { total, .. } => {
+                tree.record_tokens(child.thread_id, child.root, total.total_tokens);
+            }
             EventMsg::ShutdownComplete => closed = true,
             _ => {}
         }
@@ -74,6 +83,64 @@ pub async fn watch(tree: Arc<AgentTree>, child: Watched, mut events: mpsc::Recei
         }
     }
     tree.set_status(child.thread_id, AgentStatus::Closed);
+    if let Some(slot) = &child.worktree {
+        retire_slot(slot, &child.task_path).await;
+    }
+}
+
+/// Commits what the child changed in its worktree during the turn; the text its final
+/// answer gets: the branch, the worktree and the diffstat since the worktree was made.
+async fn commit_turn(slot: &WorktreeSlot, task_path: &str) -> String {
+    let Some(worktree) = slot.lock().await.clone() else {
+        return String::new();
+    };
+    let message = format!("troupe: {task_path}");
+    let done = tokio::task::spawn_blocking(move || {
+        commit_all(&worktree, &message)?;
+        Ok::<_, WorktreeError>((diffstat(&worktree)?, worktree))
+    })
+    .await;
+    match done {
+        Ok(Ok((stat, worktree))) => format!(
+            "\n\n[worktree] branch `{}` (worktree `{}`), changes since it was made:\n{stat}\n\
+             Merge them with `git merge {}`; closing the agent removes the worktree and the \
+             branch once nothing in it is left unmerged.",
+            worktree.branch,
+            worktree.root.display(),
+            worktree.branch
+        ),
+        Ok(Err(err)) => format!("\n\n[worktree] its changes could not be committed: {err}"),
+        Err(err) => format!("\n\n[worktree] its changes could not be committed: {err}"),
+    }
+}
+
+/// A closed child's worktree: its last changes committed, then removed with its branch
+/// unless the branch holds commits the repository has not merged (kept, so nothing is
+/// lost). Done once, by whoever comes first: the child's watcher or its closing root.
+pub async fn retire_slot(slot: &WorktreeSlot, task_path: &str) {
+    let mut guard = slot.lock().await;
+    let Some(worktree) = guard.take() else {
+        return;
+    };
+    let message = format!("troupe: {task_path} (closed)");
+    let path = task_path.to_string();
+    let retired =
+        tokio::task::spawn_blocking(move || retire(&worktree, &message).map(|r| (r, worktree)))
+            .await;
+    match retired {
+        Ok(Ok((Retired::Removed, _))) => {
+            tracing::debug!(agent = %path, "worktree removed");
+        }
+        Ok(Ok((Retired::Kept { unmerged }, worktree))) => tracing::info!(
+            agent = %path,
+            branch = %worktree.branch,
+            worktree = %worktree.root.display(),
+            unmerged,
+            "worktree kept: its branch holds unmerged commits"
+        ),
+        Ok(Err(err)) => tracing::warn!(agent = %path, "worktree not retired: {err}"),
+        Err(err) => tracing::warn!(agent = %path, "worktree not retired: {err}"),
+    }
 }
 
 /// The child's turn ended: news for the parent's `wait_agent`, and the answer as an item in

@@ -305,7 +305,8 @@ impl SessionState {
         self.persist.update_index(false);
         if let Some(agents) = &self.agents {
             // A thread is closed once its sub-agents are: they record their own ending
-            // first (bounded, they shut down in parallel).
+            // first (bounded, they shut down in parallel), and their worktrees are retired.
+            let worktrees = agents.worktrees_below(self.thread_id);
             let children: Vec<ractor::ActorCell> = agents
                 .close_descendants(self.thread_id)
                 .iter()
@@ -314,6 +315,9 @@ impl SessionState {
             let all_gone =
                 futures::future::join_all(children.iter().map(|c| c.wait(Some(STOP_GRACE))));
             let _ = all_gone.await;
+            for (task_path, slot) in &worktrees {
+                crate::agents::watcher::retire_slot(slot, task_path).await;
+            }
         }
         self.persist.index_written().await;
         self.emit(submission, EventMsg::ShutdownComplete).await;

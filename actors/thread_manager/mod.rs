@@ -73,6 +73,7 @@ async fn open_thread(
     settings: SessionSettings,
     opening: Opening,
 ) -> Result<ThreadHandle, String> {
+    let mut resumed_root = false;
     let (thread_id, path, start) = match opening {
         Opening::New { thread_id } => {
             let path = rollout_path(rollout_base(&settings), thread_id);
@@ -99,6 +100,7 @@ async fn open_thread(
             if !claimed {
                 return Err(format!("thread {thread_id} is already open"));
             }
+            resumed_root = loaded.meta.agent.is_none();
             (
                 thread_id,
                 rollout_path,
@@ -106,8 +108,19 @@ async fn open_thread(
             )
         }
     };
+    let (agents, store, home) = (
+        services.agents.clone(),
+        services.store.clone(),
+        rollout_base(&settings).to_path_buf(),
+    );
     let started = start_session(&manager, services, thread_id, settings, path.clone(), start).await;
     let session = started.as_ref().ok().cloned();
+    if let (true, Some(store), Some(session)) = (resumed_root, store, &session) {
+        // Its agents died with its old process: re-attached (on disk, not running) before
+        // the caller can submit anything, so the first tool call already sees them.
+        crate::agents::reattach::reattach_from_index(&agents, store, home, thread_id, session)
+            .await;
+    }
     let _ = manager.send_message(ThreadManagerMsg::ThreadOpened { thread_id, session });
     Ok(ThreadHandle {
         thread_id,

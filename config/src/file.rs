@@ -119,6 +119,8 @@ pub struct AgentsToml {
     pub max_threads: Option<usize>,
     /// Commands running at once across all agents (default 4 × cores).
     pub max_concurrent_commands: Option<usize>,
+    /// Tokens the whole agent tree may use before new spawns and follow-ups are refused.
+    pub token_budget: Option<u64>,
     /// `[agents.roles.<name>]`, added to (or replacing) the built-in roles.
     pub roles: BTreeMap<String, AgentRoleToml>,
 }

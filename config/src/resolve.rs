@@ -446,6 +446,7 @@ fn agent_settings(toml: crate::file::AgentsToml) -> troupe_messages::agents::Age
     settings.max_depth = toml.max_depth.unwrap_or(settings.max_depth);
     settings.max_threads = toml.max_threads.unwrap_or(settings.max_threads);
     settings.max_concurrent_commands = toml.max_concurrent_commands.map(|n| n.max(1));
+    settings.token_budget = toml.token_budget;
     for (name, role) in toml.roles {
         settings.roles.insert(
             name,

@@ -35,6 +35,9 @@ pub struct AgentSettings {
     pub task_path: String,
     /// This thread's depth (0 for a root).
     pub depth: u32,
+    /// Tokens the whole tree (root and agents) may use before new spawns and follow-up
+    /// tasks are refused (`[agents] token_budget`); none means no budget.
+    pub token_budget: Option<u64>,
 }
 
 impl Default for AgentSettings {
@@ -47,6 +50,7 @@ impl Default for AgentSettings {
             roles: builtin_roles(),
             task_path: ROOT_TASK_PATH.to_string(),
             depth: 0,
+            token_budget: None,
         }
     }
 }

@@ -53,6 +53,7 @@ mod sandbox_zygote;
 mod startup_errors;
 mod subagents;
 mod subagents_limits;
+mod subagents_writers;
 mod threads_crash;
 mod threads_resume;
 mod threads_roundtrip;

@@ -425,11 +425,45 @@ fn after_a_sigkill_the_root_and_its_children_are_listed_and_resumable() {
     let root_id = lines[0].split_whitespace().next().unwrap().to_string();
 
     // The root resumes: a call the killed process left open is answered as aborted, and
-    // nothing before it is lost.
+    // nothing before it is lost. Its children are re-attached: listed, reported by a wait,
+    // and named as stopped (resumable on their own) when given more work.
+    h.mock.push(MockResponse::tool_calls(vec![
+        call("l1", "list_agents", json!({})),
+        call("w2", "wait_agent", json!({"timeout_ms": 60000})),
+        call(
+            "f1",
+            "followup_task",
+            json!({"target": "one", "message": "more"}),
+        ),
+    ]));
     h.mock.push(MockResponse::text("root resumed"));
     let out = h.exec(&["resume", &root_id, "continue"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let body = h.mock.requests().last().unwrap().body.clone();
+    let resumed = support::tool_outputs(&body);
+    let n = resumed.len();
+    let (listed, waited, followup) = (&resumed[n - 3], &resumed[n - 2], &resumed[n - 1]);
+    for name in ["one", "two"] {
+        assert!(
+            listed.contains(&format!("\"task_name\":\"/root/{name}\"")),
+            "{listed}"
+        );
+        assert!(
+            waited.contains(&format!("/root/{name} (thread ")),
+            "{waited}"
+        );
+    }
+    assert!(listed.contains("\"status\":\"failed\""), "{listed}");
+    assert!(waited.starts_with("Wait completed."), "{waited}");
+    assert!(
+        waited.contains("its process stopped before its turn ended"),
+        "{waited}"
+    );
+    assert!(
+        followup.contains("`/root/one` ran in a process that has stopped")
+            && followup.contains("troupe exec resume"),
+        "{followup}"
+    );
     let input = body["input"].to_string();
     assert!(input.contains("kill-one-marker") && input.contains("kill-two-marker"));
     // The spawn results reached the resumed history: the link to both children is kept.

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use troupe_actors::agents::worktree::{self, Worktree};
 
 /// `--add-dir DIR…`: each an existing directory, made absolute (symlinks resolved, so the
 /// sandbox binds what the user meant).
@@ -23,95 +23,8 @@ pub fn extra_writable_roots(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
         .collect()
 }
 
-/// A worktree made for this run.
-#[derive(Debug)]
-pub struct Worktree {
-    /// The directory to run in: the new worktree, at the same place inside the repository
-    /// as the directory exec was started in.
-    pub cwd: PathBuf,
-    pub root: PathBuf,
-    pub branch: String,
-}
-
-/// `--worktree`: `git worktree add -b troupe/<id> $TROUPE_HOME/worktrees/<repo>-<id> HEAD`.
+/// `--worktree`: a new worktree on its own branch under `$TROUPE_HOME/worktrees/` (the
+/// same code sub-agents use for `spawn_agent {worktree: true}`).
 pub fn create_worktree(cwd: &Path, home: &Path) -> Result<Worktree> {
-    let top = git(cwd, &["rev-parse", "--show-toplevel"]).map_err(|err| {
-        anyhow::anyhow!(
-            "--worktree: {} is not inside a Git repository ({err})",
-            cwd.display()
-        )
-    })?;
-    let top = PathBuf::from(top.trim());
-    git(&top, &["rev-parse", "--verify", "HEAD"]).map_err(|_| {
-        anyhow::anyhow!(
-            "--worktree: {} has no commit to check out yet (commit first)",
-            top.display()
-        )
-    })?;
-    let id = short_id();
-    let repo = top
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("repo")
-        .to_string();
-    let root = home.join("worktrees").join(format!("{repo}-{id}"));
-    let branch = format!("troupe/{id}");
-    std::fs::create_dir_all(home.join("worktrees")).with_context(|| {
-        format!(
-            "--worktree: cannot create {}",
-            home.join("worktrees").display()
-        )
-    })?;
-    let root_text = root.to_string_lossy().into_owned();
-    git(
-        &top,
-        &[
-            "worktree", "add", "--quiet", "-b", &branch, &root_text, "HEAD",
-        ],
-    )
-    .map_err(|err| anyhow::anyhow!("--worktree: cannot check out a new worktree: {err}"))?;
-    let inside = std::fs::canonicalize(cwd)
-        .ok()
-        .and_then(|c| c.strip_prefix(&top).ok().map(Path::to_path_buf))
-        .unwrap_or_default();
-    let mut run_in = root.join(inside);
-    if !run_in.is_dir() {
-        // The subdirectory is not tracked (or is ignored): start at the worktree's top.
-        run_in = root.clone();
-    }
-    Ok(Worktree {
-        cwd: run_in,
-        root,
-        branch,
-    })
-}
-
-/// Runs git; its trimmed stderr on failure.
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|err| format!("cannot run git: {err}"))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
-        return Err(if stderr.is_empty() {
-            format!("git {} failed", args.join(" "))
-        } else {
-            stderr
-        });
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-}
-
-/// 8 hex digits, different on every run (time and pid).
-fn short_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    format!(
-        "{:08x}",
-        (nanos as u64 ^ u64::from(std::process::id()).rotate_left(32)) as u32
-    )
+    worktree::create(cwd, home, None).map_err(|err| anyhow::anyhow!("--worktree: {err}"))
 }

@@ -22,6 +22,7 @@
 pub mod auto;
 pub mod events;
 mod log;
+pub mod multi_agent;
 mod response;
 mod server;
 pub mod translate;

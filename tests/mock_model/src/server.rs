@@ -31,6 +31,9 @@ pub enum Behaviour {
     /// Answer every request statelessly from its body (benchmarks). Responses
     /// queued with [`MockModel::push`] still take precedence.
     Auto(AutoConfig),
+    /// Auto mode playing a root that spawns `agents` sub-agents and waits for them all,
+    /// and those sub-agents (see [`crate::multi_agent`]).
+    MultiAgent { config: AutoConfig, agents: usize },
 }
 
 /// Everything needed to start a server.
@@ -122,9 +125,10 @@ impl MockModel {
             )),
             None => None,
         };
-        let (script, auto) = match options.behaviour {
-            Behaviour::Script(s) => (s, None),
-            Behaviour::Auto(cfg) => (Vec::new(), Some(cfg)),
+        let (script, auto, agents) = match options.behaviour {
+            Behaviour::Script(s) => (s, None, 0),
+            Behaviour::Auto(cfg) => (Vec::new(), Some(cfg), 0),
+            Behaviour::MultiAgent { config, agents } => (Vec::new(), Some(config), agents),
         };
         let shared = Arc::new(Shared {
             script: Mutex::new(VecDeque::from(script)),
@@ -135,6 +139,7 @@ impl MockModel {
             record: options.record,
             log,
             connections: AtomicU64::new(0),
+            agents,
         });
         let (ready_tx, ready_rx) = oneshot::channel();
         let (stop_tx, stop_rx) = oneshot::channel::<()>();

@@ -15,7 +15,6 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use crate::auto;
 use crate::log::LogLine;
 use crate::response::{MockResponse, StreamEnd};
 use crate::wire::{lock, RecordedRequest, Shared};
@@ -57,7 +56,7 @@ async fn serve(
         let method = Method::from_bytes(b"WEBSOCKET").unwrap_or(Method::GET);
         let line = LogLine::start(&shared, n, &method, &path, &body);
         let scripted = lock(&shared.script).pop_front();
-        let answer = scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)));
+        let answer = scripted.or_else(|| shared.auto_answer(&body));
         if shared.record {
             lock(&shared.requests).push(RecordedRequest {
                 method: "WEBSOCKET".into(),

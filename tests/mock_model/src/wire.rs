@@ -84,6 +84,20 @@ pub(crate) struct Shared {
     pub(crate) log: Option<Mutex<File>>,
     /// WebSocket connections accepted.
     pub(crate) connections: AtomicU64,
+    /// Children of the multi-agent scenario ([`crate::multi_agent`]); 0 when not in it.
+    pub(crate) agents: usize,
+}
+
+impl Shared {
+    /// The stateless answer of auto mode (or of the multi-agent scenario), if in it.
+    pub(crate) fn auto_answer(&self, body: &Value) -> Option<MockResponse> {
+        let cfg = self.auto.as_ref()?;
+        Some(if self.agents > 0 {
+            crate::multi_agent::respond(cfg, self.agents, body)
+        } else {
+            auto::respond(cfg, body)
+        })
+    }
 }
 
 /// The text of the last user message in a request's `input`.
@@ -146,7 +160,7 @@ pub(crate) async fn handle(
         (Some(route), _) => route,
         (None, Some(_)) => {
             let scripted = lock(&shared.script).pop_front();
-            scripted.or_else(|| shared.auto.as_ref().map(|cfg| auto::respond(cfg, &body)))
+            scripted.or_else(|| shared.auto_answer(&body))
         }
         (None, None) => None,
     };

@@ -43,6 +43,11 @@ struct Args {
     /// (times in Unix-epoch nanoseconds; see the crate's `log` module).
     #[arg(long)]
     log: Option<PathBuf>,
+    /// Play a multi-agent scenario instead: a root that spawns this many sub-agents in one
+    /// response and waits for all of them; each sub-agent runs --command once and answers
+    /// (Troupe's and Codex's collaboration tools alike; see the crate's `multi_agent`).
+    #[arg(long, default_value_t = 0)]
+    agents: usize,
     /// Server worker threads.
     #[arg(long, default_value_t = 2)]
     workers: usize,
@@ -50,15 +55,24 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    let config = AutoConfig {
+        tool_calls: args.tool_calls,
+        command: args.command,
+        answer: args.answer,
+        parallel: args.parallel,
+        answer_bytes: args.answer_bytes,
+        answer_deltas: args.answer_deltas,
+    };
+    let behaviour = if args.agents > 0 {
+        Behaviour::MultiAgent {
+            config,
+            agents: args.agents,
+        }
+    } else {
+        Behaviour::Auto(config)
+    };
     let options = MockOptions {
-        behaviour: Behaviour::Auto(AutoConfig {
-            tool_calls: args.tool_calls,
-            command: args.command,
-            answer: args.answer,
-            parallel: args.parallel,
-            answer_bytes: args.answer_bytes,
-            answer_deltas: args.answer_deltas,
-        }),
+        behaviour,
         port: args.port,
         record: false,
         log_file: args.log,
