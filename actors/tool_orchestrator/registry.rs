@@ -100,6 +100,9 @@ impl ToolRegistry {
         registry.register(Arc::new(super::tools::update_plan::PlanHandler));
         registry.register(Arc::new(super::tools::exec_command::ExecCommandHandler));
         registry.register(Arc::new(super::tools::write_stdin::WriteStdinHandler));
+        registry.register(Arc::new(
+            super::tools::request_permissions::RequestPermissionsHandler,
+        ));
         registry
     }
 

@@ -7,6 +7,7 @@ pub mod apply_patch;
 pub mod exec_command;
 pub mod local_image;
 pub mod mcp;
+pub mod request_permissions;
 pub mod shell;
 pub mod update_plan;
 pub mod write_stdin;
