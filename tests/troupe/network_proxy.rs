@@ -118,7 +118,7 @@ async fn an_approved_host_passes_a_denied_one_gets_403() {
         first.contains("hello") && first.contains("status=200"),
         "{first}"
     );
-    let second = &tool_outputs(&requests[2].body)[0];
+    let second = tool_outputs(&requests[2].body).last().unwrap().clone();
     assert!(
         second.contains("hello") && second.contains("status=200"),
         "{second}"
@@ -127,7 +127,7 @@ async fn an_approved_host_passes_a_denied_one_gets_403() {
 
     let (_, asked) = turn(&mut s, &[ReviewDecision::Denied]).await;
     assert_eq!(asked, 1);
-    let denied = &last_outputs(&s)[0];
+    let denied = last_outputs(&s).last().unwrap().clone();
     assert!(denied.contains("status=403"), "{denied}");
     assert!(
         denied.contains(&format!("network-access {HOST} denied")),
@@ -162,7 +162,7 @@ async fn approved_for_the_session_is_not_asked_again() {
     assert_eq!(asked, 1);
     let (_, asked) = turn(&mut s, &[]).await;
     assert_eq!(asked, 0);
-    assert!(last_outputs(&s)[0].contains("status=200"));
+    assert!(last_outputs(&s).last().unwrap().contains("status=200"));
     assert_eq!(net.hits.load(Ordering::SeqCst), 2);
     s.runtime.stop();
 }
@@ -194,7 +194,7 @@ async fn every_way_around_the_proxy_fails() {
     let requests = s.mock.requests();
     let curl_out = &tool_outputs(&requests[1].body)[0];
     assert!(curl_out.contains("status=000"), "{curl_out}");
-    let python_out = &tool_outputs(&requests[2].body)[0];
+    let python_out = tool_outputs(&requests[2].body).last().unwrap().clone();
     assert!(python_out.contains("refused"), "{python_out}");
     assert!(python_out.contains("netlink refused"), "{python_out}");
     assert_eq!(net.hits.load(Ordering::SeqCst), 0);
@@ -234,7 +234,10 @@ fn exec_with_hook(decision: &str) -> (Harness, Internet, std::path::PathBuf, Str
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let output = tool_outputs(&h.mock.requests()[1].body)[0].clone();
+    let output = tool_outputs(&h.mock.requests()[1].body)
+        .last()
+        .unwrap()
+        .clone();
     (h, net, saved, output)
 }
 

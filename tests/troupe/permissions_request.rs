@@ -310,17 +310,19 @@ async fn app_server_approval_grants_for_the_session() {
         let argv = write_outside(outside.path(), name);
         shell(&format!("c_{name}"), &argv)
     };
-    let harness = Harness::with_config(
-        vec![
-            ask_write("p1", outside.path()),
-            write("one"),
-            MockResponse::text("granted"),
-            write("two"),
-            MockResponse::text("again"),
-        ],
-        "\n[features]\nrequest_permissions_tool = true\n\
+    let harness = tokio::task::block_in_place(|| {
+        Harness::with_config(
+            vec![
+                ask_write("p1", outside.path()),
+                write("one"),
+                MockResponse::text("granted"),
+                write("two"),
+                MockResponse::text("again"),
+            ],
+            "\n[features]\nrequest_permissions_tool = true\n\
          [sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
-    );
+        )
+    });
     let mut server = start(&harness, Transport::Stdio, &[]).await;
     let mut client = server.connect().await;
     client.initialize().await;

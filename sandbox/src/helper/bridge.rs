@@ -7,10 +7,14 @@
 //! AF_INET/AF_INET6 sockets (they reach only this namespace's loopback) and Landlock, where
 //! the kernel has it, lets it connect to that one TCP port only.
 
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, Shutdown, TcpListener, TcpStream};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Brings the namespace's loopback up and listens on `127.0.0.1:port`. Called after
 /// `unshare(CLONE_NEWNET)` (the helper holds CAP_NET_ADMIN in its user namespace then).
@@ -53,47 +57,136 @@ fn loopback_up() -> Result<(), String> {
     Ok(())
 }
 
-/// Relays every connection of `listener` to `socket` on threads of this (helper parent)
-/// process, which lives exactly as long as the command.
-pub fn serve(listener: TcpListener, socket: PathBuf) {
-    std::thread::spawn(move || {
-        for client in listener.incoming().flatten() {
-            let socket = socket.clone();
-            std::thread::spawn(move || relay(client, &socket));
-        }
-    });
+/// One relayed connection: the command's TCP side and the proxy's Unix side, each
+/// direction open until its reader saw the end.
+struct Pair {
+    client: TcpStream,
+    upstream: UnixStream,
+    client_open: bool,
+    upstream_open: bool,
 }
 
-fn relay(client: TcpStream, socket: &Path) {
-    let Ok(upstream) = UnixStream::connect(socket) else {
-        let mut client = client;
-        let _ = client.write_all(
-            b"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
-        );
-        return;
-    };
-    let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone()) else {
-        return;
-    };
-    let up = std::thread::spawn(move || pump(client_read, upstream_write));
-    let mut client_write = client;
-    let mut upstream_read = upstream;
-    let mut buf = [0u8; 16 * 1024];
-    while let Ok(n) = upstream_read.read(&mut buf) {
-        if n == 0 || client_write.write_all(&buf[..n]).is_err() {
-            break;
+/// Relays every connection of `listener` to `socket` until `child` (the command) exits,
+/// then returns its exit code (128 + signal when killed). Single-threaded: after
+/// `unshare(CLONE_NEWPID)` this process may not create threads, and the relay must not
+/// live in the command's PID namespace (where the command could reach it), so it is a
+/// `poll` loop in the helper's parent half, which would only wait otherwise.
+pub fn relay_until_exit(listener: TcpListener, socket: &Path, child: Pid) -> Result<i32, String> {
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("network proxy bridge: {e}"))?;
+    let mut pairs: Vec<Pair> = Vec::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match waitpid(child, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::Exited(_, code)) => return Ok(code),
+            Ok(WaitStatus::Signaled(_, signal, _)) => return Ok(128 + signal as i32),
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(format!("waiting for the sandbox: {e}")),
+        }
+        let mut fds = vec![PollFd::new(listener.as_fd(), PollFlags::POLLIN)];
+        for pair in &pairs {
+            let flags = |open: bool| {
+                if open {
+                    PollFlags::POLLIN
+                } else {
+                    PollFlags::empty()
+                }
+            };
+            fds.push(PollFd::new(pair.client.as_fd(), flags(pair.client_open)));
+            fds.push(PollFd::new(
+                pair.upstream.as_fd(),
+                flags(pair.upstream_open),
+            ));
+        }
+        // The timeout bounds how late the command's exit is noticed.
+        match poll(&mut fds, PollTimeout::from(100u16)) {
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(format!("network proxy bridge: poll: {e}")),
+        }
+        let ready: Vec<bool> = fds
+            .iter()
+            .map(|fd| {
+                fd.revents().is_some_and(|r| {
+                    r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR)
+                })
+            })
+            .collect();
+        drop(fds);
+        for (i, pair) in pairs.iter_mut().enumerate() {
+            if ready[1 + 2 * i] && pair.client_open {
+                pair.client_open = pump(&mut pair.client, &mut pair.upstream, &mut buf);
+            }
+            if ready[2 + 2 * i] && pair.upstream_open {
+                pair.upstream_open = pump(&mut pair.upstream, &mut pair.client, &mut buf);
+            }
+        }
+        pairs.retain(|p| p.client_open || p.upstream_open);
+        if ready[0] {
+            while let Ok((client, _)) = listener.accept() {
+                if let Some(pair) = open_pair(client, socket) {
+                    pairs.push(pair);
+                }
+            }
         }
     }
-    let _ = client_write.shutdown(Shutdown::Write);
-    let _ = up.join();
 }
 
-fn pump(mut from: TcpStream, mut to: UnixStream) {
-    let mut buf = [0u8; 16 * 1024];
-    while let Ok(n) = from.read(&mut buf) {
-        if n == 0 || to.write_all(&buf[..n]).is_err() {
-            break;
+fn open_pair(mut client: TcpStream, socket: &Path) -> Option<Pair> {
+    // Accepted sockets do not inherit O_NONBLOCK: reads happen only after poll said so,
+    // and writes block (the proxy reads promptly; a command that stops reading stalls only
+    // its own connections until it exits).
+    let _ = client.set_nonblocking(false);
+    match UnixStream::connect(socket) {
+        Ok(upstream) => Some(Pair {
+            client,
+            upstream,
+            client_open: true,
+            upstream_open: true,
+        }),
+        Err(_) => {
+            let _ = client.write_all(
+                b"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+            );
+            None
         }
     }
-    let _ = to.shutdown(Shutdown::Write);
+}
+
+/// Moves what is readable from `from` to `to`; false once `from` ended (then `to` is told).
+fn pump<R, W>(from: &mut R, to: &mut W, buf: &mut [u8]) -> bool
+where
+    R: Read,
+    W: Write + HalfClose,
+{
+    match from.read(buf) {
+        Ok(0) | Err(_) => {
+            to.close_write();
+            false
+        }
+        Ok(n) => {
+            if to.write_all(&buf[..n]).is_err() {
+                to.close_write();
+                return false;
+            }
+            true
+        }
+    }
+}
+
+/// Shutting down the write half of either kind of socket.
+trait HalfClose {
+    fn close_write(&mut self);
+}
+
+impl HalfClose for TcpStream {
+    fn close_write(&mut self) {
+        let _ = self.shutdown(Shutdown::Write);
+    }
+}
+
+impl HalfClose for UnixStream {
+    fn close_write(&mut self) {
+        let _ = self.shutdown(Shutdown::Write);
+    }
 }

@@ -334,12 +334,17 @@ fn enter_namespaces(network_on: bool, proxy: Option<&ProxyBridge>) -> Result<(),
                 .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
             Ok(())
         }
-        ForkResult::Parent { child } => {
-            if let Some((listener, socket)) = bridge {
-                bridge::serve(listener, socket);
+        ForkResult::Parent { child } => match bridge {
+            // Not dumpable: the command cannot open this unconfined process's memory.
+            Some((listener, socket)) => {
+                let _ = nix::sys::prctl::set_dumpable(false);
+                Err(match bridge::relay_until_exit(listener, &socket, child) {
+                    Ok(code) => Failure::Exit(code),
+                    Err(message) => Failure::Setup(message),
+                })
             }
-            Err(relay_exit(child))
-        }
+            None => Err(relay_exit(child)),
+        },
     }
 }
 
