@@ -85,7 +85,7 @@ pub fn check_request(
         read: (!read.is_empty()).then_some(read),
         write: (!write.is_empty()).then_some(write),
     });
-    let network = request.wants_network().then(|| NetworkPermissions {
+    let network = request.wants_network().then_some(NetworkPermissions {
         enabled: Some(true),
     });
     Ok(RequestedPermissions {
