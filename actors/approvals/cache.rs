@@ -14,6 +14,8 @@ pub enum ApprovalKey {
     PatchFile(PathBuf),
     /// One tool of one MCP server (raw names).
     McpTool { server: String, tool: String },
+    /// A host sandboxed commands may reach through the network proxy (lower case).
+    NetworkHost(String),
 }
 
 /// Keys approved for the session; shared by the session's turns.

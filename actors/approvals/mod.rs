@@ -15,13 +15,17 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 use troupe_messages::ops::ReviewDecision;
+use troupe_messages::permissions::PermissionGrants;
 use troupe_rules::Rules;
 
-/// What a session shares with its turns: the "approved for session" cache and the rules.
+/// What a session shares with its turns: the "approved for session" cache, the rules, and
+/// the permissions granted for the session (`request_permissions`; rebuilt from the rollout
+/// on resume).
 #[derive(Debug, Clone, Default)]
 pub struct SessionApprovals {
     pub cache: Arc<Mutex<ApprovalCache>>,
     pub rules: Arc<Rules>,
+    pub grants: Arc<Mutex<PermissionGrants>>,
 }
 
 /// Approval requests of one orchestrator waiting for the user's decision, by call id.

@@ -157,6 +157,19 @@ impl TurnHooks {
         if let (Some(why), Value::Object(input)) = (description, &mut tool_input) {
             input.entry("description").or_insert(Value::String(why));
         }
+        self.permission_request_as(&tool_name, tool_input, call)
+            .await
+    }
+
+    /// PermissionRequest for an approval that is not the call's own (a network approval of
+    /// a running command: `Bash` with `description: network-access <host>`).
+    pub async fn permission_request_as(
+        &self,
+        tool_name: &str,
+        tool_input: Value,
+        call: &ToolCall,
+    ) -> Option<Result<(), String>> {
+        let tool_name = tool_name.to_string();
         let extra = tool_fields(&tool_name, tool_input, call);
         let verdicts = self
             .run(

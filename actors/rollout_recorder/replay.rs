@@ -4,6 +4,7 @@
 use crate::turn::compact::apply_parts;
 use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
+use troupe_messages::permissions::{GrantScope, PermissionGrants};
 use troupe_messages::rollout::{CompactedRecord, RolloutLine, RolloutRecord};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::threads::ThreadStatus;
@@ -29,6 +30,9 @@ pub struct Tracker {
     /// The last user message since the last turn context: a turn's own input comes last,
     /// after context updates and skill bodies (the initial context comes before any turn).
     pending_user: Option<String>,
+    /// Permissions granted for the session (`request_permissions`), added up: a resumed
+    /// thread keeps them.
+    pub session_grants: PermissionGrants,
 }
 
 impl Default for Tracker {
@@ -40,6 +44,7 @@ impl Default for Tracker {
             title: String::new(),
             status: ThreadStatus::New,
             pending_user: None,
+            session_grants: PermissionGrants::default(),
         }
     }
 }
@@ -78,6 +83,13 @@ impl Tracker {
                     }
                 }
                 EventMsg::TokenCount { total, .. } => self.tokens = *total,
+                EventMsg::PermissionsGranted {
+                    scope, permissions, ..
+                } => {
+                    if *scope == GrantScope::Session {
+                        self.session_grants.add(permissions);
+                    }
+                }
                 // The rest does not change a thread's summary (its items carry the history).
                 EventMsg::SessionConfigured { .. }
                 | EventMsg::InputInjected { .. }

@@ -113,9 +113,15 @@ pub async fn run_confined(
         backend: args.backend,
         profile: request.profile.clone(),
         cwd: request.cwd.clone(),
+        network_proxy: request.network_proxy.clone(),
     };
     let result = match zygotes {
-        Some(pool) if spec.backend == HelperBackend::Linux && ZygotePool::fits(request) => {
+        // A proxied command needs the bridge of the one-shot helper.
+        Some(pool)
+            if spec.backend == HelperBackend::Linux
+                && spec.network_proxy.is_none()
+                && ZygotePool::fits(request) =>
+        {
             run_in_zygote(pool, &spec, request, output).await?
         }
         _ => {
@@ -173,6 +179,7 @@ pub fn confine_argv(
                 backend: probe::choose(kind)?,
                 profile: profile.clone(),
                 cwd: cwd.to_path_buf(),
+                network_proxy: None,
             };
             helper_argv(&probe::helper_exe()?, &spec, argv)
         }

@@ -76,6 +76,7 @@ pub(super) async fn start(
         )
         .into());
     }
+    let session_grants = replayed.tracker.session_grants.clone();
     let last_timestamp = lines
         .last()
         .map(|line| line.timestamp.clone())
@@ -158,6 +159,7 @@ pub(super) async fn start(
         skills: initial.skills,
         approvals: crate::approvals::SessionApprovals {
             rules: args.rules,
+            grants: Arc::new(std::sync::Mutex::new(session_grants)),
             ..crate::approvals::SessionApprovals::default()
         },
     };

@@ -11,7 +11,7 @@ use troupe_apply_patch::beneath::canonical;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{AskForApproval, FileSystemSandboxKind, PermissionProfile};
-use troupe_sandbox::profile::{is_protected_write, resolve_profile};
+use troupe_sandbox::profile::is_protected_write;
 
 /// What the model reads when the user says no.
 pub const REJECTED_BY_USER: &str = "exec command rejected by user";
@@ -26,6 +26,16 @@ pub async fn approve(
     if lock(&ctx.approvals.cache).all_approved(keys) {
         return Ok(());
     }
+    if ask(ctx, request).await? == ReviewDecision::ApprovedForSession {
+        lock(&ctx.approvals.cache).approve(keys);
+    }
+    Ok(())
+}
+
+/// Asks without looking at the cache: PermissionRequest hooks first (an allow counts as
+/// `Approved`), then the user. `Ok` is `Approved` or `ApprovedForSession`; `Err` carries
+/// the output for the model (denied, or abort, which also ends the turn).
+pub async fn ask(ctx: &ToolContext, request: EventMsg) -> Result<ReviewDecision, ToolOutcome> {
     // PermissionRequest hooks answer before the user is asked; silence asks as usual.
     let description = match &request {
         EventMsg::ExecApprovalRequest { reason, .. }
@@ -38,7 +48,7 @@ pub async fn approve(
         .permission_request(&ctx.call, description)
         .await
     {
-        Some(Ok(())) => return Ok(()),
+        Some(Ok(())) => return Ok(ReviewDecision::Approved),
         Some(Err(message)) => return Err(ToolOutcome::error(message)),
         None => {}
     }
@@ -46,11 +56,7 @@ pub async fn approve(
     ctx.services.tell(request);
     // A dropped sender means the turn is stopping (interrupt): treat as abort.
     match decision.await.unwrap_or(ReviewDecision::Abort) {
-        ReviewDecision::Approved => Ok(()),
-        ReviewDecision::ApprovedForSession => {
-            lock(&ctx.approvals.cache).approve(keys);
-            Ok(())
-        }
+        approved @ (ReviewDecision::Approved | ReviewDecision::ApprovedForSession) => Ok(approved),
         ReviewDecision::Denied => Err(ToolOutcome::error(REJECTED_BY_USER)),
         // The session stops the turn itself when it delivers an abort.
         ReviewDecision::Abort => Err(ToolOutcome::error("aborted by user")),
@@ -116,9 +122,7 @@ pub async fn approve_patch(
     files: &[PathBuf],
     reason: Option<String>,
 ) -> Result<(), ToolOutcome> {
-    let settings = &ctx.settings;
-    let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
-        .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
+    let profile = super::permissions::effective_profile(ctx)?;
     let files: Vec<PathBuf> = files.iter().map(|f| canonical(f)).collect();
     approve_resolved_patch(ctx, &profile, &files, reason).await
 }

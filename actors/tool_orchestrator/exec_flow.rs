@@ -21,7 +21,7 @@ use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
 use troupe_messages::tools::{ExecRequest, ExecResult};
-use troupe_sandbox::profile::{escalated, is_likely_sandbox_denial, resolve_profile};
+use troupe_sandbox::profile::{escalated, is_likely_sandbox_denial};
 
 pub use super::approval_gate::REJECTED_BY_USER;
 
@@ -48,8 +48,7 @@ pub async fn decide(
 ) -> Result<Decision, ToolOutcome> {
     let settings = &ctx.settings;
     let policy = settings.approval_policy;
-    let profile = resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd)
-        .map_err(|err| ToolOutcome::error(format!("sandbox configuration error: {err}")))?;
+    let profile = super::permissions::effective_profile(ctx)?;
     let plan_mode = settings.context.collaboration_mode == CollaborationMode::Plan;
     if escalation {
         if plan_mode {
@@ -199,13 +198,29 @@ async fn attempt(
         args.timeout_ms
             .unwrap_or(ctx.settings.default_shell_timeout_ms),
     );
+    // With the network off, the command's own proxy (when configured) is its way out; it
+    // lives until this attempt returns.
+    let proxy = match super::network_approval::start_for(ctx, profile, &args.command) {
+        Ok(proxy) => proxy,
+        Err(why) => {
+            ctx.services.tell(EventMsg::Warning {
+                message: format!("{why}; the command runs without network"),
+            });
+            None
+        }
+    };
+    let mut env = child_env(&ctx.settings.context.shell_env, std::env::vars());
+    if let Some(proxy) = &proxy {
+        env.extend(proxy.env());
+    }
     let request = ExecRequest {
         argv: args.command.clone(),
         cwd: cwd.to_path_buf(),
-        env: child_env(&ctx.settings.context.shell_env, std::env::vars()),
+        env,
         timeout,
         max_output_bytes: ctx.settings.tool_output_max_bytes,
         profile: profile.clone(),
+        network_proxy: proxy.as_ref().map(|p| p.bridge.clone()),
     };
     // The runtime's budget of concurrent commands (shared by all agents): a command waits
     // here for a slot, before it counts as begun. Closed only if the runtime is going away.

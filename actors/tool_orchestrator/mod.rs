@@ -8,6 +8,8 @@
 pub mod approval_gate;
 pub mod exec_flow;
 pub mod intercept;
+pub mod network_approval;
+pub mod permissions;
 pub mod registry;
 pub mod services;
 pub mod shell_env;

@@ -107,6 +107,9 @@ impl ToolRegistry {
                 manager,
             }));
         }
+        registry.register(Arc::new(
+            super::tools::request_permissions::RequestPermissionsHandler,
+        ));
         registry
     }
 

@@ -28,6 +28,8 @@ pub struct TurnServices {
     pub hooks: Arc<TurnHooks>,
     /// The MCP tools listed when the turn started (empty until then, or without servers).
     mcp_tools: std::sync::OnceLock<Arc<troupe_mcp::McpToolset>>,
+    /// Permissions granted for this turn only (`request_permissions`).
+    pub turn_grants: Mutex<troupe_messages::permissions::PermissionGrants>,
 }
 
 impl TurnServices {
@@ -40,6 +42,7 @@ impl TurnServices {
             commands: Mutex::default(),
             hooks,
             mcp_tools: std::sync::OnceLock::new(),
+            turn_grants: Mutex::default(),
         }
     }
 

@@ -519,6 +519,9 @@ impl Translator {
             EventMsg::AgentEvent { .. } => {}
             // Hook runs: not on this wire yet (Codex's hook notifications are not mapped).
             EventMsg::HookStarted { .. } | EventMsg::HookCompleted { .. } => {}
+            // The approval that led to it was a server request; the grant has no
+            // notification of its own.
+            EventMsg::PermissionsGranted { .. } => {}
         }
         out
     }

@@ -179,6 +179,7 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 | EventMsg::Warning { .. }
                 | EventMsg::HookStarted { .. }
                 | EventMsg::HookCompleted { .. }
+                | EventMsg::PermissionsGranted { .. }
                 | EventMsg::ShutdownComplete => {}
             }
         }

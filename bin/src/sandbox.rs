@@ -121,6 +121,7 @@ async fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
         backend,
         profile,
         cwd,
+        network_proxy: None,
     };
     let argv = helper_argv(&exe, &spec, &args.command).map_err(anyhow::Error::msg)?;
     let err = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
@@ -142,6 +143,7 @@ async fn run_in_zygote(
         timeout: std::time::Duration::from_secs(600),
         max_output_bytes: 1 << 20,
         profile,
+        network_proxy: None,
     };
     let args = LinuxSandboxArgs {
         helper_exe: exe.clone(),
@@ -174,6 +176,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
         timeout: std::time::Duration::from_secs(10),
         max_output_bytes: 1024,
         profile,
+        network_proxy: None,
     };
     let live = LiveGroups::default();
     let started = Instant::now();

@@ -75,6 +75,14 @@ pub const FEATURES: &[Feature] = &[
         },
         state: |s| s.tools.shell == ShellToolType::ExecCommand,
     },
+    Feature {
+        name: "request_permissions_tool",
+        stage: Stage::Stable,
+        description: "offer request_permissions: the model asks for extra writable paths or \
+                      network for the rest of the turn or session",
+        apply: |s, on| s.tools.request_permissions = on,
+        state: |s| s.tools.request_permissions,
+    },
 ];
 
 /// The feature named `name`.

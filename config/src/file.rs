@@ -68,6 +68,22 @@ pub struct ConfigToml {
     pub notify: Option<Vec<String>>,
     /// `[history]`: whether `exec` appends prompts to `$TROUPE_HOME/history.jsonl`.
     pub history: Option<HistoryToml>,
+    /// `[network_proxy]`: with the network off, sandboxed commands reach approved hosts
+    /// through the runtime's proxy (user config only).
+    pub network_proxy: Option<NetworkProxyToml>,
+}
+
+/// `[network_proxy]`; an unknown key is an error.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetworkProxyToml {
+    /// Run the proxy for `shell` commands of the `linux` sandbox whose network is off.
+    pub enabled: bool,
+    /// The port `HTTP_PROXY` names inside the sandbox (default 3128).
+    pub port: Option<std::num::NonZeroU16>,
+    /// Host names answered with a fixed address instead of DNS, e.g.
+    /// `{ "api.internal.test" = "127.0.0.1" }`.
+    pub hosts: BTreeMap<String, std::net::IpAddr>,
 }
 
 /// `model_verbosity`.

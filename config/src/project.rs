@@ -18,6 +18,7 @@ pub const USER_ONLY_KEYS: &[&str] = &[
     "model_providers",
     "shell_environment_policy",
     "projects",
+    "network_proxy",
 ];
 
 /// What a project file is.

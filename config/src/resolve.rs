@@ -17,7 +17,10 @@ use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 use troupe_messages::hooks::{HookHandler, HookSettings, DEFAULT_MAX_STOP_CONTINUATIONS};
-use troupe_messages::policy::{AskForApproval, SandboxBackendKind, SandboxMode, SandboxSettings};
+use troupe_messages::policy::{
+    AskForApproval, NetworkProxySettings, SandboxBackendKind, SandboxMode, SandboxSettings,
+    DEFAULT_PROXY_PORT,
+};
 use troupe_messages::settings::{
     ContextSettings, ProviderSettings, SessionSettings, ShellEnvPolicy, ToolSettings, WireApi,
     DEFAULT_MAX_COMPACTIONS_PER_TURN, DEFAULT_MAX_REQUESTS_PER_TURN, DEFAULT_STREAM_MAX_BYTES,
@@ -359,6 +362,8 @@ fn resolve(
             config.sandbox_workspace_write.clone().unwrap_or_default(),
             config.sandbox_deny_read.clone(),
             config.sandbox_backend,
+            grants_forbidden(requirements),
+            config.network_proxy.clone().unwrap_or_default(),
         ),
         base_instructions: config
             .instructions
@@ -409,6 +414,7 @@ fn resolve(
         tools: ToolSettings {
             apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
             shell: config.shell_tool_type.unwrap_or_default(),
+            request_permissions: false,
         },
         agents: agent_settings(config.agents.unwrap_or_default()),
         notify: notify_argv(config.notify)?,
@@ -614,12 +620,33 @@ fn merge_provider(builtin: ProviderToml, user: ProviderToml) -> ProviderToml {
 
 /// `[sandbox_workspace_write]` + `sandbox_deny_read` + `sandbox_backend` → settings. Paths are
 /// checked (absolute, existing) when a command runs, where the error reaches the user.
+/// Whether `requirements.toml` leaves only `read-only`: then no `request_permissions` grant
+/// may add a writable root or the network (a grant never goes beyond the requirements).
+fn grants_forbidden(requirements: &Requirements) -> bool {
+    requirements
+        .allowed_sandbox_modes
+        .as_ref()
+        .is_some_and(|modes| modes.iter().all(|m| *m == SandboxMode::ReadOnly))
+}
+
 fn sandbox_settings(
     write: SandboxWorkspaceWriteToml,
     deny_read: Vec<PathBuf>,
     backend: Option<SandboxBackendKind>,
+    grants_forbidden: bool,
+    proxy: crate::file::NetworkProxyToml,
 ) -> SandboxSettings {
     SandboxSettings {
+        grants_forbidden,
+        network_proxy: NetworkProxySettings {
+            enabled: proxy.enabled,
+            port: proxy.port.map_or(DEFAULT_PROXY_PORT, u16::from),
+            hosts: proxy
+                .hosts
+                .into_iter()
+                .map(|(host, ip)| (host.to_ascii_lowercase(), ip.to_string()))
+                .collect(),
+        },
         writable_roots: write
             .writable_roots
             .into_iter()

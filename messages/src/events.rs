@@ -219,6 +219,15 @@ pub enum EventMsg {
         success: bool,
         output: String,
     },
+    // Permission grants (request_permissions).
+    /// The user (or a policy) granted extra permissions asked for by a `request_permissions`
+    /// call: they widen the thread's sandbox for the rest of the turn or of the session.
+    /// Recorded; a resumed thread takes back its session grants from these.
+    PermissionsGranted {
+        call_id: String,
+        scope: crate::permissions::GrantScope,
+        permissions: crate::permissions::RequestedPermissions,
+    },
 }
 
 /// Which pipe of a command a piece of output came from.

@@ -13,6 +13,7 @@ pub mod items;
 pub mod mailboxes;
 pub mod mcp;
 pub mod ops;
+pub mod permissions;
 pub mod policy;
 pub mod rollout;
 pub mod sampling;

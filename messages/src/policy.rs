@@ -129,6 +129,44 @@ pub struct SandboxSettings {
     /// `exec --ignore-rules`: load no `.rules` file (user or project) for this thread.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ignore_rules: bool,
+    /// `requirements.toml` allows no sandbox mode but `read-only`: `request_permissions`
+    /// may then grant no write and no network (a grant never goes beyond the requirements).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub grants_forbidden: bool,
+    /// `[network_proxy]`: the way out for approved hosts when the network is off.
+    #[serde(skip_serializing_if = "NetworkProxySettings::is_off")]
+    pub network_proxy: NetworkProxySettings,
+}
+
+/// The port `HTTP_PROXY` names inside the sandbox unless `network_proxy.port` says another.
+pub const DEFAULT_PROXY_PORT: u16 = 3128;
+
+/// `[network_proxy]` resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NetworkProxySettings {
+    /// Run the proxy for `shell` commands of the `linux` sandbox whose network is off.
+    pub enabled: bool,
+    /// The TCP port inside the sandbox.
+    pub port: u16,
+    /// Lower-case host name → IP address, used instead of DNS.
+    pub hosts: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for NetworkProxySettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            port: DEFAULT_PROXY_PORT,
+            hosts: Default::default(),
+        }
+    }
+}
+
+impl NetworkProxySettings {
+    fn is_off(&self) -> bool {
+        !self.enabled
+    }
 }
 
 /// The legacy, Codex-compatible sandbox policy: what `sandbox_mode` + settings mean.

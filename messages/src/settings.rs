@@ -148,6 +148,9 @@ pub struct SessionSettings {
 pub struct ToolSettings {
     pub apply_patch: ApplyPatchToolType,
     pub shell: ShellToolType,
+    /// Offer `request_permissions` (feature `request_permissions_tool`, off by default).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub request_permissions: bool,
 }
 
 /// How `apply_patch` is offered.

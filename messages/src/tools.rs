@@ -84,6 +84,10 @@ pub struct ExecRequest {
     pub max_output_bytes: usize,
     /// What the process may do; the `none` backend only accepts `Disabled`.
     pub profile: PermissionProfile,
+    /// With the network off: the network proxy to bridge in (the `linux` backend runs the
+    /// command through its one-shot helper then, never a zygote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_proxy: Option<crate::permissions::ProxyBridge>,
 }
 
 /// Bytes of one command's output streamed live (`ExecCommandOutputDelta`), both pipes

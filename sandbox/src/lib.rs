@@ -8,10 +8,12 @@
 //! does not cover, are set with `prctl` directly (see `helper/privileges.rs`).
 
 pub mod descendants;
+pub mod grants;
 pub mod head_tail;
 pub mod helper;
 pub mod live_output;
 mod locking;
+pub mod netproxy;
 pub mod probe;
 pub mod process;
 pub mod profile;

@@ -11,6 +11,7 @@ fn request(argv: &[&str], timeout_ms: u64, max: usize) -> ExecRequest {
         timeout: Duration::from_millis(timeout_ms),
         max_output_bytes: max,
         profile: troupe_messages::policy::PermissionProfile::Disabled,
+        network_proxy: None,
     }
 }
 

@@ -67,6 +67,7 @@ impl Fixture {
             timeout: Duration::from_secs(30),
             max_output_bytes: 1 << 20,
             profile: profile.clone(),
+            network_proxy: None,
         }
     }
 

@@ -261,6 +261,16 @@ impl ThreadView {
                     );
                 }
             }
+            EventMsg::PermissionsGranted {
+                scope, permissions, ..
+            } => self.notice(
+                NoticeKind::Info,
+                format!(
+                    "permissions granted for the {}: {}",
+                    scope.as_str(),
+                    permissions.summary()
+                ),
+            ),
             EventMsg::ExecCommandOutputDelta { call_id, chunk, .. } => {
                 let cell = self.live.iter_mut().find_map(|c| match c {
                     Cell::Command(cmd) if &cmd.call_id == call_id => Some(cmd),

@@ -10,7 +10,6 @@ use troupe_apply_patch::{self as apply_patch, ChangeKind, Confinement, FinalStat
 use troupe_messages::events::EventMsg;
 use troupe_messages::settings::{ApplyPatchToolType, SessionSettings};
 use troupe_messages::tools::{FileChange, FileChangeKind, ToolPayload, ToolSpec};
-use troupe_sandbox::profile::resolve_profile;
 
 /// Handler of `apply_patch`, offered freeform or as a JSON function per config.
 pub struct ApplyPatchHandler;
@@ -93,10 +92,9 @@ impl ToolHandler for ApplyPatchHandler {
 /// events; one that does is announced (`PatchApplyBegin`), written atomically, reported
 /// (`PatchApplyEnd`) and added to the turn's diff.
 pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcome {
-    let settings = &ctx.settings;
-    let profile = match resolve_profile(settings.sandbox_mode, &settings.sandbox, &settings.cwd) {
+    let profile = match crate::tool_orchestrator::permissions::effective_profile(ctx) {
         Ok(profile) => profile,
-        Err(err) => return ToolOutcome::error(format!("sandbox configuration error: {err}")),
+        Err(outcome) => return outcome,
     };
     // The patch is written in-process, outside any sandbox: locating every path under the
     // profile (and walking beneath it when writing) plus the approval gate are its guard.

@@ -8,6 +8,7 @@ pub mod exec_command;
 pub mod local_image;
 pub mod mcp;
 pub mod mcp_resources;
+pub mod request_permissions;
 pub mod shell;
 pub mod update_plan;
 pub mod write_stdin;

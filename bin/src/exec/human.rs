@@ -186,6 +186,13 @@ impl HumanOutput {
                 let text = self.prefixed(&format!("ERROR: {}", error_text(error)));
                 let _ = writeln!(std::io::stderr().lock(), "{text}");
             }
+            EventMsg::PermissionsGranted {
+                scope, permissions, ..
+            } => self.line(&format!(
+                "permissions granted for the {}: {}",
+                scope.as_str(),
+                permissions.summary()
+            )),
             EventMsg::CollabToolCall {
                 tool,
                 status: CollabCallStatus::InProgress,

@@ -121,6 +121,8 @@ impl JsonEvents {
                 };
                 vec![ThreadEvent::ItemCompleted { item }]
             }
+            // Codex's `exec --json` has no item for a grant.
+            EventMsg::PermissionsGranted { .. } => Vec::new(),
             EventMsg::ExecCommandBegin {
                 call_id, command, ..
             } => {

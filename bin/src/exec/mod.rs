@@ -385,6 +385,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             | EventMsg::CollabToolCall { .. }
             | EventMsg::HookStarted { .. }
             | EventMsg::HookCompleted { .. }
+            | EventMsg::PermissionsGranted { .. }
             | EventMsg::ShutdownComplete => {}
         }
     }

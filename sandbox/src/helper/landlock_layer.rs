@@ -16,8 +16,8 @@
 //! anywhere). `crate::probe::LANDLOCK_LIMITS` says all of it, for the warning and `troupe doctor`.
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, Ruleset,
-    RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, PathBeneath,
+    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -41,6 +41,7 @@ pub fn prepare(
     writable: &[PathBuf],
     protected: &[PathBuf],
     network: bool,
+    proxy_port: Option<u16>,
 ) -> Result<RulesetCreated, String> {
     let abi = ABI::V6;
     let fail = |what: &str, err: &dyn std::fmt::Display| format!("landlock {what}: {err}");
@@ -56,6 +57,12 @@ pub fn prepare(
             .map_err(|e| fail("network rights", &e))?;
     }
     let mut created = ruleset.create().map_err(|e| fail("ruleset", &e))?;
+    if let (false, Some(port)) = (network, proxy_port) {
+        // The network proxy's bridge: the only TCP port a command may connect to.
+        created = created
+            .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
+            .map_err(|e| fail("proxy port rule", &e))?;
+    }
     created = created
         .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
         .map_err(|e| fail("read rule", &e))?;

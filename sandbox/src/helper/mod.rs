@@ -3,6 +3,7 @@
 //! not between fork and exec of the multi-threaded runtime, keeps the setup free of
 //! async-signal-safety traps and lets it use ordinary Rust (allocation, error strings).
 
+mod bridge;
 mod landlock_layer;
 mod mounts;
 mod privileges;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use troupe_messages::permissions::ProxyBridge;
 use troupe_messages::policy::{
     FileSystemPolicy, FileSystemSandboxKind, NetworkPolicy, PermissionProfile,
 };
@@ -46,6 +48,10 @@ pub struct HelperSpec {
     pub backend: HelperBackend,
     pub profile: PermissionProfile,
     pub cwd: PathBuf,
+    /// With the network off: the runtime's network proxy, bridged into the sandbox's
+    /// network namespace (`bridge.rs`); the `linux` one-shot helper only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_proxy: Option<ProxyBridge>,
 }
 
 /// The argv that runs `command` under the helper at `exe`.
@@ -119,10 +125,18 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
             // The command is the child forked into the new PID namespace: never a group
             // leader, so it can always start its own session.
             session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
-            Confinement::prepare(&plan.writable, &[], plan.network_on, false)?
+            let proxy_port = plan.proxy.as_ref().map(|p| p.port);
+            Confinement::prepare(&plan.writable, &[], plan.network_on, proxy_port, false)?
                 .exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
+            if plan.proxy.is_some() {
+                return Err(Failure::Setup(
+                    "the network proxy needs the linux backend (a network namespace); the \
+                     landlock backend cannot bridge it"
+                        .into(),
+                ));
+            }
             if !plan.file_system.deny_read.is_empty() {
                 return Err(Failure::Setup(
                     "the landlock backend cannot hide deny-read paths; use the linux backend \
@@ -138,7 +152,7 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
             leave_session_landlock(leads_session)?;
             // Without a mount view, Landlock alone keeps `.git`/`.troupe` read-only.
             let protected = plan.protected_subpaths();
-            Confinement::prepare(&plan.writable, &protected, plan.network_on, true)?
+            Confinement::prepare(&plan.writable, &protected, plan.network_on, None, true)?
                 .exec(&spec.cwd, &command)
         }
     }
@@ -172,6 +186,8 @@ struct Plan {
     /// Writable roots; `/` alone means "write anywhere".
     writable: Vec<PathBuf>,
     network_on: bool,
+    /// The proxy bridged in when the network is off.
+    proxy: Option<ProxyBridge>,
 }
 
 impl Plan {
@@ -202,6 +218,10 @@ impl Plan {
             file_system: file_system.clone(),
             writable,
             network_on: *network == NetworkPolicy::Enabled,
+            proxy: spec
+                .network_proxy
+                .clone()
+                .filter(|_| *network != NetworkPolicy::Enabled),
         })
     }
 
@@ -235,11 +255,12 @@ impl Plan {
         let mut host_sockets = if self.network_on {
             None
         } else {
-            Some(sockets::HostSockets::open(
-                &self.file_system.allow_unix_sockets,
-            )?)
+            // The proxy's socket stays reachable: the bridge connects to it from inside.
+            let mut allowed = self.file_system.allow_unix_sockets.clone();
+            allowed.extend(self.proxy.as_ref().map(|p| p.socket.clone()));
+            Some(sockets::HostSockets::open(&allowed)?)
         };
-        enter_namespaces(self.network_on)?;
+        enter_namespaces(self.network_on, self.proxy.as_ref())?;
         // Opened inside the new mount namespace: a bind source must belong to it.
         let devices = mounts::HostDevices::open();
         let roots = if self.writes_anywhere() {
@@ -276,7 +297,7 @@ fn parse_args(args: &[OsString]) -> Result<(HelperSpec, Vec<CString>), Failure> 
 
 /// New user, mount, PID, IPC (and network) namespaces; then a fork, so the command is PID 1
 /// of the new PID namespace. The parent only waits and relays the exit status.
-fn enter_namespaces(network_on: bool) -> Result<(), Failure> {
+fn enter_namespaces(network_on: bool, proxy: Option<&ProxyBridge>) -> Result<(), Failure> {
     let uid = nix::unistd::getuid();
     let gid = nix::unistd::getgid();
     let mut flags = CloneFlags::CLONE_NEWUSER
@@ -298,15 +319,32 @@ fn enter_namespaces(network_on: bool) -> Result<(), Failure> {
     write("/proc/self/setgroups", "deny".into())?;
     write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
     write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    // Listening before the fork: the command can connect from its first instruction.
+    let bridge = match proxy {
+        Some(proxy) if !network_on => Some((bridge::listen(proxy.port)?, proxy.socket.clone())),
+        _ => None,
+    };
     // SAFETY: the helper is single-threaded (it runs before any runtime starts), so the child
     // may do anything the parent could.
     match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
         ForkResult::Child => {
+            // The listener belongs to the parent's relay threads.
+            drop(bridge);
             nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
                 .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
             Ok(())
         }
-        ForkResult::Parent { child } => Err(relay_exit(child)),
+        ForkResult::Parent { child } => match bridge {
+            // Not dumpable: the command cannot open this unconfined process's memory.
+            Some((listener, socket)) => {
+                let _ = nix::sys::prctl::set_dumpable(false);
+                Err(match bridge::relay_until_exit(listener, &socket, child) {
+                    Ok(code) => Failure::Exit(code),
+                    Err(message) => Failure::Setup(message),
+                })
+            }
+            None => Err(relay_exit(child)),
+        },
     }
 }
 
@@ -335,10 +373,18 @@ impl Confinement {
         writable: &[PathBuf],
         protected: &[PathBuf],
         network_on: bool,
+        proxy_port: Option<u16>,
         landlock_required: bool,
     ) -> Result<Self, Failure> {
-        let filters = seccomp::build(network_on, landlock_required)?;
-        let landlock = landlock_layer::prepare(writable, protected, network_on);
+        let inet = if network_on {
+            seccomp::Inet::Open
+        } else if proxy_port.is_some() {
+            seccomp::Inet::LoopbackOnly
+        } else {
+            seccomp::Inet::Closed
+        };
+        let filters = seccomp::build(inet, landlock_required)?;
+        let landlock = landlock_layer::prepare(writable, protected, network_on, proxy_port);
         if let (Err(err), true) = (&landlock, landlock_required) {
             return Err(Failure::Setup(err.clone()));
         }

@@ -96,7 +96,19 @@ fn terminal_injection_rules() -> Result<Vec<SeccompRule>, String> {
 ///
 /// `keep_session` (the `landlock` backend, which has no PID namespace): `setsid` is refused,
 /// so nothing the command starts can leave the session the runtime kills it by.
-pub fn build(network: bool, keep_session: bool) -> Result<Vec<BpfProgram>, String> {
+/// Which sockets beside AF_UNIX a command may open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inet {
+    /// Any (the network is on).
+    Open,
+    /// AF_INET/AF_INET6 only: the network namespace holds nothing but loopback, where the
+    /// network proxy's bridge listens. Netlink, packet and every other family stay refused.
+    LoopbackOnly,
+    /// None (the network is off).
+    Closed,
+}
+
+pub fn build(inet: Inet, keep_session: bool) -> Result<Vec<BpfProgram>, String> {
     let arch = arch()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in DENIED {
@@ -120,9 +132,24 @@ pub fn build(network: bool, keep_session: bool) -> Result<Vec<BpfProgram>, Strin
     if keep_session {
         rules.insert(libc::SYS_setsid, vec![]);
     }
-    if !network {
-        let not_unix = cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
-        rules.insert(libc::SYS_socket, vec![rule(vec![not_unix])?]);
+    match inet {
+        Inet::Open => {}
+        Inet::Closed => {
+            let not_unix = cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
+            rules.insert(libc::SYS_socket, vec![rule(vec![not_unix])?]);
+        }
+        Inet::LoopbackOnly => {
+            // Refused when the family is none of the three (one rule, conditions and-ed).
+            let family_is_not = |af: i32| cond(0, SeccompCmpOp::Ne, af as u64);
+            rules.insert(
+                libc::SYS_socket,
+                vec![rule(vec![
+                    family_is_not(libc::AF_UNIX)?,
+                    family_is_not(libc::AF_INET)?,
+                    family_is_not(libc::AF_INET6)?,
+                ])?],
+            );
+        }
     }
     let eperm = SeccompFilter::new(
         rules,

@@ -66,12 +66,17 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
         ));
     }
     let plan = Plan::from_spec(&spec)?;
+    if plan.proxy.is_some() {
+        return Err(Failure::Setup(
+            "the network proxy runs through the one-shot helper, not a zygote".into(),
+        ));
+    }
     let mut host_sockets = plan.enter_linux_view()?;
     let masked_sockets = match host_sockets.as_mut() {
         Some(table) => table.sockets_to_mask()?,
         None => Default::default(),
     };
-    let confinement = Confinement::prepare(&plan.writable, &[], plan.network_on, false)?;
+    let confinement = Confinement::prepare(&plan.writable, &[], plan.network_on, None, false)?;
     let mut blocked = SigSet::empty();
     blocked.add(Signal::SIGCHLD);
     blocked
