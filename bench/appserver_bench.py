@@ -6,8 +6,8 @@ Usage: bench/appserver_bench.py [--codex BIN] [--troupe BIN] [--mock BIN --raw D
 
 With --troupe, the same two halves drive `troupe app-server` (the same wire) against the same
 mock, and both servers' notification latency is measured: for every notification received
-during the turns, client receive time (wall clock) minus the server's `emittedAtMs`; p50/p99
-over all of them.
+during the turns, client receive time (wall clock, stamped when the `read` that brought it
+returned, before any parsing) minus the server's `emittedAtMs`; p50/p99 over all of them.
 
 Drives `codex app-server` (JSON-RPC lines over stdio: `initialize`, `thread/start`,
 `turn/start`, notifications until `turn/completed`) against mock-model, two fresh servers:
@@ -80,28 +80,53 @@ class AppServer:
         self.pending = {}  # id -> Queue for the response
         self.notes = queue.Queue()  # (time, method, params) of every notification
         self.lock = threading.Lock()
+        self.chunks = queue.Queue()  # (wall ms, monotonic s, bytes) of every read
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._route, daemon=True).start()
 
     def _read(self):
-        for raw in self.proc.stdout:
-            now = time.monotonic()
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                continue
-            if "id" in msg and "method" not in msg:
-                with self.lock:
-                    q = self.pending.pop(msg["id"], None)
-                if q:
-                    q.put(msg)
-            elif "method" in msg and "id" in msg:
-                # A server request (approval...): not expected with approval_policy "never".
-                self.notes.put((now, "server-request:" + msg["method"], msg.get("params")))
-            elif "method" in msg:
-                if self.measure and "emittedAtMs" in msg:
-                    self.latencies_ms.append(time.time() * 1000 - msg["emittedAtMs"])
-                self.notes.put((now, msg["method"], msg.get("params")))
+        """Only reads and stamps: one `read` of up to 1 MiB per wake-up, stamped at once, so
+        what is measured is when the bytes reached the client, not how fast Python parses.
+        (Iterating a `bufsize=0` pipe would read one byte per system call: at ~0.5 ms per
+        notification under load that measured the client, not the server.)"""
+        fd = self.proc.stdout.fileno()
+        while True:
+            data = os.read(fd, 1 << 20)
+            self.chunks.put((time.time() * 1000, time.monotonic(), data))
+            if not data:
+                return
+
+    def _route(self):
+        """Splits the stamped reads into lines; each line carries the stamp of the read that
+        brought its last byte."""
+        partial = b""
+        while True:
+            wall_ms, now, data = self.chunks.get()
+            if not data:
+                break
+            lines = (partial + data).split(b"\n")
+            partial = lines.pop()
+            for raw in lines:
+                self._dispatch(raw, wall_ms, now)
         self.notes.put((time.monotonic(), "eof", None))
+
+    def _dispatch(self, raw, wall_ms, now):
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            return
+        if "id" in msg and "method" not in msg:
+            with self.lock:
+                q = self.pending.pop(msg["id"], None)
+            if q:
+                q.put(msg)
+        elif "method" in msg and "id" in msg:
+            # A server request (approval...): not expected with approval_policy "never".
+            self.notes.put((now, "server-request:" + msg["method"], msg.get("params")))
+        elif "method" in msg:
+            if self.measure and "emittedAtMs" in msg:
+                self.latencies_ms.append(wall_ms - msg["emittedAtMs"])
+            self.notes.put((now, msg["method"], msg.get("params")))
 
     def send(self, method, params=None):
         """Sends a request; returns a Queue that will hold the response."""
@@ -341,6 +366,9 @@ def main():
     ap.add_argument("--turns", type=int, default=100)
     ap.add_argument("--calls", type=int, default=5)
     args = ap.parse_args()
+    # The reader thread stamps a read as soon as it holds the GIL again; the other threads
+    # (routing, the turn bookkeeping) must not keep it waiting the default 5 ms.
+    sys.setswitchinterval(0.0002)
     troupe = troupe_figures(args.troupe_output)
     codex = None
     if args.codex:

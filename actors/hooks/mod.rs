@@ -275,6 +275,7 @@ impl TurnHooks {
             event_name: handler.event,
             command: handler.command.clone(),
             tool_name: tool_name.map(str::to_string),
+            source: Some(handler.source.clone()),
         });
         let started = Instant::now();
         let process = command::run_hook_command(

@@ -104,6 +104,18 @@ impl TurnServices {
         }))
     }
 
+    /// Where a PTY session's output goes while it runs: `ExecCommandOutputDelta` events, only
+    /// between its begin and its end (see `ExecSessions::output`).
+    pub fn pty_output_sink(self: &Arc<Self>, call_id: &str) -> ExecOutputSink {
+        let services = Arc::downgrade(self);
+        let call_id = call_id.to_string();
+        ExecOutputSink(Arc::new(move |stream, chunk| {
+            if let Some(services) = services.upgrade() {
+                services.exec.output(&call_id, stream, chunk);
+            }
+        }))
+    }
+
     /// Adds an applied patch to the turn's diff and returns the whole diff so far.
     pub fn record_patch(&self, plan: &Plan, root: &Path) -> Option<String> {
         let mut diff = self

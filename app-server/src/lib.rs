@@ -2,6 +2,7 @@
 //! WebSocket, as a frontend over the in-process `Runtime` (no second turn loop).
 
 pub mod connection;
+pub mod hooks;
 pub mod hub;
 pub mod items;
 pub mod live;

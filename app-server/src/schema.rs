@@ -60,6 +60,16 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             schema_for!(ThreadStartedNotification),
         ),
         (
+            "hook/started",
+            "notification",
+            schema_for!(crate::hooks::HookNotification),
+        ),
+        (
+            "hook/completed",
+            "notification",
+            schema_for!(crate::hooks::HookNotification),
+        ),
+        (
             "thread/status/changed",
             "notification",
             schema_for!(ThreadStatusChangedNotification),

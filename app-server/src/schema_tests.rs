@@ -43,6 +43,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("config/read", "params") => "v2/ConfigReadParams.json",
         ("config/read", "response") => "v2/ConfigReadResponse.json",
         ("thread/started", _) => "v2/ThreadStartedNotification.json",
+        ("hook/started", _) => "v2/HookStartedNotification.json",
+        ("hook/completed", _) => "v2/HookCompletedNotification.json",
         ("thread/status/changed", _) => "v2/ThreadStatusChangedNotification.json",
         ("turn/started", _) => "v2/TurnStartedNotification.json",
         ("turn/completed", _) => "v2/TurnCompletedNotification.json",

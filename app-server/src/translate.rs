@@ -2,6 +2,7 @@
 //! the live pump feeds it a thread's events as they come, and `turns_from_rollout` feeds it the
 //! events a rollout recorded, so `thread/read` shows what a live client saw.
 
+use crate::hooks::{Completed, HookRuns, Started};
 use crate::items::{
     breakdown, collab_item, command_item, file_changes, plan_step, shlex_join, tool_item,
 };
@@ -68,6 +69,8 @@ pub struct Translator {
     next_item: u64,
     /// Kept only when rebuilding turns from a rollout.
     pub(crate) finished: Option<Vec<Turn>>,
+    /// Hook runs started and not completed.
+    hooks: HookRuns,
 }
 
 impl Translator {
@@ -79,6 +82,7 @@ impl Translator {
             waiting_approvals: 0,
             next_item: 0,
             finished: None,
+            hooks: HookRuns::default(),
         }
     }
 
@@ -517,11 +521,41 @@ impl Translator {
             // `source`, `thread/resume` subscribes to it): the root's relayed copy of its
             // activity is not repeated on the root's wire.
             EventMsg::AgentEvent { .. } => {}
-            // Hook runs: not on this wire yet (Codex's hook notifications are not mapped).
-            EventMsg::HookStarted { .. } | EventMsg::HookCompleted { .. } => {}
             // The approval that led to it was a server request; the grant has no
             // notification of its own.
             EventMsg::PermissionsGranted { .. } => {}
+            EventMsg::HookStarted {
+                run_id,
+                event_name,
+                source,
+                ..
+            } => {
+                let run = Started {
+                    run_id,
+                    event: *event_name,
+                    source: source.as_deref(),
+                };
+                let turn_id = self.turn.as_ref().map(|t| t.id.as_str());
+                out.push(self.hooks.started(&self.thread_id, turn_id, run, now_ms));
+            }
+            EventMsg::HookCompleted {
+                run_id,
+                event_name,
+                duration_ms,
+                decision,
+                message,
+                ..
+            } => {
+                let run = Completed {
+                    run_id,
+                    event: *event_name,
+                    duration_ms: *duration_ms,
+                    decision: *decision,
+                    message: message.as_deref(),
+                };
+                let turn_id = self.turn.as_ref().map(|t| t.id.as_str());
+                out.push(self.hooks.completed(&self.thread_id, turn_id, run, now_ms));
+            }
         }
         out
     }

@@ -58,20 +58,24 @@ pub async fn read_lines<R: AsyncRead + Unpin>(reader: R, frames: mpsc::Sender<In
     }
 }
 
-/// Writes queued lines, each followed by a newline, and lag notices when they are due.
+/// The next lines to write: at least one queued line or due lag notice; `None` once the
+/// queue is closed.
+async fn next_batch(out: &mut Outbound) -> Option<Vec<crate::wire::Line>> {
+    let line = tokio::select! {
+        biased;
+        line = out.lines.recv() => Some(line?),
+        () = out.lag.wake.notified() => None,
+    };
+    let mut lines: Vec<crate::wire::Line> = line.into_iter().collect();
+    lines.extend(out.lag.take_notices());
+    Some(lines)
+}
+
+/// Writes queued lines, each followed by a newline, and lag notices when they are due;
+/// flushes whenever the queue is empty.
 pub async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut out: Outbound) {
     let mut writer = BufWriter::new(writer);
-    loop {
-        let line = tokio::select! {
-            biased;
-            line = out.lines.recv() => match line {
-                Some(line) => Some(line),
-                None => break,
-            },
-            () = out.lag.wake.notified() => None,
-        };
-        let mut lines: Vec<crate::wire::Line> = line.into_iter().collect();
-        lines.extend(out.lag.take_notices());
+    while let Some(lines) = next_batch(&mut out).await {
         for line in lines {
             if writer.write_all(line.as_bytes()).await.is_err()
                 || writer.write_all(b"\n").await.is_err()
@@ -86,15 +90,51 @@ pub async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut out: Outbound) {
     let _ = writer.flush().await;
 }
 
+/// [`write_lines`] for a blocking writer (stdout), run on a thread of its own: woken directly
+/// by the queue, it writes with plain system calls. On the runtime, each write to tokio's
+/// stdout is a blocking-pool job whose completion wakes the writer through the runtime's
+/// shared queue, and under load (hundreds of busy tasks) every such hop waited its turn:
+/// notifications sat tens of milliseconds between the pump and the pipe.
+fn write_lines_blocking<W: std::io::Write>(
+    runtime: &tokio::runtime::Handle,
+    writer: W,
+    mut out: Outbound,
+) {
+    use std::io::Write;
+    let mut writer = std::io::BufWriter::with_capacity(64 * 1024, writer);
+    while let Some(lines) = runtime.block_on(next_batch(&mut out)) {
+        for line in lines {
+            if writer.write_all(line.as_bytes()).is_err() || writer.write_all(b"\n").is_err() {
+                return;
+            }
+        }
+        if out.lines.is_empty() && writer.flush().is_err() {
+            return;
+        }
+    }
+    let _ = writer.flush();
+}
+
 /// Serves one client on stdin/stdout until stdin closes.
 pub async fn serve_stdio(hub: Arc<Hub>) {
     let (sink, outbound) = connection::open();
     let (frames_tx, frames) = mpsc::channel(INBOUND_CAPACITY);
     tokio::spawn(read_lines(tokio::io::stdin(), frames_tx));
-    let writer = tokio::spawn(write_lines(tokio::io::stdout(), outbound));
+    let (written_tx, written) = tokio::sync::oneshot::channel::<()>();
+    let runtime = tokio::runtime::Handle::current();
+    let writer = std::thread::Builder::new()
+        .name("app-server-stdout".into())
+        .spawn(move || {
+            write_lines_blocking(&runtime, std::io::stdout(), outbound);
+            let _ = written_tx.send(());
+        });
+    if let Err(err) = writer {
+        tracing::error!("app-server: no stdout writer thread: {err}");
+        return;
+    }
     connection::run(hub, sink, frames).await;
     // Let queued answers out before the process ends.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), written).await;
 }
 
 /// Binds a unix socket only the owner can use, replacing a stale socket file.

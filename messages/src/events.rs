@@ -179,6 +179,9 @@ pub enum EventMsg {
         command: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tool_name: Option<String>,
+        /// The config file that declared the hook.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<std::path::PathBuf>,
     },
     /// A hook command finished: what it decided, and the reason or message it gave
     /// (for `failed`, why it counts as no decision).

@@ -1,6 +1,7 @@
 //! App-server items and listings as Codex shapes them: per-file diffs in `fileChange` items,
 //! collaboration calls as `collabAgentToolCall` items, a sub-agent's task path in its thread's
-//! `source`, and `thread/list`'s `modelProviders` filter applied before paging.
+//! `source`, `thread/list`'s `modelProviders` filter applied before paging, and hook runs as
+//! `hook/started` / `hook/completed`.
 
 use crate::app_server_support::*;
 use serde_json::{json, Value};
@@ -196,4 +197,89 @@ async fn the_provider_filter_applies_before_paging() {
     listed.sort();
     mock_threads.sort();
     assert_eq!(listed, mock_threads);
+}
+
+/// Each hook run is a `hook/started` then a `hook/completed` carrying Codex's `HookRunSummary`:
+/// the event, the config file, the turn, and what the hook decided and said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hook_runs_are_hook_started_and_completed_notifications() {
+    use crate::hooks_support::{add_hooks, hook, script};
+    let harness = harness(vec![
+        MockResponse::shell("c1", &["touch", "made"]),
+        MockResponse::text("done"),
+    ]);
+    let quiet = script(&harness, "quiet.sh", "exit 0\n");
+    let block = script(&harness, "block.sh", "echo 'no touching' >&2\nexit 2\n");
+    add_hooks(
+        &harness,
+        &(hook("UserPromptSubmit", None, &quiet, 10)
+            + &hook("PreToolUse", Some("Bash"), &block, 10)),
+    );
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let thread_id = client
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+        )
+        .await;
+    let turn_id = client.start_turn(&thread_id, "touch it").await;
+    let seen = client.until_turn_completed(&thread_id).await;
+    assert!(!harness.workdir.path().join("made").exists());
+    let hooks: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"].as_str().is_some_and(|m| m.starts_with("hook/")))
+        .collect();
+    let summary: Vec<(String, String, String)> = hooks
+        .iter()
+        .map(|m| {
+            let run = &m["params"]["run"];
+            (
+                m["method"].as_str().unwrap_or("").to_string(),
+                run["eventName"].as_str().unwrap_or("").to_string(),
+                run["status"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("hook/started", "userPromptSubmit", "running"),
+        ("hook/completed", "userPromptSubmit", "completed"),
+        ("hook/started", "preToolUse", "running"),
+        ("hook/completed", "preToolUse", "blocked"),
+    ]
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()));
+    assert_eq!(summary, expected, "{hooks:#?}");
+    let config = harness.home.path().join("config.toml");
+    for (i, message) in hooks.iter().enumerate() {
+        let params = &message["params"];
+        assert_eq!(params["threadId"], json!(thread_id), "{message}");
+        assert_eq!(params["turnId"], json!(turn_id), "{message}");
+        let run = &params["run"];
+        assert_eq!(
+            run["id"],
+            hooks[i - i % 2]["params"]["run"]["id"],
+            "{message}"
+        );
+        assert_eq!(run["displayOrder"], json!(i / 2), "{message}");
+        assert_eq!(run["handlerType"], "command");
+        assert_eq!(run["executionMode"], "sync");
+        assert_eq!(run["scope"], "turn");
+        assert_eq!(run["sourcePath"], json!(config.display().to_string()));
+        assert!(run["startedAt"].as_i64().is_some(), "{message}");
+        if message["method"] == "hook/completed" {
+            assert!(run["durationMs"].as_i64().is_some(), "{message}");
+            assert!(run["completedAt"].as_i64().is_some(), "{message}");
+        }
+    }
+    assert_eq!(hooks[1]["params"]["run"]["entries"], json!([]));
+    let entries = &hooks[3]["params"]["run"]["entries"];
+    assert_eq!(entries[0]["kind"], "feedback", "{entries}");
+    assert!(
+        entries[0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no touching"),
+        "{entries}"
+    );
 }

@@ -166,15 +166,20 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     }
     // Begin and end go the same way (straight to the session), so the end never overtakes.
     let exec = &ctx.services.exec;
-    exec.tell(EventMsg::ExecCommandBegin {
-        call_id: ctx.call.call_id.clone(),
-        command: argv.clone(),
-        cwd: cwd.clone(),
-    });
+    exec.begin(&ctx.call.call_id, &argv, &cwd);
     let started = Instant::now();
-    let session = match PtySession::spawn(&spawn_argv, &cwd, &env, ctx.call.call_id.clone()) {
+    let live = ctx.services.pty_output_sink(&ctx.call.call_id);
+    let spawned = PtySession::spawn(
+        &spawn_argv,
+        &cwd,
+        &env,
+        ctx.call.call_id.clone(),
+        Some(live),
+    );
+    let session = match spawned {
         Ok(session) => session,
         Err(message) => {
+            exec.abandon(&ctx.call.call_id);
             exec.tell(EventMsg::ExecCommandEnd {
                 call_id: ctx.call.call_id.clone(),
                 command: argv,

@@ -4,15 +4,26 @@
 //! appends output to a shared buffer, and a waiter that records the exit status. Async
 //! callers wait on a `Notify` for either. The child is a session leader (portable-pty calls
 //! `setsid`), so killing its process group takes its children along.
+//!
+//! The reader also streams the output live (`ExecCommandOutputDelta`, through a
+//! [`StreamCoalescer`] like a one-shot command's pipe readers): it waits on the PTY with
+//! `poll` until the coalescer's deadline, so a trickle is sent within `FLUSH_AFTER`, and it
+//! hands the last piece on before it records end of file — before the call that sees the
+//! exit reports the end.
 
 use crate::locking::lock;
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 use std::collections::BTreeMap;
+use std::fs::File;
 use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
+use troupe_messages::events::ExecOutputStream;
+use troupe_messages::tools::{ExecOutputSink, STREAMED_OUTPUT_PER_COMMAND};
+use troupe_sandbox::live_output::{LiveOutput, StreamCoalescer};
 use troupe_sandbox::process::kill_group;
 
 /// How long to keep reading after the process exited, for output still in the PTY.
@@ -54,12 +65,13 @@ pub struct Collected {
 }
 
 impl PtySession {
-    /// Starts `argv` in a fresh PTY.
+    /// Starts `argv` in a fresh PTY; its output also goes to `live` as it comes, if given.
     pub fn spawn(
         argv: &[String],
         cwd: &Path,
         env: &BTreeMap<String, String>,
         call_id: String,
+        live: Option<ExecOutputSink>,
     ) -> Result<Arc<Self>, String> {
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -85,10 +97,7 @@ impl PtySession {
         // Our copy of the slave must close, or the reader never sees end of file.
         drop(pair.slave);
         let pgid = child.process_id().map(|pid| pid as i32);
-        let mut reader = pair
-            .master
-            .try_clone_reader()
-            .map_err(|err| format!("could not read the pseudo-terminal: {err}"))?;
+        let reader = own_reader(pair.master.as_ref())?;
         let writer = pair
             .master
             .take_writer()
@@ -107,18 +116,10 @@ impl PtySession {
             transcript: Mutex::new(Vec::new()),
         });
         let (reader_shared, reader_changed) = (shared.clone(), changed.clone());
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            loop {
-                match reader.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => lock(&reader_shared).pending.extend_from_slice(&buf[..n]),
-                }
-                reader_changed.notify_waiters();
-            }
-            lock(&reader_shared).eof = true;
-            reader_changed.notify_waiters();
+        let coalescer = live.map(|sink| {
+            LiveOutput::new(sink, STREAMED_OUTPUT_PER_COMMAND).stream(ExecOutputStream::Stdout)
         });
+        std::thread::spawn(move || read_output(reader, coalescer, &reader_shared, &reader_changed));
         std::thread::spawn(move || {
             let code = match child.wait() {
                 Ok(status) if status.signal().is_none() => status.exit_code() as i32,
@@ -199,6 +200,74 @@ impl PtySession {
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 return;
             }
+        }
+    }
+}
+
+/// Our own descriptor of the PTY master for the reader thread: it can be polled (portable-pty's
+/// reader is opaque) and stays valid for as long as the thread runs, whatever happens to the
+/// session.
+fn own_reader(master: &(dyn portable_pty::MasterPty + Send)) -> Result<File, String> {
+    let fd = master
+        .as_raw_fd()
+        .ok_or_else(|| "could not read the pseudo-terminal: it has no descriptor".to_string())?;
+    // SAFETY: `master` owns `fd` and is borrowed for this whole call; the borrow only lives
+    // until the descriptor is duplicated.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    borrowed
+        .try_clone_to_owned()
+        .map(File::from)
+        .map_err(|err| format!("could not read the pseudo-terminal: {err}"))
+}
+
+/// The reader thread: appends what the PTY prints to `pending` and streams it through
+/// `coalescer`, until end of file (or an error: the PTY hung up).
+fn read_output(
+    mut reader: File,
+    mut coalescer: Option<StreamCoalescer>,
+    shared: &Mutex<Shared>,
+    changed: &Notify,
+) {
+    let mut buf = [0u8; 8192];
+    loop {
+        if let Some(live) = coalescer.as_mut() {
+            if let Some(deadline) = live.deadline() {
+                let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
+                if !readable_within(reader.as_fd(), wait) {
+                    live.flush();
+                    continue;
+                }
+            }
+        }
+        match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                lock(shared).pending.extend_from_slice(&buf[..n]);
+                if let Some(live) = coalescer.as_mut() {
+                    live.push(&buf[..n]);
+                }
+            }
+        }
+        changed.notify_waiters();
+    }
+    if let Some(live) = coalescer {
+        live.finish();
+    }
+    lock(shared).eof = true;
+    changed.notify_waiters();
+}
+
+/// Waits up to `wait` for `fd` to have something to read (or to hang up); false on timeout.
+fn readable_within(fd: BorrowedFd<'_>, wait: Duration) -> bool {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let millis = u16::try_from(wait.as_millis().saturating_add(1)).unwrap_or(u16::MAX);
+    loop {
+        let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(millis)) {
+            Ok(0) => return false,
+            Err(nix::errno::Errno::EINTR) => continue,
+            // Readable, hung up, or an error the read will report.
+            Ok(_) | Err(_) => return true,
         }
     }
 }

@@ -12,9 +12,10 @@
 use super::output::truncate_middle;
 use super::session::PtySession;
 use crate::locking::lock;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
-use troupe_messages::events::EventMsg;
+use troupe_messages::events::{EventMsg, ExecOutputStream};
 
 /// Live sessions a turn may hold; a new command past this is refused.
 pub const MAX_SESSIONS: usize = 16;
@@ -53,14 +54,19 @@ struct Sessions {
     next_id: u32,
     starting: HashMap<Ticket, Arc<PtySession>>,
     live: HashMap<u32, Arc<PtySession>>,
+    /// Calls begun whose end is not reported yet: only these stream output, so no piece of
+    /// output follows its command's end.
+    open: HashSet<String>,
 }
 
 impl Sessions {
     fn take(&mut self, key: SessionKey) -> Option<Arc<PtySession>> {
-        match key {
+        let session = match key {
             SessionKey::Starting(ticket) => self.starting.remove(&ticket),
             SessionKey::Live(id) => self.live.remove(&id),
-        }
+        }?;
+        self.open.remove(&session.call_id);
+        Some(session)
     }
 }
 
@@ -96,6 +102,35 @@ impl ExecSessions {
     /// Sends an event of a session (its begin) the way its end will go, so it stays ahead.
     pub fn tell(&self, msg: EventMsg) {
         (self.events)(msg);
+    }
+
+    /// A command starts: reports its begin, and from now on its output streams.
+    pub fn begin(&self, call_id: &str, command: &[String], cwd: &Path) {
+        let mut inner = lock(&self.inner);
+        inner.open.insert(call_id.to_string());
+        self.tell(EventMsg::ExecCommandBegin {
+            call_id: call_id.to_string(),
+            command: command.to_vec(),
+            cwd: cwd.to_path_buf(),
+        });
+    }
+
+    /// A command that never started: its caller reports its end.
+    pub fn abandon(&self, call_id: &str) {
+        lock(&self.inner).open.remove(call_id);
+    }
+
+    /// A piece of a running command's output: reported only between its begin and its end
+    /// (checked under the lock its end is taken under).
+    pub fn output(&self, call_id: &str, stream: ExecOutputStream, chunk: String) {
+        let inner = lock(&self.inner);
+        if inner.open.contains(call_id) {
+            self.tell(EventMsg::ExecCommandOutputDelta {
+                call_id: call_id.to_string(),
+                stream,
+                chunk,
+            });
+        }
     }
 
     /// Room for one more session? Refused at `MAX_SESSIONS` live ones.
@@ -159,7 +194,11 @@ impl ExecSessions {
         let mut sessions: Vec<Arc<PtySession>> = {
             let mut inner = lock(&self.inner);
             let live: Vec<_> = inner.live.drain().map(|(_, s)| s).collect();
-            inner.starting.drain().map(|(_, s)| s).chain(live).collect()
+            let all: Vec<_> = inner.starting.drain().map(|(_, s)| s).chain(live).collect();
+            for session in &all {
+                inner.open.remove(&session.call_id);
+            }
+            all
         };
         sessions.sort_by_key(|session| session.started);
         for session in sessions {

@@ -77,6 +77,7 @@ impl JsonEvents {
                 event_name,
                 command,
                 tool_name,
+                ..
             } => {
                 let item = self.item(ItemDetails::HookRun {
                     event_name: event_name.as_str().into(),
