@@ -144,6 +144,7 @@ fn level_of(msg: &EventMsg) -> LoggingLevel {
         | EventMsg::CollabToolCall { .. }
         | EventMsg::HookStarted { .. }
         | EventMsg::HookCompleted { .. }
+        | EventMsg::PermissionsGranted { .. }
         | EventMsg::AgentEvent { .. }
         | EventMsg::ShutdownComplete => LoggingLevel::Info,
     }

@@ -168,6 +168,7 @@ pub async fn run_turn(
             | EventMsg::CollabToolCall { .. }
             | EventMsg::HookStarted { .. }
             | EventMsg::HookCompleted { .. }
+            | EventMsg::PermissionsGranted { .. }
             | EventMsg::ShutdownComplete => None,
         };
         let Some(question) = question else { continue };
