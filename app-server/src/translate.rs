@@ -68,6 +68,8 @@ pub struct Translator {
     next_item: u64,
     /// Kept only when rebuilding turns from a rollout.
     pub(crate) finished: Option<Vec<Turn>>,
+    /// The model's context window, told with token usage.
+    pub(crate) context_window: Option<u64>,
 }
 
 impl Translator {
@@ -79,6 +81,7 @@ impl Translator {
             waiting_approvals: 0,
             next_item: 0,
             finished: None,
+            context_window: None,
         }
     }
 
@@ -444,7 +447,9 @@ impl Translator {
                     token_usage: ThreadTokenUsage {
                         total: breakdown(total),
                         last: breakdown(last),
-                        model_context_window: None,
+                        model_context_window: self
+                            .context_window
+                            .and_then(|w| i64::try_from(w).ok()),
                     },
                 },
             )),
