@@ -212,9 +212,8 @@ fn replaced(
     compacted: &CompactedRecord,
 ) -> Result<Vec<ResponseItem>, String> {
     match (&compacted.parts, &compacted.replacement_history) {
-        (Some(parts), _) => {
-            apply_parts(before, parts).map_err(|err| format!("a compaction cannot be applied: {err}"))
-        }
+        (Some(parts), _) => apply_parts(before, parts)
+            .map_err(|err| format!("a compaction cannot be applied: {err}")),
         (None, Some(history)) => Ok(history.clone()),
         (None, None) => Err("a compaction holds neither `parts` nor `replacement_history`".into()),
     }

@@ -122,15 +122,13 @@ mod compacted {
 
     fn context() -> RolloutRecord {
         RolloutRecord::TurnContext(TurnContextRecord {
-            turn_id: TurnId::new(),
+            turn_id: TurnId(1),
             settings: Box::new(crate::thread_store::test_support::settings()),
         })
     }
 
     fn started() -> RolloutRecord {
-        RolloutRecord::Event(EventMsg::TurnStarted {
-            turn_id: TurnId::new(),
-        })
+        RolloutRecord::Event(EventMsg::TurnStarted { turn_id: TurnId(1) })
     }
 
     fn usage(input: u64) -> RolloutRecord {
@@ -148,7 +146,7 @@ mod compacted {
     /// Keeps the user message at `keep` and adds the summary.
     fn compacted(keep: usize, summary: &str) -> RolloutRecord {
         RolloutRecord::Compacted(CompactedRecord {
-            turn_id: TurnId::new(),
+            turn_id: TurnId(1),
             replacement_history: None,
             parts: Some(vec![
                 HistoryPart::New {
