@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 use tokio::sync::mpsc;
-use troupe_messages::events::Event;
+use troupe_messages::events::{Event, EventMsg};
 use troupe_messages::mailboxes::{SessionMsg, ThreadHandle, ThreadManagerMsg};
 use troupe_messages::ops::{Op, Submission};
 use troupe_messages::settings::SessionSettings;
@@ -122,9 +122,64 @@ impl Runtime {
         })
     }
 
+    /// A thread that is already open in this runtime (a sub-agent, whose session its
+    /// parent's holds), to watch; `None` when it is not open.
+    pub async fn open_thread(
+        &self,
+        thread_id: troupe_messages::ids::ThreadId,
+    ) -> Result<Option<OpenThread>, RuntimeError> {
+        let session = crate::ask::ask(
+            &self.manager,
+            |reply| ThreadManagerMsg::LoadedSession(thread_id, reply),
+            CALL_TIMEOUT,
+        )
+        .await
+        .map_err(|err| RuntimeError::Manager(err.to_string()))?;
+        Ok(session.map(|session| OpenThread { thread_id, session }))
+    }
+
     /// Stops the whole tree.
     pub fn stop(&self) {
         self.manager.stop(None);
+    }
+}
+
+/// A thread open in this runtime, not yet watched.
+pub struct OpenThread {
+    thread_id: troupe_messages::ids::ThreadId,
+    session: ActorRef<SessionMsg>,
+}
+
+impl OpenThread {
+    /// A client of the thread's session, with its events from now on. The session stays its
+    /// owner's: dropping the client leaves the thread running.
+    pub async fn subscribe(self) -> Result<ThreadClient, RuntimeError> {
+        let (tx, mut rx) = mpsc::channel(SUBSCRIBER_CAPACITY);
+        self.session
+            .send_message(SessionMsg::Subscribe { events: tx })
+            .map_err(|_| RuntimeError::ThreadGone)?;
+        // A new subscriber's first event names the thread's rollout.
+        let rollout_path = match tokio::time::timeout(CALL_TIMEOUT, rx.recv()).await {
+            Ok(Some(Event {
+                msg: EventMsg::SessionConfigured { rollout_path, .. },
+                ..
+            })) => rollout_path,
+            Ok(_) => return Err(RuntimeError::ThreadGone),
+            Err(_) => {
+                return Err(RuntimeError::Manager(
+                    "the thread's session did not answer".into(),
+                ))
+            }
+        };
+        Ok(ThreadClient {
+            handle: ThreadHandle {
+                thread_id: self.thread_id,
+                session: self.session,
+                rollout_path,
+            },
+            events: rx,
+            submitted: 0,
+        })
     }
 }
 

@@ -16,6 +16,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use troupe_messages::errors::ModelError;
 use troupe_messages::items::ResponseItem;
 use troupe_messages::sampling::SamplerUpdate;
 use troupe_messages::settings::ProviderSettings;
@@ -88,7 +89,10 @@ async fn connect(provider: &ProviderSettings, key: Option<&str>) -> Result<Socke
         add(name, value)?;
     }
     let timeout = Duration::from_millis(provider.request_timeout_ms);
-    match tokio::time::timeout(timeout, tokio_tungstenite::connect_async(request)).await {
+    // Nagle off, as reqwest has it for SSE: a request is one small write that must leave at
+    // once, not wait for the ACK of the previous one.
+    let connect = tokio_tungstenite::connect_async_with_config(request, None, true);
+    match tokio::time::timeout(timeout, connect).await {
         Err(_) => Err(format!("no WebSocket handshake within {timeout:?}")),
         // The error names the URL and status, never the request's headers.
         Ok(Err(err)) => Err(format!("WebSocket upgrade at {url} failed: {err}")),
@@ -120,12 +124,15 @@ pub(super) async fn attempt(
             }
         },
     };
-    let mut message = body.clone();
-    if let Some(object) = message.as_object_mut() {
-        object.remove("stream");
-        object.insert("type".into(), Value::from("response.create"));
-    }
-    if let Err(err) = socket.send(Message::text(message.to_string())).await {
+    let message = match create_message(body) {
+        Ok(message) => message,
+        Err(err) => {
+            return WsAttempt::Done(Err(AttemptError::Fatal(ModelError::Internal {
+                message: format!("the request cannot be encoded: {err}"),
+            })))
+        }
+    };
+    if let Err(err) = socket.send(Message::text(message)).await {
         return WsAttempt::Done(Err(stream_error(format!(
             "the WebSocket failed while sending the request: {err}"
         ))));
@@ -136,6 +143,29 @@ pub(super) async fn attempt(
         *idle_socket = Some(socket);
     }
     WsAttempt::Done(outcome)
+}
+
+/// The `response.create` message: the request body without `stream`, serialized once
+/// straight from the body (no copy of the whole history first).
+fn create_message(body: &Value) -> Result<String, serde_json::Error> {
+    struct Create<'a>(&'a serde_json::Map<String, Value>);
+    impl serde::Serialize for Create<'_> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(None)?;
+            map.serialize_entry("type", "response.create")?;
+            for (key, value) in self.0 {
+                if key != "stream" && key != "type" {
+                    map.serialize_entry(key, value)?;
+                }
+            }
+            map.end()
+        }
+    }
+    match body.as_object() {
+        Some(object) => serde_json::to_string(&Create(object)),
+        None => serde_json::to_string(body),
+    }
 }
 
 fn stream_error(reason: String) -> AttemptError {
@@ -206,13 +236,21 @@ async fn read_events(
 /// An `error` event carrying an HTTP `status` (how the WebSocket reports what SSE would as
 /// an HTTP error: 429, 5xx, 401…), classified as that status.
 fn status_error(text: &str) -> Option<AttemptError> {
+    // Most events carry a `status` too (`response.completed`'s response has one): look at
+    // the type first, without building the event, so only an error is parsed whole.
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
     if !text.contains("\"status\"") {
         return None;
     }
-    let value: Value = serde_json::from_str(text).ok()?;
-    if value.get("type").and_then(Value::as_str) != Some("error") {
+    let kind: Kind = serde_json::from_str(text).ok()?;
+    if kind.kind.as_deref() != Some("error") {
         return None;
     }
+    let value: Value = serde_json::from_str(text).ok()?;
     let status = u16::try_from(value.get("status")?.as_u64()?).ok()?;
     let retry_after = parse_retry_after(
         value

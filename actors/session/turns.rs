@@ -93,6 +93,12 @@ impl SessionState {
             TurnOutcome::Stopped(reason) => {
                 self.emit(&turn.submission, EventMsg::TurnAborted { turn_id, reason })
                     .await;
+                if then_shutdown.is_none() {
+                    // The index says how the turn ended (it said `running` until the next
+                    // turn; a shutdown writes it itself).
+                    self.flush().await;
+                    self.persist.update_index(false);
+                }
             }
         }
         if let Some(submission) = then_shutdown {

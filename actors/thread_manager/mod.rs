@@ -256,6 +256,9 @@ impl Actor for ThreadManagerActor {
             ThreadManagerMsg::ThreadStopped { thread_id } => {
                 state.threads.remove(&thread_id);
             }
+            ThreadManagerMsg::LoadedSession(thread_id, reply) => {
+                let _ = reply.send(state.threads.get(&thread_id).cloned());
+            }
         }
         Ok(())
     }

@@ -152,6 +152,19 @@ impl Hub {
         settings: SessionSettings,
         forked_from: Option<String>,
     ) -> (String, Arc<LiveThread>) {
+        self.adopt_pump(client, settings, forked_from, None)
+    }
+
+    /// [`Self::adopt`]; with `attached`, the client watches a session another owns (its
+    /// rollout's lines so far prime the pump), which the pump must never stop.
+    fn adopt_pump(
+        &self,
+        client: troupe_actors::runtime::ThreadClient,
+        settings: SessionSettings,
+        forked_from: Option<String>,
+        attached: Option<Vec<troupe_messages::rollout::RolloutLine>>,
+    ) -> (String, Arc<LiveThread>) {
+        let window = troupe_actors::turn::tokens::context_window(&settings);
         let thread_id = client.handle.thread_id.to_string();
         let rollout_path = client.handle.rollout_path.clone();
         let (control, inbox) = mpsc::unbounded_channel();
@@ -166,7 +179,11 @@ impl Hub {
         if let Ok(mut threads) = self.threads.lock() {
             threads.insert(thread_id.clone(), live.clone());
         }
-        let pump = Pump::new(thread_id.clone(), client, self.approvals.clone());
+        let mut pump = Pump::new(thread_id.clone(), client, self.approvals.clone())
+            .with_context_window(window);
+        if let Some(lines) = attached {
+            pump = pump.attached(&lines);
+        }
         let threads = Arc::downgrade(&self.threads);
         let dormant = Arc::downgrade(&self.dormant);
         let hub = self.myself.clone();
@@ -250,13 +267,25 @@ impl Hub {
             let wait = stopped.wait_for(|stopped| *stopped);
             let _ = tokio::time::timeout(std::time::Duration::from_secs(15), wait).await;
         }
-        let client = self
-            .runtime
-            .resume_thread(settings.clone(), PathBuf::from(&summary.rollout_path))
-            .await
-            .map_err(request)?;
+        // Open in this runtime already (a sub-agent its parent's session holds): watched.
+        let (client, attached) = match self.attach_open(&summary).await? {
+            Some((client, lines)) => (client, Some(lines)),
+            None => {
+                let client = self
+                    .runtime
+                    .resume_thread(settings.clone(), PathBuf::from(&summary.rollout_path))
+                    .await
+                    .map_err(request)?;
+                (client, None)
+            }
+        };
         let live = self
-            .adopt(client, settings, summary.parent.map(|id| id.to_string()))
+            .adopt_pump(
+                client,
+                settings,
+                summary.parent.map(|id| id.to_string()),
+                attached,
+            )
             .1;
         for client in dormant.map(|d| d.subscribers).unwrap_or_default() {
             let _ = live.control.send(Control::Subscribe {
@@ -462,6 +491,9 @@ async fn snapshot_status(live: &LiveThread) -> ThreadStatus {
         .map(|(status, _)| status)
         .unwrap_or(ThreadStatus::NotLoaded)
 }
+
+#[path = "attach.rs"]
+mod attach;
 
 /// The turns a rollout records (read on a blocking thread).
 pub async fn read_turns(thread_id: &str, path: &Path) -> Vec<crate::protocol::Turn> {

@@ -186,6 +186,8 @@ pub struct Pump {
     asks: HashMap<i64, PendingAsk>,
     approvals: Arc<Approvals>,
     turn_waiters: Vec<(ClientSink, Value)>,
+    /// The session is another's (a sub-agent its parent holds): never stopped from here.
+    attached: bool,
 }
 
 impl Pump {
@@ -198,7 +200,22 @@ impl Pump {
             asks: HashMap::new(),
             approvals,
             turn_waiters: Vec::new(),
+            attached: false,
         }
+    }
+
+    /// Token usage notifications carry the model's context window.
+    pub fn with_context_window(mut self, window: Option<u64>) -> Self {
+        self.translator.context_window = window;
+        self
+    }
+
+    /// The pump watches a session another owns: primed with its rollout so far (the turn in
+    /// progress is known), and leaving the session running when it ends.
+    pub fn attached(mut self, lines: &[troupe_messages::rollout::RolloutLine]) -> Self {
+        crate::rollout_turns::replay_into(&mut self.translator, lines);
+        self.attached = true;
+        self
     }
 
     /// Runs until the thread stops, every handle to it is dropped, or it has been idle for
@@ -259,8 +276,9 @@ impl Pump {
         for id in self.asks.keys() {
             self.approvals.forget(*id);
         }
-        // Unloaded: stop the session and wait until it has let go of its rollout.
-        if self.thread.submit(Op::Shutdown).is_ok() {
+        // Unloaded: stop the session and wait until it has let go of its rollout (a watched
+        // one is its owner's to stop).
+        if !self.attached && self.thread.submit(Op::Shutdown).is_ok() {
             let drain = async { while self.thread.next_event().await.is_some() {} };
             let _ = tokio::time::timeout(Duration::from_secs(10), drain).await;
         }

@@ -27,6 +27,7 @@ pub const METHODS: &[&str] = &[
     "model/list",
     "config/read",
     "review/start",
+    "troupe/thread/lastTurns",
 ];
 
 /// What a handler produced: an answer now, or one the thread's pump sends later.
@@ -72,6 +73,7 @@ pub async fn handle(
         "model/list" => model_list(hub, params),
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
+        "troupe/thread/lastTurns" => thread_last_turns(hub, params),
         "initialize" => Err("Already initialized".into()),
         other => Err(unknown_method(other)),
     };
@@ -306,6 +308,36 @@ async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
         data,
         next_cursor: (next < summaries.len()).then(|| next.to_string()),
     })
+}
+
+/// How each thread's last turn ended, from the index: what a thread list shows for threads
+/// nobody has open.
+fn thread_last_turns(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    use troupe_messages::threads::ThreadStatus as Indexed;
+    let params: LastTurnsParams = parse(params)?;
+    if params.thread_ids.len() > 200 {
+        return Err(format!(
+            "at most 200 thread ids at once, not {}",
+            params.thread_ids.len()
+        ));
+    }
+    let data = params
+        .thread_ids
+        .iter()
+        .filter_map(|id| hub.summary(id).ok())
+        .map(|summary| LastTurn {
+            thread_id: summary.id.to_string(),
+            status: match summary.status {
+                Indexed::New => LastTurnStatus::New,
+                Indexed::Running => LastTurnStatus::Running,
+                Indexed::Completed => LastTurnStatus::Completed,
+                Indexed::Interrupted => LastTurnStatus::Interrupted,
+                Indexed::Failed => LastTurnStatus::Failed,
+                Indexed::Incomplete => LastTurnStatus::Incomplete,
+            },
+        })
+        .collect();
+    value(LastTurnsResponse { data })
 }
 
 async fn thread_read(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {

@@ -669,3 +669,40 @@ pub struct LaggedNotification {
     pub thread_id: String,
     pub dropped: u64,
 }
+
+/// `troupe/thread/lastTurns`: how the last turn of each thread ended, from the thread index,
+/// for threads no client has open (their `status` is only `notLoaded`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LastTurnsParams {
+    /// At most 200 ids; unknown ones are left out of the answer.
+    pub thread_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LastTurnsResponse {
+    pub data: Vec<LastTurn>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LastTurn {
+    pub thread_id: String,
+    pub status: LastTurnStatus,
+}
+
+/// The index's account of a thread's last turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum LastTurnStatus {
+    /// No turn has run yet.
+    New,
+    /// A process runs a turn of it now (this server or another).
+    Running,
+    Completed,
+    Interrupted,
+    Failed,
+    /// The process died during the turn.
+    Incomplete,
+}

@@ -11,6 +11,16 @@ use troupe_messages::rollout::{RolloutLine, RolloutRecord};
 pub fn turns_from_rollout(thread_id: &str, lines: &[RolloutLine]) -> Vec<Turn> {
     let mut translator = Translator::new(thread_id.to_string());
     translator.finished = Some(Vec::new());
+    replay_into(&mut translator, lines);
+    let open = translator.open_turn();
+    let mut turns = translator.finished.take().unwrap_or_default();
+    turns.extend(open);
+    turns
+}
+
+/// Feeds a rollout's recorded events to `translator` (what it would have said is dropped):
+/// afterwards it knows the turn the rollout leaves open, if any.
+pub fn replay_into(translator: &mut Translator, lines: &[RolloutLine]) {
     for line in lines {
         let now_ms = crate::wire::parse_time_ms(&line.timestamp);
         match &line.record {
@@ -39,8 +49,4 @@ pub fn turns_from_rollout(thread_id: &str, lines: &[RolloutLine]) -> Vec<Turn> {
             | RolloutRecord::Compacted(_) => {}
         }
     }
-    let open = translator.open_turn();
-    let mut turns = translator.finished.take().unwrap_or_default();
-    turns.extend(open);
-    turns
 }

@@ -141,6 +141,16 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             schema_for!(LaggedNotification),
         ),
         (
+            "troupe/thread/lastTurns",
+            "params",
+            schema_for!(LastTurnsParams),
+        ),
+        (
+            "troupe/thread/lastTurns",
+            "response",
+            schema_for!(LastTurnsResponse),
+        ),
+        (
             "item/commandExecution/requestApproval",
             "params",
             schema_for!(CommandExecutionRequestApprovalParams),

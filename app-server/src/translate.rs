@@ -71,6 +71,8 @@ pub struct Translator {
     pub(crate) finished: Option<Vec<Turn>>,
     /// Hook runs started and not completed.
     hooks: HookRuns,
+    /// The model's context window, told with token usage.
+    pub(crate) context_window: Option<u64>,
 }
 
 impl Translator {
@@ -83,6 +85,7 @@ impl Translator {
             next_item: 0,
             finished: None,
             hooks: HookRuns::default(),
+            context_window: None,
         }
     }
 
@@ -457,7 +460,9 @@ impl Translator {
                     token_usage: ThreadTokenUsage {
                         total: breakdown(total),
                         last: breakdown(last),
-                        model_context_window: None,
+                        model_context_window: self
+                            .context_window
+                            .and_then(|w| i64::try_from(w).ok()),
                     },
                 },
             )),

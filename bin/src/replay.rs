@@ -2,14 +2,15 @@
 //! `replay` provider, which answers every request with the model output recorded for it.
 //! Tools run for real, so `--check` catches both a prompt that changed (instructions, the
 //! way the history is built) and a tool result that drifted; it fails naming the first
-//! difference. A CI regression test of a whole agent session.
+//! difference. A CI regression test of a whole agent session. A compacted thread replays
+//! too: each compaction's request is answered with the summary its rollout recorded.
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use troupe_actors::runtime::{Runtime, ThreadClient};
-use troupe_actors::sampler::replay::recording::{self, Recording};
+use troupe_actors::sampler::replay::recording::{self, RecordedTurn, Recording};
 use troupe_actors::sampler::replay::responses_in;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_config::resolve::{load_config, CliOverrides};
@@ -54,7 +55,7 @@ pub async fn run(args: ReplayArgs) -> Result<()> {
     }
     crate::output::line(format!(
         "replayed {} turns and {requests} requests{}",
-        recorded.prompts.len(),
+        recorded.turns.len(),
         if args.check {
             "; every request matched the recording"
         } else {
@@ -115,14 +116,18 @@ fn replay_settings(
     Ok(settings)
 }
 
-/// Submits each recorded prompt and waits for its turn; the number of requests answered.
+/// Submits each recorded prompt (or `/compact`) and waits for its turn; the number of
+/// requests answered, compactions included.
 async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result<usize> {
     let mut answered = 0;
-    for (number, prompt) in recorded.prompts.iter().enumerate() {
-        thread.submit(Op::UserInput {
-            items: vec![UserInput::Text {
-                text: prompt.clone(),
-            }],
+    for (number, turn) in recorded.turns.iter().enumerate() {
+        thread.submit(match turn {
+            RecordedTurn::Prompt(prompt) => Op::UserInput {
+                items: vec![UserInput::Text {
+                    text: prompt.clone(),
+                }],
+            },
+            RecordedTurn::Compact => Op::Compact,
         })?;
         let mut error: Option<String> = None;
         // The turn's items (model outputs and tool results): its responses are the runs of
@@ -143,6 +148,12 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 }
                 EventMsg::Error { error: e, .. } => error = Some(e.to_string()),
                 EventMsg::ItemRecorded { item } => items.push(item),
+                // A compaction was a request too; the history it replaced is not the input
+                // of the requests after it.
+                EventMsg::ContextCompacted { .. } => {
+                    answered += responses_in(&items) + 1;
+                    items.clear();
+                }
                 EventMsg::TurnComplete { .. } => {
                     answered += responses_in(&items);
                     break;
@@ -173,7 +184,6 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 | EventMsg::PatchApplyEnd { .. }
                 | EventMsg::PlanUpdated { .. }
                 | EventMsg::TurnDiff { .. }
-                | EventMsg::ContextCompacted { .. }
                 | EventMsg::TokenCount { .. }
                 | EventMsg::StreamRetry { .. }
                 | EventMsg::Warning { .. }

@@ -65,6 +65,10 @@ pub enum ThreadManagerMsg {
     },
     /// A session stopped by itself (after `Op::Shutdown`).
     ThreadStopped { thread_id: ThreadId },
+    /// The session of an open thread (a sub-agent its parent's session holds, say), for a
+    /// frontend that wants to watch it live; `None` when the thread is not open here.
+    /// A tuple variant, so that the runtime asks with `call_t!`.
+    LoadedSession(ThreadId, RpcReplyPort<Option<ActorRef<SessionMsg>>>),
 }
 
 /// Session: one thread's history, input queue and subscribers.

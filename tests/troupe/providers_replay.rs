@@ -104,3 +104,49 @@ fn a_recorded_fifty_call_thread_replays_and_checks_then_drift_is_named() {
         "{err}"
     );
 }
+
+/// A shell call whose output is `bytes` of `x`: enough to cross a small compaction limit.
+fn big_output(call_id: &str, bytes: usize) -> troupe_mock_model::MockResponse {
+    let script = format!("head -c {bytes} /dev/zero | tr '\\0' x");
+    troupe_mock_model::MockResponse::shell(call_id, &["sh", "-c", &script])
+}
+
+#[test]
+fn a_thread_compacted_mid_turn_replays_and_checks() {
+    use troupe_mock_model::MockResponse;
+    let limit = ["-c", "model_auto_compact_token_limit=2000"];
+    let h = Harness::new(vec![
+        big_output("c1", 12_000),
+        // The compaction request: its answer is the summary.
+        MockResponse::text("ran the big command; nothing left to do"),
+        MockResponse::text("done after compaction"),
+        MockResponse::text("second turn answered"),
+    ]);
+    let out = h.exec(&[limit[0], limit[1], "--json", "make it big"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let thread = support::json_lines(&out)[0]["thread_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = h.exec(&[limit[0], limit[1], "resume", &thread, "and then?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(h.mock.request_count(), 4);
+    let rollout = h.rollouts()[0].clone();
+    let text = std::fs::read_to_string(&rollout).unwrap();
+    assert_eq!(text.matches("\"type\":\"compacted\"").count(), 1);
+    let path = rollout.to_str().unwrap();
+
+    let out = replay(&h, &[path, "--check", limit[0], limit[1]]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "replayed 2 turns and 4 requests; every request matched the recording"
+    );
+    assert_eq!(h.mock.request_count(), 4, "no server was asked");
+
+    // Without the limit the replay does not compact where the recording did: named.
+    let out = replay(&h, &[path, "--check"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("replay check failed at request 2"), "{err}");
+}

@@ -199,10 +199,11 @@ fn last_body(h: &Harness) -> Value {
 }
 
 #[test]
-fn a_thread_moves_from_chat_to_anthropic_to_responses_and_keeps_its_history() {
+fn a_thread_moves_from_chat_to_anthropic_to_responses_to_websocket_and_keeps_its_history() {
     let mut script = conversation();
     script.push(MockResponse::text("anthropic answers"));
     script.push(MockResponse::text("responses answers"));
+    script.push(MockResponse::text("websocket answers"));
     let h = Harness::with_config(script, "wire_api = \"chat\"");
     let out = h.exec(&["--json", "make the file"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -269,4 +270,35 @@ fn a_thread_moves_from_chat_to_anthropic_to_responses_and_keeps_its_history() {
         .map(|i| i["content"][0]["text"].as_str().unwrap())
         .collect();
     assert_eq!(answers, ["all done", "anthropic answers"]);
+
+    // And on to Responses over WebSocket: the same history, as one `response.create`.
+    let out = h.exec(&[
+        "--json",
+        "-c",
+        "model_providers.mock.wire_api=\"responses\"",
+        "-c",
+        "model_providers.mock.supports_websockets=true",
+        "resume",
+        &thread,
+        "over a socket?",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let last = h.mock.requests().last().unwrap().clone();
+    assert_eq!(last.method, "WEBSOCKET");
+    assert_eq!(last.body["type"], "response.create");
+    let input = last.body["input"].as_array().unwrap();
+    let calls: Vec<&str> = input.iter().filter_map(|i| i["call_id"].as_str()).collect();
+    assert_eq!(
+        calls,
+        ["call_a", "call_b", "call_a", "call_b", "call_p", "call_p"]
+    );
+    let answers: Vec<&str> = input
+        .iter()
+        .filter(|i| i["role"] == "assistant")
+        .map(|i| i["content"][0]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        answers,
+        ["all done", "anthropic answers", "responses answers"]
+    );
 }

@@ -27,7 +27,9 @@ struct WebServer {
 async fn start_web(harness: &Harness, log_level: &str) -> WebServer {
     let token_file = harness.home.path().join("web-token");
     std::fs::write(&token_file, TOKEN).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_troupe"))
+    // TROUPE_WEB_BIN: another build of the server (a release one, for frame figures).
+    let bin = std::env::var("TROUPE_WEB_BIN").unwrap_or(env!("CARGO_BIN_EXE_troupe").into());
+    let mut child = Command::new(bin)
         .env("TROUPE_HOME", harness.home.path())
         .env(KEY_VAR, "test-key")
         .env("RUST_LOG", log_level)
@@ -235,13 +237,22 @@ fn script_the_mock(harness: &Harness, interrupt_marker: &str) {
             &["sh", "-c", &format!("sleep 120; echo {interrupt_marker}")],
         )],
     );
-    mock.route("child-marker", vec![MockResponse::text("child says hi")]);
+    // Slow enough (~6 s) to be watched live while it runs.
+    mock.route(
+        "child-marker",
+        vec![MockResponse::text_from_deltas(
+            &words("child", "CHILD-END"),
+            &split_text(&words("child", "CHILD-END"), 240),
+        )
+        .odd_bytes(6)],
+    );
     mock.route("reconnect-task", vec![MockResponse::text("first answer")]);
     mock.route(
         "second-after-reconnect",
         vec![MockResponse::text("second answer")],
     );
-    // For the opt-in frame-time benchmark (TROUPE_WEB_CASES=bench_twenty_streams).
+    // Twenty threads streaming at once (`twenty_streams_frames`: a smoke by default, the
+    // frame-time figures of docs/web.md when run alone against a release build).
     for i in 0..20 {
         let text = words(&format!("s{i}w"), "STREAM-END");
         mock.route(
@@ -294,6 +305,10 @@ async fn a_person_supervises_threads_from_headless_chromium() {
     require_browser_tools();
     crate::use_sandbox_helper();
     let harness = crate::app_server_support::harness(parent_script());
+    // A known window for the context chart ("mock-model" has none built in).
+    let config = harness.home.path().join("config.toml");
+    let rest = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("model_context_window = 200000\n{rest}")).unwrap();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -6,10 +6,12 @@
 //!
 //! A request is matched to the recording by how many model responses its input already
 //! holds, so nothing has to be remembered between requests (each turn has its own sampler).
+//! After a compaction the input holds its summary instead of the responses before it: it
+//! counts from that compaction's request on.
 
 pub mod recording;
 
-use recording::{model_authored, RecordedRequest};
+use recording::{is_summary, is_summary_prompt, model_authored, RecordedRequest, Recording};
 use serde_json::Value;
 use troupe_messages::errors::ModelError;
 use troupe_messages::items::ResponseItem;
@@ -24,16 +26,13 @@ pub fn sample(
     mut on_update: impl FnMut(SamplerUpdate),
 ) {
     match answer(source, request) {
-        Ok(items) => {
+        Ok((items, usage)) => {
             for item in &items {
                 if let Some(delta) = item.assistant_text() {
                     on_update(SamplerUpdate::TextDelta { delta });
                 }
             }
-            on_update(SamplerUpdate::Completed {
-                items,
-                usage: TokenUsage::default(),
-            });
+            on_update(SamplerUpdate::Completed { items, usage });
         }
         Err(message) => on_update(SamplerUpdate::Failed {
             error: ModelError::ResponseFailed { message },
@@ -41,9 +40,12 @@ pub fn sample(
     }
 }
 
-fn answer(source: &ReplaySource, request: &ModelRequest) -> Result<Vec<ResponseItem>, String> {
+fn answer(
+    source: &ReplaySource,
+    request: &ModelRequest,
+) -> Result<(Vec<ResponseItem>, TokenUsage), String> {
     let recording = recording::load(&source.rollout)?;
-    let index = responses_in(&request.input);
+    let index = request_index(&recording, &request.input)?;
     let Some(recorded) = recording.requests.get(index) else {
         return Err(format!(
             "replay: request {} has no recorded answer (the recording holds {} requests)",
@@ -59,7 +61,31 @@ fn answer(source: &ReplaySource, request: &ModelRequest) -> Result<Vec<ResponseI
             ));
         }
     }
-    Ok(recorded.output.clone())
+    Ok((recorded.output.clone(), recorded.usage))
+}
+
+/// Which recorded request a request with this input is: the responses its input holds, from
+/// the compaction whose summary it holds if any. A compaction request (the history, then the
+/// summary prompt) is the request that would have come next.
+pub fn request_index(recording: &Recording, input: &[ResponseItem]) -> Result<usize, String> {
+    let input = match input.split_last() {
+        Some((last, history)) if is_summary_prompt(last) => history,
+        _ => input,
+    };
+    let Some(at) = input.iter().rposition(is_summary) else {
+        return Ok(responses_in(input));
+    };
+    let compaction = recording
+        .compactions
+        .iter()
+        .rev()
+        .find(|(summary, _)| summary == &input[at])
+        .map(|(_, index)| *index)
+        .ok_or_else(|| {
+            "replay: the request's history holds a compaction summary the recording does not"
+                .to_string()
+        })?;
+    Ok(compaction + 1 + responses_in(&input[at + 1..]))
 }
 
 /// How many model responses `input` holds (runs of model-authored items).

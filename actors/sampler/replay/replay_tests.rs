@@ -68,6 +68,7 @@ fn durations_and_dates_do_not_count_but_outputs_and_instructions_do() {
             output("a", "step"),
         ],
         output: vec![],
+        usage: TokenUsage::default(),
     };
     let mut same = request(
         "sys",
@@ -107,4 +108,115 @@ fn durations_and_dates_do_not_count_but_outputs_and_instructions_do() {
     assert!(first_difference(&recorded, &shorter)
         .unwrap()
         .contains("the input holds 2 items, the recording 3"));
+}
+
+mod compacted {
+    use super::*;
+    use crate::sampler::replay::recording::{parse, RecordedTurn};
+    use crate::turn::compact::{SUMMARY_PREFIX, SUMMARY_PROMPT};
+    use troupe_messages::events::EventMsg;
+    use troupe_messages::ids::TurnId;
+    use troupe_messages::rollout::{
+        CompactedRecord, HistoryPart, RolloutRecord, TurnContextRecord,
+    };
+
+    fn context() -> RolloutRecord {
+        RolloutRecord::TurnContext(TurnContextRecord {
+            turn_id: TurnId(1),
+            settings: Box::new(crate::thread_store::test_support::settings()),
+        })
+    }
+
+    fn started() -> RolloutRecord {
+        RolloutRecord::Event(EventMsg::TurnStarted { turn_id: TurnId(1) })
+    }
+
+    fn usage(input: u64) -> RolloutRecord {
+        let last = TokenUsage {
+            input_tokens: input,
+            ..TokenUsage::default()
+        };
+        RolloutRecord::Event(EventMsg::TokenCount { last, total: last })
+    }
+
+    fn item(item: ResponseItem) -> RolloutRecord {
+        RolloutRecord::ResponseItem(item)
+    }
+
+    /// Keeps the user message at `keep` and adds the summary.
+    fn compacted(keep: usize, summary: &str) -> RolloutRecord {
+        RolloutRecord::Compacted(CompactedRecord {
+            turn_id: TurnId(1),
+            replacement_history: None,
+            parts: Some(vec![
+                HistoryPart::New {
+                    item: ResponseItem::user_text(format!("{SUMMARY_PREFIX}{summary}")),
+                },
+                HistoryPart::Kept {
+                    start: keep,
+                    count: 1,
+                },
+            ]),
+        })
+    }
+
+    #[test]
+    fn a_compaction_is_a_request_answered_by_its_summary_and_later_requests_count_from_it() {
+        let records = vec![
+            context(),
+            item(ResponseItem::user_text("go")),
+            started(),
+            item(call("a")),
+            usage(11),
+            item(output("a", "big")),
+            // Over the limit: the compaction's usage, then its line.
+            usage(22),
+            compacted(0, "did a"),
+            item(answer("done")),
+            usage(33),
+            // `/compact` between turns.
+            context(),
+            started(),
+            usage(44),
+            compacted(1, "all of it"),
+            context(),
+            item(ResponseItem::user_text("more")),
+            started(),
+            item(answer("more done")),
+            usage(55),
+        ];
+        let recording = parse(records).unwrap();
+        assert_eq!(
+            recording.turns,
+            [
+                RecordedTurn::Prompt("go".into()),
+                RecordedTurn::Compact,
+                RecordedTurn::Prompt("more".into())
+            ]
+        );
+        let usages: Vec<u64> = recording
+            .requests
+            .iter()
+            .map(|r| r.usage.input_tokens)
+            .collect();
+        assert_eq!(usages, [11, 22, 33, 44, 55]);
+        let first_summary = &recording.requests[1];
+        assert_eq!(
+            first_summary.input.last(),
+            Some(&ResponseItem::user_text(SUMMARY_PROMPT))
+        );
+        assert_eq!(first_summary.output, vec![answer("did a")]);
+        // Every recorded request's input is placed back at its own index.
+        for (index, request) in recording.requests.iter().enumerate() {
+            assert_eq!(
+                request_index(&recording, &request.input),
+                Ok(index),
+                "{request:#?}"
+            );
+        }
+        let unknown = vec![ResponseItem::user_text(format!("{SUMMARY_PREFIX}other"))];
+        assert!(request_index(&recording, &unknown)
+            .unwrap_err()
+            .contains("summary the recording does not"));
+    }
 }

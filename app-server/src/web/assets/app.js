@@ -57,7 +57,9 @@ store.subscribe((threadId, itemId) => {
     if (thread) thread.rowKey = key;
     dirty.list = true;
   }
-  dirty.approvals = true;
+  // The queue redraws only while it holds something (or to empty itself): a stream of
+  // deltas with no question open does not rebuild it every frame.
+  if (store.approvals.length > 0 || approvals.shown) dirty.approvals = true;
   if (threadId === transcript.threadId) {
     transcript.itemChanged(threadId, itemId);
     dirty.transcript = true;
@@ -101,34 +103,36 @@ async function onConnected() {
 async function resume(threadId) {
   try {
     const result = await rpc.call('thread/resume', { threadId });
+    // A running sub-agent too: the server watches it through its parent's session.
     const thread = store.mergeThread(result.thread, { withTurns: true });
     thread.subscribed = true;
-    thread.readOnly = false;
     thread.model = result.model ?? thread.model;
     if (threadId === transcript.threadId) transcript.full = true;
     dirty.transcript = true;
     redraw();
   } catch (err) {
-    if (/already open/.test(err.message)) {
-      // A running sub-agent belongs to its parent's session and cannot be resumed: read it
-      // instead, again on every list poll while it is shown.
-      store.thread(threadId).readOnly = true;
-      await read(threadId);
-    } else {
-      notice(`Cannot open thread ${threadId}: ${err.message}`, 'error');
-    }
+    store.thread(threadId).subscribed = false;
+    notice(`Cannot open thread ${threadId}: ${err.message}`, 'error');
   }
 }
 
-async function read(threadId) {
+// How the threads nobody follows ended, asked again only when one changed on disk.
+async function refreshLastTurns() {
+  const stale = [...store.threads.values()].filter((t) => !t.subscribed && t.lastTurnAt !== t.updatedAt);
+  if (stale.length === 0) return;
+  const asked = new Map(stale.slice(0, 200).map((t) => [t.id, t.updatedAt]));
+  let result;
   try {
-    const result = await rpc.call('thread/read', { threadId, includeTurns: true });
-    store.mergeThread(result.thread, { withTurns: true });
-    if (threadId === transcript.threadId) transcript.full = true;
-    dirty.transcript = true;
-    redraw();
-  } catch (err) {
-    notice(`Cannot read thread ${threadId}: ${err.message}`, 'error');
+    result = await rpc.call('troupe/thread/lastTurns', { threadIds: [...asked.keys()] });
+  } catch {
+    return;
+  }
+  for (const { threadId, status } of result.data ?? []) {
+    const thread = store.threads.get(threadId);
+    if (!thread) continue;
+    thread.lastTurn = status;
+    thread.lastTurnAt = asked.get(threadId);
+    store.touch(thread);
   }
 }
 
@@ -140,8 +144,6 @@ async function refreshList() {
   } catch {
     return;
   }
-  const shown = selectedThread();
-  if (shown?.readOnly) read(shown.id);
   for (const wire of result.data ?? []) {
     const thread = store.mergeThread(wire);
     // Follow live what the user cannot see otherwise: sub-agents of followed threads and
@@ -150,6 +152,21 @@ async function refreshList() {
     if (!thread.subscribed && (parent?.subscribed || wire.status?.type === 'active')) {
       thread.subscribed = true;
       resume(thread.id);
+    }
+  }
+  await refreshLastTurns();
+}
+
+// A followed thread spawned sub-agents: follow them at once, live, not at the next poll.
+function followSpawned(message) {
+  const item = message.params?.item;
+  if (message.method !== 'item/completed' || item?.type !== 'collabAgentToolCall') return;
+  for (const id of item.receiverThreadIds ?? []) {
+    const child = store.thread(id);
+    child.parentId = child.parentId ?? message.params.threadId;
+    if (!child.subscribed) {
+      child.subscribed = true;
+      resume(id);
     }
   }
 }
@@ -277,6 +294,7 @@ if (!token) {
     token,
     onNotification: (message) => {
       store.apply(message);
+      followSpawned(message);
       // Dropped from a thread for being slow: catch up from the server's view of it.
       if (message.method === 'troupe/lagged') resume(message.params.threadId);
     },

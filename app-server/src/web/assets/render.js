@@ -151,23 +151,23 @@ function svg(tag, attrs) {
   return node;
 }
 
-/** Bars of context use per turn, and the running total as a line (inline SVG). */
+/** Tokens per turn as bars, and the thread's running total as a line (inline SVG). */
 export function renderTokenChart(thread) {
   const history = thread.tokenHistory;
   const width = 320;
   const height = 90;
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'token-chart', role: 'img' });
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart token-chart', role: 'img' });
   const title = svg('title', {});
   title.textContent = `tokens per turn for ${thread.id}`;
   chart.append(title);
   if (history.length === 0) return chart;
   const maxTotal = Math.max(...history.map((h) => h.total), 1);
-  const maxContext = Math.max(thread.contextWindow ?? 0, ...history.map((h) => h.context), 1);
+  const maxTurn = Math.max(...history.map((h) => h.used), 1);
   // At most 24 px a turn, so one turn is a bar and not a block.
   const step = Math.min(width / history.length, 24);
   const points = [];
   history.forEach((h, i) => {
-    const barHeight = (h.context / maxContext) * (height - 12);
+    const barHeight = (h.used / maxTurn) * (height - 12);
     const bar = svg('rect', {
       x: i * step + 1,
       y: height - barHeight,
@@ -176,14 +176,61 @@ export function renderTokenChart(thread) {
       class: 'bar',
     });
     const tip = svg('title', {});
-    tip.textContent = `${h.turnId}: context ${h.context}, total ${h.total}`;
+    tip.textContent = `${h.turnId}: ${h.used.toLocaleString()} tokens, ${h.total.toLocaleString()} in all`;
     bar.append(tip);
     chart.append(bar);
     points.push(`${i * step + step / 2},${height - (h.total / maxTotal) * (height - 12)}`);
   });
   chart.append(svg('polyline', { points: points.join(' '), class: 'line', fill: 'none' }));
   const legend = svg('text', { x: width - 4, y: 10, 'text-anchor': 'end', class: 'legend' });
-  legend.textContent = `${thread.tokens.toLocaleString()} tokens · bars: context per turn · line: total`;
+  legend.textContent = `${thread.tokens.toLocaleString()} tokens · bars: per turn · line: total`;
+  chart.append(legend);
+  return chart;
+}
+
+/**
+ * The context window in use at the end of each turn (the last request's tokens), against
+ * the model's window: bars as a share of it, the window as the top line. Without a known
+ * window the bars scale to the largest turn and the chart says so.
+ */
+export function renderContextChart(thread) {
+  const history = thread.tokenHistory;
+  const width = 320;
+  const height = 90;
+  const top = 12;
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart context-chart', role: 'img' });
+  const title = svg('title', {});
+  title.textContent = `context window use per turn for ${thread.id}`;
+  chart.append(title);
+  if (history.length === 0) return chart;
+  const window = thread.contextWindow;
+  const scale = window ?? Math.max(...history.map((h) => h.context), 1);
+  chart.append(svg('line', { x1: 0, x2: width, y1: top, y2: top, class: 'window' }));
+  const step = Math.min(width / history.length, 24);
+  history.forEach((h, i) => {
+    const share = Math.min(h.context / scale, 1);
+    const barHeight = share * (height - top);
+    const full = window && h.context / window >= 0.9;
+    const bar = svg('rect', {
+      x: i * step + 1,
+      y: height - barHeight,
+      width: Math.max(step - 2, 1),
+      height: barHeight,
+      class: full ? 'bar bar-full' : 'bar',
+    });
+    bar.dataset.context = String(h.context);
+    const tip = svg('title', {});
+    tip.textContent = window
+      ? `${h.turnId}: ${h.context.toLocaleString()} of ${window.toLocaleString()} tokens (${Math.round((h.context / window) * 100)}%)`
+      : `${h.turnId}: ${h.context.toLocaleString()} tokens`;
+    bar.append(tip);
+    chart.append(bar);
+  });
+  const last = history.at(-1);
+  const legend = svg('text', { x: width - 4, y: 9, 'text-anchor': 'end', class: 'legend' });
+  legend.textContent = window
+    ? `context: ${last.context.toLocaleString()} of ${window.toLocaleString()} (${Math.round((last.context / window) * 100)}%) · line: window`
+    : `context: ${last.context.toLocaleString()} tokens · window unknown`;
   chart.append(legend);
   return chart;
 }

@@ -40,6 +40,10 @@ export class Store {
         tokens: 0,
         contextWindow: null,
         subscribed: false,
+        // How the index says its last turn ended (`troupe/thread/lastTurns`), for a thread
+        // whose turns the page does not hold.
+        lastTurn: null,
+        updatedAt: 0,
         activity: '',
         turnStartedAt: null,
         toolTimes: new Map(),
@@ -60,6 +64,7 @@ export class Store {
     thread.cwd = wire.cwd || thread.cwd;
     thread.model = wire.model ?? thread.model;
     thread.createdAt = wire.createdAt || thread.createdAt;
+    thread.updatedAt = wire.updatedAt || thread.updatedAt;
     if (wire.status) thread.wireStatus = wire.status;
     if (withTurns && Array.isArray(wire.turns)) {
       // The server's view replaces ours wholesale: nothing seen before a drop is repeated.
@@ -167,13 +172,18 @@ export class Store {
         const usage = p.tokenUsage;
         thread.tokens = usage.total?.totalTokens ?? thread.tokens;
         thread.contextWindow = usage.modelContextWindow ?? thread.contextWindow;
+        // One entry a turn: the thread's total at its end, what the turn itself used, and
+        // the context its last request carried.
+        const last = thread.tokenHistory.at(-1);
+        const same = last && last.turnId === p.turnId;
+        const before = same ? last.total - last.used : last?.total ?? 0;
         const entry = {
           turnId: p.turnId,
           total: thread.tokens,
+          used: Math.max(thread.tokens - before, 0),
           context: usage.last?.totalTokens ?? 0,
         };
-        const last = thread.tokenHistory.at(-1);
-        if (last && last.turnId === p.turnId) thread.tokenHistory[thread.tokenHistory.length - 1] = entry;
+        if (same) thread.tokenHistory[thread.tokenHistory.length - 1] = entry;
         else thread.tokenHistory.push(entry);
         return this.touch(thread);
       }
@@ -234,10 +244,12 @@ export class Store {
       return (wire.activeFlags ?? []).includes('waitingOnApproval') ? 'approval' : 'running';
     }
     if (wire.type === 'systemError') return 'failed';
-    const last = thread.turns.at(-1);
-    if (last?.status === 'failed') return 'failed';
-    if (last?.status === 'completed') return 'done';
-    if (last?.status === 'interrupted') return 'interrupted';
+    const last = thread.turns.at(-1)?.status ?? thread.lastTurn;
+    if (last === 'failed') return 'failed';
+    if (last === 'completed') return 'done';
+    if (last === 'interrupted' || last === 'incomplete') return 'interrupted';
+    // Running in another process: nothing live reaches this page, but it is not idle.
+    if (last === 'running' && wire.type === 'notLoaded') return 'running';
     return 'idle';
   }
 

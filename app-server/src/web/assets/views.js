@@ -2,7 +2,7 @@
 // approvals queue. Each redraws at most once per animation frame, and only what changed.
 
 import { Store, commandText } from './state.js';
-import { el, renderItem, renderPlan, renderTimeline, renderTokenChart } from './render.js';
+import { el, renderContextChart, renderItem, renderPlan, renderTimeline, renderTokenChart } from './render.js';
 import { stripTerminalCodes } from './markdown.js';
 
 /** Items drawn at the end of a transcript; earlier ones wait behind a button. */
@@ -130,8 +130,12 @@ export class Transcript {
     header.append(
       el('h2', null, stripTerminalCodes(thread.nickname ?? thread.name ?? thread.preview ?? thread.id).slice(0, 120) || thread.id),
       el('div', 'muted', `${thread.id} · ${thread.cwd} · ${thread.model ?? ''}`),
-      renderTokenChart(thread),
     );
+    if (thread.tokenHistory.length > 0) {
+      const charts = el('div', 'charts');
+      charts.append(renderTokenChart(thread), renderContextChart(thread));
+      header.append(charts);
+    }
     body.append(header);
     const total = thread.turns.reduce((n, t) => n + t.itemIds.length, 0);
     let skip = this.showAll ? 0 : Math.max(0, total - TRANSCRIPT_TAIL_ITEMS);
@@ -195,6 +199,7 @@ export class ApprovalQueue {
   draw() {
     const approvals = this.store.approvals;
     this.root.hidden = approvals.length === 0;
+    this.shown = approvals.length > 0;
     const list = el('div', 'approvals-list');
     list.append(el('h2', null, `Approvals (${approvals.length})`));
     approvals.forEach((request, index) => {
