@@ -182,15 +182,17 @@ impl App {
     /// The cells to write into the scrollback now, in order.
     pub fn take_scrollback(&mut self) -> Vec<Cell> {
         let mut cells = std::mem::take(&mut self.outbox);
+        let show_reasoning = self.show_reasoning;
         if let Some(entry) = self.threads.get_mut(self.current) {
             let view = &mut entry.view;
-            cells.extend(view.cells.iter().skip(view.flushed).cloned());
+            cells.extend(view.cells.iter().skip(view.flushed).map(|cell| match cell {
+                Cell::Reasoning { text, .. } => Cell::Reasoning {
+                    text: text.clone(),
+                    expanded: show_reasoning,
+                },
+                cell => cell.clone(),
+            }));
             view.flushed = view.cells.len();
-        }
-        for cell in &mut cells {
-            if let Cell::Reasoning { expanded, .. } = cell {
-                *expanded = self.show_reasoning;
-            }
         }
         cells
     }

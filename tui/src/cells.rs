@@ -83,6 +83,11 @@ fn reasoning_summary_line(text: &str) -> Line<'static> {
     let clean = sanitize(text);
     let mut rows = clean.lines().filter(|l| !l.trim().is_empty());
     let first = rows.next().unwrap_or("").trim();
+    // A summary's bold heading reads as plain text on one line.
+    let first = first
+        .strip_prefix("**")
+        .and_then(|f| f.strip_suffix("**"))
+        .unwrap_or(first);
     let hidden = rows.count();
     let mut shown: String = first.chars().take(REASONING_COLLAPSED_CHARS).collect();
     let cut = shown.len() < first.len();
