@@ -167,7 +167,7 @@ fn reasoning_is_one_line_until_expanded() {
 #[test]
 fn resume_shows_the_earlier_transcript_before_the_composer() {
     let h = Harness::new(vec![MockResponse::text("an-answer-from-before")]);
-    let out = h.exec(&["-s", "danger-full-access", "a-question-from-before"]);
+    let out = h.exec(&["a-question-from-before"]);
     assert!(out.status.success(), "{out:?}");
     let tmux = Tmux::start_sub(&h, "resume-replay", &["resume", "--last"], &[]);
     tmux.wait_for("Ask troupe to do something");
@@ -199,13 +199,13 @@ fn escape_twice_edits_a_previous_message_in_a_fork() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("── edit 2");
     tmux.wait_for("› second-message");
-    tmux.type_text("-edited");
+    tmux.type_text(" edited");
     tmux.keys(&["Enter"]);
     tmux.wait_for("answer-after-edit");
     let request = last_request(&h);
     assert!(request.contains("first-message"), "{request}");
     assert!(request.contains("answer-one"), "{request}");
-    assert!(request.contains("second-message-edited"), "{request}");
+    assert!(request.contains("second-message edited"), "{request}");
     assert!(!request.contains("answer-two"), "{request}");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
@@ -224,12 +224,12 @@ fn a_sub_agent_takes_input_typed_into_its_transcript() {
         wait_call("w1"),
         MockResponse::text("root done"),
     ]);
+    h.mock
+        .route("tui-input-child", vec![MockResponse::text("child first answer")]);
+    // The child's next request ends with what the user typed to it.
     h.mock.route(
-        "tui-input-child",
-        vec![
-            MockResponse::text("child first answer"),
-            MockResponse::text("child answers the user"),
-        ],
+        "user-note-for-the-child",
+        vec![MockResponse::text("child answers the user")],
     );
     let tmux = Tmux::start(&h, "agent-input", &["-s", "danger-full-access", "delegate"]);
     tmux.wait_for("root done");
@@ -242,19 +242,18 @@ fn a_sub_agent_takes_input_typed_into_its_transcript() {
     tmux.type_text("user-note-for-the-child");
     tmux.keys(&["Enter"]);
     tmux.wait_for("child answers the user");
+    // It went to the child (its history holds its task), not to the root.
     let child_request = h
         .mock
         .requests()
         .into_iter()
         .rev()
-        .find(|r| r.body.to_string().contains("tui-input-child"))
-        .expect("a child request")
+        .find(|r| r.body.to_string().contains("user-note-for-the-child"))
+        .expect("a request with the note")
         .body
         .to_string();
-    assert!(
-        child_request.contains("user-note-for-the-child"),
-        "{child_request}"
-    );
+    assert!(child_request.contains("tui-input-child"), "{child_request}");
+    assert!(!child_request.contains("root done"), "{child_request}");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
 }
