@@ -126,6 +126,11 @@ def measure(argv, env, cwd, keys, idle_secs):
         first_frame = drawn - run.start
         # Let start-up work (file listing, model list, MCP) settle before the idle window.
         run.drain(2.0)
+        # Codex may open on a one-time dialog (a model migration notice): Esc takes its
+        # default and leaves the composer, where keys are echoed.
+        if b"enter/esc" in visible(run.output[-4000:]):
+            os.write(run.master, b"\x1b")
+            run.drain(2.0)
         before = run.cpu_ticks()
         t0 = time.monotonic()
         run.drain(idle_secs)

@@ -114,29 +114,46 @@ pub async fn run(mut launch: Launch) -> Result<TuiExit, TuiError> {
         background_tx,
         submitted: 0,
     };
-    let client = match runner.launch.resume.clone() {
+    // The first frame comes before the thread starts (config, sandbox, MCP servers): the
+    // composer is there at once and the thread's events fill the view as they come. The
+    // first thread attached is client 0.
+    let resume = runner.launch.resume.clone();
+    let view = match &resume {
+        Some(path) => replayed(&mut app, path.clone()).await,
+        None => ThreadView::new(Instant::now()),
+    };
+    app.add_root_with(0, "main".into(), view);
+    let mut tui = terminal::init()?;
+    if let Err(err) = draw(&mut tui, &mut app) {
+        terminal::restore();
+        return Err(err.into());
+    }
+    let opened = match resume {
         Some(path) => {
-            let view = replayed(&mut app, path.clone()).await;
-            let thread = runner
+            runner
                 .launch
                 .runtime
                 .resume_thread(runner.launch.settings.clone(), path)
-                .await?;
-            let client = runner.attach(thread);
-            app.add_root_with(client, "main".into(), view);
-            client
+                .await
         }
         None => {
-            let thread = runner
+            runner
                 .launch
                 .runtime
                 .start_thread(runner.launch.settings.clone())
-                .await?;
-            let client = runner.attach(thread);
-            app.add_root(client, "main".into(), Instant::now());
-            client
+                .await
         }
     };
+    let thread = match opened {
+        Ok(thread) => thread,
+        Err(err) => {
+            let _ = tui.clear();
+            terminal::restore();
+            runner.launch.runtime.stop();
+            return Err(err.into());
+        }
+    };
+    let client = runner.attach(thread);
     if let Some(prompt) = runner.launch.prompt.take() {
         app.threads[0].view.user_message(prompt.clone());
         // Recorded once the thread's id is known.
@@ -150,7 +167,6 @@ pub async fn run(mut launch: Launch) -> Result<TuiExit, TuiError> {
         );
     }
 
-    let mut tui = terminal::init()?;
     let result = event_loop(
         &mut runner,
         &mut app,
