@@ -224,8 +224,10 @@ fn a_sub_agent_takes_input_typed_into_its_transcript() {
         wait_call("w1"),
         MockResponse::text("root done"),
     ]);
-    h.mock
-        .route("tui-input-child", vec![MockResponse::text("child first answer")]);
+    h.mock.route(
+        "tui-input-child",
+        vec![MockResponse::text("child first answer")],
+    );
     // The child's next request ends with what the user typed to it.
     h.mock.route(
         "user-note-for-the-child",
