@@ -64,4 +64,34 @@ impl SessionState {
             }
         }
     }
+
+    /// The user's own input for a sub-agent of this thread's tree (typed into its transcript
+    /// in the TUI): given to that agent as user input, which starts its turn or joins the
+    /// running one.
+    pub(super) async fn on_agent_user_input(
+        &mut self,
+        submission: &str,
+        thread_id: ThreadId,
+        items: Vec<UserInput>,
+    ) {
+        let target = self
+            .agents
+            .as_ref()
+            .filter(|agents| {
+                thread_id != self.thread_id && agents.in_tree(self.thread_id, thread_id)
+            })
+            .and_then(|agents| agents.session(thread_id).map(|s| (agents.clone(), s)));
+        match target {
+            Some((agents, session)) => {
+                agents.submit(&session, Op::UserInput { items });
+            }
+            None => {
+                let message = format!(
+                    "no open sub-agent {thread_id} in this thread's tree; the message was not \
+                     delivered"
+                );
+                self.emit(submission, EventMsg::Warning { message }).await;
+            }
+        }
+    }
 }

@@ -379,6 +379,10 @@ impl SessionState {
                 self.on_agent_approval(&submission.id, thread_id, call_id, decision)
                     .await
             }
+            Op::AgentUserInput { thread_id, items } => {
+                self.on_agent_user_input(&submission.id, thread_id, items)
+                    .await
+            }
             Op::Interrupt => {
                 self.interrupt(AbortReason::Interrupted).await;
             }

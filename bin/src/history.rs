@@ -54,6 +54,42 @@ pub fn record(home: &Path, config: &HistoryToml, session_id: &str, text: &str) -
     Ok(())
 }
 
+/// Bytes read from the end of the history file for the UI's Up/Down (older entries stay on
+/// disk, unread).
+pub const LOAD_TAIL_BYTES: u64 = 256 * 1024;
+
+/// The texts of the newest entries (oldest first), as `config` allows: none when persistence
+/// is `none`, nothing when the file is missing; a line that is not an entry is skipped.
+pub fn load_texts(home: &Path, config: &HistoryToml) -> Vec<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    if config.persistence == Some(HistoryPersistence::None) {
+        return Vec::new();
+    }
+    let Ok(mut file) = std::fs::File::open(home.join(HISTORY_FILE)) else {
+        return Vec::new();
+    };
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = size.saturating_sub(LOAD_TAIL_BYTES);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err()
+        || file.take(LOAD_TAIL_BYTES).read_to_end(&mut bytes).is_err()
+    {
+        return Vec::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    // A cut first line is not an entry.
+    let whole = if start > 0 {
+        text.split_once('\n').map_or("", |(_, rest)| rest)
+    } else {
+        &text
+    };
+    whole
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|entry| entry.get("text")?.as_str().map(str::to_string))
+        .collect()
+}
+
 /// Drops the oldest whole lines until the file is at most `max` bytes.
 fn trim(path: &Path, max: u64) -> Result<()> {
     let size = std::fs::metadata(path)?.len();

@@ -27,3 +27,24 @@ fn entries_are_codex_lines_and_none_writes_nothing() {
     record(other.path(), &off, "t1", "hello").unwrap();
     assert!(!other.path().join(HISTORY_FILE).exists());
 }
+
+#[test]
+fn the_ui_reads_the_texts_back_unless_persistence_is_none() {
+    let home = tempfile::tempdir().unwrap();
+    record(home.path(), &HistoryToml::default(), "t1", "first").unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(home.path().join(HISTORY_FILE))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"not json\n"))
+        .unwrap();
+    record(home.path(), &HistoryToml::default(), "t2", "two\nlines").unwrap();
+    assert_eq!(
+        load_texts(home.path(), &HistoryToml::default()),
+        vec!["first".to_string(), "two\nlines".to_string()]
+    );
+    let off = HistoryToml {
+        persistence: Some(HistoryPersistence::None),
+        max_bytes: None,
+    };
+    assert!(load_texts(home.path(), &off).is_empty());
+}

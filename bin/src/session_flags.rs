@@ -178,18 +178,9 @@ impl SessionFlags {
         self.cd.as_deref().map(usable_dir).transpose()
     }
 
-    /// Loads the config with these flags over it, for a session in `cwd`. `full_auto_approval`
-    /// is the approval policy `--full-auto` means for this frontend.
-    pub async fn settings(
-        &self,
-        home: &Path,
-        cwd: PathBuf,
-        full_auto_approval: AskForApproval,
-    ) -> Result<SessionSettings> {
-        Ok(self.load(home, cwd, full_auto_approval).await?.settings)
-    }
-
-    /// As `settings`, with the prompt-history settings of the same config.
+    /// Loads the config with these flags over it, for a session in `cwd`, with the
+    /// prompt-history settings of the same config. `full_auto_approval` is the approval
+    /// policy `--full-auto` means for this frontend.
     pub async fn load(
         &self,
         home: &Path,

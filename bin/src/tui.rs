@@ -11,8 +11,10 @@ use std::process::ExitCode;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::thread_store::ops;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_config::file::{HistoryPersistence, HistoryToml};
 use troupe_messages::policy::AskForApproval;
 use troupe_messages::threads::ThreadSummary;
+use troupe_tui::run::{HistoryRecorder, PromptHistory};
 use troupe_tui::{Launch, TuiExit};
 
 /// `troupe [FLAGS] [PROMPT]`.
@@ -89,9 +91,9 @@ async fn open(
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
     // Somebody is there to ask: `--full-auto` keeps the sandbox and asks when it must.
-    let settings = flags
-        .settings(&home, cwd, AskForApproval::OnRequest)
-        .await?;
+    let loaded = flags.load(&home, cwd, AskForApproval::OnRequest).await?;
+    let settings = loaded.settings;
+    let history = prompt_history(&home, loaded.history);
     let runtime =
         Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;
     let exit = troupe_tui::run(Launch {
@@ -101,6 +103,7 @@ async fn open(
         store,
         resume: target.map(|t| t.rollout_path),
         prompt,
+        history,
     })
     .await;
     // Children never outlive troupe: whatever a command left running goes now.
@@ -111,4 +114,21 @@ async fn open(
         TuiExit::Quit => ExitCode::SUCCESS,
         TuiExit::Signal(number) => ExitCode::from(128u8.saturating_add(number as u8)),
     })
+}
+
+/// The prompt history the UI browses and appends to, as `[history]` allows: with
+/// `persistence = "none"` nothing is read or written.
+fn prompt_history(home: &std::path::Path, config: HistoryToml) -> PromptHistory {
+    if config.persistence == Some(HistoryPersistence::None) {
+        return PromptHistory::default();
+    }
+    let entries = crate::history::load_texts(home, &config);
+    let home = home.to_path_buf();
+    let record: HistoryRecorder = std::sync::Arc::new(move |session_id: &str, text: &str| {
+        crate::history::record(&home, &config, session_id, text).map_err(|err| format!("{err:#}"))
+    });
+    PromptHistory {
+        entries,
+        record: Some(record),
+    }
 }

@@ -55,6 +55,13 @@ pub enum Op {
     },
     /// Finish the running turn's cleanup, flush the rollout and stop the thread.
     Shutdown,
+    /// The user typed into a sub-agent's transcript (the TUI's threads panel): routed by this
+    /// thread (the root of the agent's tree) to that agent as its own user input — a new turn
+    /// when it is idle, steered into the running one otherwise.
+    AgentUserInput {
+        thread_id: crate::ids::ThreadId,
+        items: Vec<UserInput>,
+    },
 }
 
 /// One piece of user input.

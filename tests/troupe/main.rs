@@ -60,6 +60,7 @@ mod threads_crash;
 mod threads_resume;
 mod threads_roundtrip;
 mod tools_flow;
+mod tui_features;
 mod tui_flow;
 mod tui_tmux;
 mod web_page;

@@ -172,7 +172,7 @@ fn a_sub_agent_asks_through_the_overlay_and_the_panel_switches_to_it() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("── /root/explore");
     tmux.wait_for("child finished its task");
-    tmux.wait_for("viewing a sub-agent (read-only)");
+    tmux.wait_for("typing to a sub-agent");
     tmux.wait_for("viewing /root/explore · ");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);

@@ -27,12 +27,30 @@ impl Tmux {
         width: u16,
         height: u16,
     ) -> Self {
+        Self::start_full(harness, name, &[], args, width, height)
+    }
+
+    /// `troupe SUBCOMMAND… --skip-git-repo-check ARGS…` (`resume --last`, `fork ID`) at 80x24.
+    pub fn start_sub(harness: &Harness, name: &str, sub: &[&str], args: &[&str]) -> Self {
+        Self::start_full(harness, name, sub, args, 80, 24)
+    }
+
+    fn start_full(
+        harness: &Harness,
+        name: &str,
+        sub: &[&str],
+        args: &[&str],
+        width: u16,
+        height: u16,
+    ) -> Self {
         let socket = format!("troupe-tui-{name}-{}", std::process::id());
         let exit_file = harness.home.path().join("tui-exit-code");
-        let mut line = format!(
-            "{} --skip-git-repo-check",
-            shell_quote(&troupe_exe().display().to_string())
-        );
+        let mut line = shell_quote(&troupe_exe().display().to_string());
+        for word in sub {
+            line.push(' ');
+            line.push_str(&shell_quote(word));
+        }
+        line.push_str(" --skip-git-repo-check");
         for arg in args {
             line.push(' ');
             line.push_str(&shell_quote(arg));

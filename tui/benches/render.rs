@@ -23,6 +23,7 @@ fn app_with_transcript(cells: usize) -> App {
         cwd: PathBuf::from("/work/project"),
         branch: Some("main".into()),
         context_window: Some(200_000),
+        plan_mode: false,
     });
     app.add_root(0, "main".into(), now);
     for turn in 0..(cells / 5) as u64 {

@@ -31,6 +31,18 @@ pub enum Action {
     /// Write an AGENTS.md skeleton in the working directory.
     InitAgentsMd,
     Quit,
+    /// Append a message sent to thread `session_id` to the prompt history.
+    RecordHistory {
+        session_id: String,
+        text: String,
+    },
+    /// "Edit a previous message": a fork of `thread` holding the turns before `turn`, opened
+    /// with `text` in the composer.
+    EditFrom {
+        thread: ThreadId,
+        turn: u64,
+        text: String,
+    },
 }
 
 /// Settings shown in the status line.
@@ -43,6 +55,8 @@ pub struct StatusInfo {
     pub cwd: PathBuf,
     pub branch: Option<String>,
     pub context_window: Option<u64>,
+    /// Plan mode (`/plan`): the thread investigates read-only and proposes a plan.
+    pub plan_mode: bool,
 }
 
 /// One thread of this process: a root opened here, or a sub-agent of one.
@@ -57,6 +71,8 @@ pub struct ThreadEntry {
     pub is_agent: bool,
     pub rollout: Option<PathBuf>,
     pub view: ThreadView,
+    /// Messages typed before the thread's id was known, for the prompt history.
+    pub unrecorded: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +104,10 @@ pub enum Overlay {
     Diff {
         scroll: u16,
     },
+    /// "Edit a previous message": the current thread's turn-starting messages.
+    Backtrack {
+        selected: usize,
+    },
 }
 
 pub struct App {
@@ -101,6 +121,16 @@ pub struct App {
     /// Cells to write into the scrollback before the current thread's (headers, help).
     outbox: Vec<Cell>,
     pub quitting: bool,
+    /// Reasoning cells are written expanded (`/reasoning`); collapsed to one line otherwise.
+    pub show_reasoning: bool,
+    /// Esc was pressed on an empty composer: another opens "edit a previous message".
+    pub esc_primed: bool,
+    /// The selected row of the `@` / `$` completion popup.
+    pub completion_selected: usize,
+    /// Files of the working directory for `@` (filled once listed).
+    pub files: Vec<String>,
+    /// Skills for `$`.
+    pub skills: Vec<crate::completion::SkillEntry>,
 }
 
 impl App {
@@ -115,11 +145,21 @@ impl App {
             slash_selected: 0,
             outbox: Vec::new(),
             quitting: false,
+            show_reasoning: false,
+            esc_primed: false,
+            completion_selected: 0,
+            files: Vec::new(),
+            skills: Vec::new(),
         }
     }
 
     /// A root thread opened as client `client`; it becomes the current one.
     pub fn add_root(&mut self, client: usize, label: String, now: Instant) -> usize {
+        self.add_root_with(client, label, ThreadView::new(now))
+    }
+
+    /// As [`App::add_root`], with a transcript already there (replayed from its rollout).
+    pub fn add_root_with(&mut self, client: usize, label: String, view: ThreadView) -> usize {
         self.threads.push(ThreadEntry {
             id: None,
             path: label,
@@ -127,7 +167,8 @@ impl App {
             client,
             is_agent: false,
             rollout: None,
-            view: ThreadView::new(now),
+            view,
+            unrecorded: Vec::new(),
         });
         let index = self.threads.len() - 1;
         self.switch_to(index);
@@ -141,9 +182,16 @@ impl App {
     /// The cells to write into the scrollback now, in order.
     pub fn take_scrollback(&mut self) -> Vec<Cell> {
         let mut cells = std::mem::take(&mut self.outbox);
+        let show_reasoning = self.show_reasoning;
         if let Some(entry) = self.threads.get_mut(self.current) {
             let view = &mut entry.view;
-            cells.extend(view.cells.iter().skip(view.flushed).cloned());
+            cells.extend(view.cells.iter().skip(view.flushed).map(|cell| match cell {
+                Cell::Reasoning { text, .. } => Cell::Reasoning {
+                    text: text.clone(),
+                    expanded: show_reasoning,
+                },
+                cell => cell.clone(),
+            }));
             view.flushed = view.cells.len();
         }
         cells
@@ -163,7 +211,15 @@ impl App {
         self.current = index;
         let entry = &mut self.threads[index];
         // The thread's recent history follows a header; older cells were shown before.
-        entry.view.flushed = entry.view.cells.len().saturating_sub(200);
+        entry.view.flushed = entry
+            .view
+            .cells
+            .len()
+            .saturating_sub(crate::replay::REPLAY_CELLS);
+        let hidden = match entry.view.flushed {
+            0 => String::new(),
+            n => format!(" {n} earlier cells not shown ──"),
+        };
         let label = match entry.id {
             Some(id) => format!(
                 "── {} ({}) ──",
@@ -174,7 +230,7 @@ impl App {
         };
         self.outbox.push(Cell::Notice {
             kind: NoticeKind::Info,
-            text: label,
+            text: format!("{label}{hidden}"),
         });
     }
 
@@ -248,6 +304,7 @@ impl App {
                 is_agent: true,
                 rollout: None,
                 view,
+                unrecorded: Vec::new(),
             },
         );
         if self.current >= insert_at {
@@ -262,6 +319,7 @@ impl App {
     }
 
     fn apply(&mut self, index: usize, msg: EventMsg, now: Instant) -> Vec<Action> {
+        let mut actions = Vec::new();
         let entry = &mut self.threads[index];
         if let EventMsg::SessionConfigured {
             thread_id,
@@ -274,6 +332,15 @@ impl App {
         {
             entry.id = Some(*thread_id);
             entry.rollout = Some(rollout_path.clone());
+            let session_id = thread_id.to_string();
+            actions.extend(
+                std::mem::take(&mut entry.unrecorded)
+                    .into_iter()
+                    .map(|text| Action::RecordHistory {
+                        session_id: session_id.clone(),
+                        text,
+                    }),
+            );
             if !entry.is_agent {
                 self.status.model = model.clone();
                 self.status.approval = *approval_policy;
@@ -315,7 +382,7 @@ impl App {
             }
             _ => {}
         }
-        Vec::new()
+        actions
     }
 
     pub fn on_paste(&mut self, text: &str) {
@@ -342,7 +409,12 @@ impl App {
         if !matches!(self.overlay, Overlay::None) {
             return self.overlay_key(key);
         }
+        let primed = std::mem::take(&mut self.esc_primed);
         match key.code {
+            KeyCode::Char('o') if ctrl => {
+                self.expand_last_reasoning();
+                return Vec::new();
+            }
             KeyCode::Char('c') if ctrl => {
                 if self.is_running(self.current) {
                     return self.interrupt();
@@ -361,11 +433,22 @@ impl App {
                 return Vec::new();
             }
             KeyCode::Esc if self.is_running(self.current) => return self.interrupt(),
+            KeyCode::Esc if self.composer.is_empty() => {
+                if primed {
+                    self.open_backtrack();
+                } else {
+                    self.esc_primed = true;
+                }
+                return Vec::new();
+            }
             KeyCode::Esc => {
                 self.composer.clear();
                 return Vec::new();
             }
             _ => {}
+        }
+        if let Some(actions) = self.completion_key(key) {
+            return actions;
         }
         let matches = slash::matching(self.composer.text());
         if !matches.is_empty() {
@@ -395,6 +478,7 @@ impl App {
             }
             ComposerOutcome::Edited | ComposerOutcome::Ignored => {
                 self.slash_selected = 0;
+                self.completion_selected = 0;
                 Vec::new()
             }
         }
@@ -412,17 +496,38 @@ impl App {
             };
         }
         let entry = &mut self.threads[self.current];
-        if entry.is_agent {
-            self.info("a sub-agent takes its input from its parent: switch to the main thread (Ctrl+T) to type");
-            return Vec::new();
-        }
+        let items = vec![UserInput::Text { text: text.clone() }];
+        let op = match (entry.is_agent, entry.id) {
+            // Typed into a sub-agent's transcript: routed to it through its root.
+            (true, Some(thread_id)) => Op::AgentUserInput { thread_id, items },
+            (true, None) => {
+                self.info("this sub-agent has not started yet");
+                return Vec::new();
+            }
+            (false, _) => Op::UserInput { items },
+        };
         entry.view.user_message(text.clone());
-        vec![Action::Submit {
+        let mut actions = vec![Action::Submit {
             client: entry.client,
-            op: Op::UserInput {
-                items: vec![UserInput::Text { text }],
-            },
-        }]
+            op,
+        }];
+        actions.extend(self.remember_prompt(self.current, text));
+        actions
+    }
+
+    /// A message sent to thread `index` goes to the prompt history (once its id is known).
+    pub fn remember_prompt(&mut self, index: usize, text: String) -> Vec<Action> {
+        let entry = &mut self.threads[index];
+        match entry.id {
+            Some(id) => vec![Action::RecordHistory {
+                session_id: id.to_string(),
+                text,
+            }],
+            None => {
+                entry.unrecorded.push(text);
+                Vec::new()
+            }
+        }
     }
 
     fn run_slash(&mut self, command: SlashCommand, arg: &str) -> Vec<Action> {
@@ -507,10 +612,20 @@ impl App {
                 Vec::new()
             }
             SlashCommand::Quit => self.quit(),
+            SlashCommand::Permissions => self.permissions(arg),
+            SlashCommand::Plan => self.toggle_plan(),
+            SlashCommand::Mention => {
+                self.composer.insert("@");
+                Vec::new()
+            }
+            SlashCommand::Reasoning => self.toggle_reasoning(arg),
         }
     }
 
     fn overlay_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        if let Overlay::Backtrack { selected } = self.overlay {
+            return self.backtrack_key(key, selected);
+        }
         let count = self.threads.len();
         match &mut self.overlay {
             Overlay::None => Vec::new(),
@@ -560,6 +675,8 @@ impl App {
                 }
                 Vec::new()
             }
+            // Handled above.
+            Overlay::Backtrack { .. } => Vec::new(),
             Overlay::Diff { scroll } => {
                 match key.code {
                     KeyCode::Up => *scroll = scroll.saturating_sub(1),
@@ -664,6 +781,9 @@ fn override_op(
         collaboration_mode: None,
     }
 }
+
+#[path = "app_commands.rs"]
+mod commands;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

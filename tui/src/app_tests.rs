@@ -2,6 +2,7 @@ use super::*;
 use crossterm::event::KeyEvent;
 use std::path::PathBuf;
 use troupe_messages::ids::TurnId;
+use troupe_messages::policy::CollaborationMode;
 
 fn app() -> App {
     let mut app = App::new(StatusInfo {
@@ -12,6 +13,7 @@ fn app() -> App {
         cwd: PathBuf::from("/w"),
         branch: None,
         context_window: None,
+        plan_mode: false,
     });
     app.add_root(0, "main".into(), Instant::now());
     app
@@ -154,7 +156,180 @@ fn the_threads_panel_switches_the_transcript() {
     assert!(shown
         .iter()
         .any(|c| matches!(c, Cell::Notice { text, .. } if text == "child says")));
-    // A sub-agent is read-only: typing to it submits nothing.
+    // Typed into a sub-agent's transcript: routed to it through its root.
     app.composer.set_text("hi");
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        vec![
+            Action::Submit {
+                client: 0,
+                op: Op::AgentUserInput {
+                    thread_id: child,
+                    items: vec![UserInput::Text { text: "hi".into() }],
+                },
+            },
+            Action::RecordHistory {
+                session_id: child.to_string(),
+                text: "hi".into(),
+            },
+        ]
+    );
+}
+
+fn configured(app: &mut App, id: ThreadId) -> Vec<Action> {
+    app.on_event(
+        0,
+        EventMsg::SessionConfigured {
+            thread_id: id,
+            model: "m".into(),
+            model_provider: "p".into(),
+            cwd: "/w".into(),
+            approval_policy: AskForApproval::OnRequest,
+            sandbox_mode: SandboxMode::WorkspaceWrite,
+            rollout_path: "/r.jsonl".into(),
+        },
+        Instant::now(),
+    )
+}
+
+#[test]
+fn a_message_typed_before_the_thread_started_is_recorded_once_it_has_an_id() {
+    let mut app = app();
+    app.composer.set_text("early");
+    let actions = app.on_key(key(KeyCode::Enter));
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    let id = ThreadId::new();
+    assert_eq!(
+        configured(&mut app, id),
+        vec![Action::RecordHistory {
+            session_id: id.to_string(),
+            text: "early".into()
+        }]
+    );
+}
+
+#[test]
+fn escape_twice_on_an_empty_composer_edits_a_previous_message() {
+    let mut app = app();
+    let id = ThreadId::new();
+    configured(&mut app, id);
+    let now = Instant::now();
+    for (turn, text) in [(1, "first"), (2, "second")] {
+        app.composer.set_text(text);
+        app.on_key(key(KeyCode::Enter));
+        app.on_event(
+            0,
+            EventMsg::TurnStarted {
+                turn_id: TurnId(turn),
+            },
+            now,
+        );
+        app.on_event(
+            0,
+            EventMsg::TurnComplete {
+                turn_id: TurnId(turn),
+                last_agent_message: None,
+                usage: troupe_messages::usage::TokenUsage::default(),
+            },
+            now,
+        );
+    }
+    assert!(app.on_key(key(KeyCode::Esc)).is_empty());
+    assert!(app.esc_primed);
+    app.on_key(key(KeyCode::Esc));
+    assert_eq!(app.overlay, Overlay::Backtrack { selected: 1 });
+    app.on_key(key(KeyCode::Up));
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        vec![Action::EditFrom {
+            thread: id,
+            turn: 1,
+            text: "first".into()
+        }]
+    );
+    // Another key in between disarms the double Esc.
+    app.on_key(key(KeyCode::Esc));
+    app.on_key(key(KeyCode::Char('x')));
+    app.composer.clear();
+    app.on_key(key(KeyCode::Esc));
+    assert_eq!(app.overlay, Overlay::None);
+}
+
+#[test]
+fn tab_completes_a_file_and_a_skill() {
+    let mut app = app();
+    app.files = vec!["docs/guide.md".into(), "src/main.rs".into()];
+    app.skills = vec![crate::completion::SkillEntry {
+        name: "deploy".into(),
+        description: "ship it".into(),
+    }];
+    app.composer.set_text("read @mai");
+    assert!(app.on_key(key(KeyCode::Tab)).is_empty());
+    assert_eq!(app.composer.text(), "read src/main.rs ");
+    app.composer.set_text("then $dep");
+    // Enter takes the completion rather than sending.
     assert!(app.on_key(key(KeyCode::Enter)).is_empty());
+    assert_eq!(app.composer.text(), "then $deploy ");
+}
+
+#[test]
+fn plan_permissions_and_reasoning_commands() {
+    let mut app = app();
+    app.composer.set_text("/plan");
+    let actions = app.on_key(key(KeyCode::Enter));
+    assert!(app.status.plan_mode);
+    assert!(matches!(
+        &actions[..],
+        [Action::Submit {
+            op: Op::OverrideTurnContext {
+                collaboration_mode: Some(CollaborationMode::Plan),
+                ..
+            },
+            ..
+        }]
+    ));
+    app.composer.set_text("/permissions full-access");
+    let actions = app.on_key(key(KeyCode::Enter));
+    assert_eq!(app.status.sandbox, SandboxMode::DangerFullAccess);
+    assert_eq!(app.status.approval, AskForApproval::Never);
+    assert!(matches!(
+        &actions[..],
+        [Action::Submit {
+            op: Op::OverrideTurnContext {
+                sandbox_mode: Some(SandboxMode::DangerFullAccess),
+                approval_policy: Some(AskForApproval::Never),
+                ..
+            },
+            ..
+        }]
+    ));
+    app.composer.set_text("/permissions sideways");
+    assert!(app.on_key(key(KeyCode::Enter)).is_empty());
+    assert_eq!(app.status.sandbox, SandboxMode::DangerFullAccess);
+    // Reasoning is collapsed when written unless /reasoning expands it.
+    app.threads[0].view.push(Cell::Reasoning {
+        text: "a\nb".into(),
+        expanded: true,
+    });
+    app.take_scrollback();
+    app.threads[0].view.push(Cell::Reasoning {
+        text: "a\nb".into(),
+        expanded: false,
+    });
+    let written = app.take_scrollback();
+    assert!(written.iter().any(|c| matches!(
+        c,
+        Cell::Reasoning {
+            expanded: false,
+            ..
+        }
+    )));
+    app.on_key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL));
+    assert!(app
+        .take_scrollback()
+        .iter()
+        .any(|c| matches!(c, Cell::Reasoning { expanded: true, .. })));
+    app.composer.set_text("/mention");
+    app.on_key(key(KeyCode::Enter));
+    assert_eq!(app.composer.text(), "@");
 }

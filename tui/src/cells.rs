@@ -74,6 +74,37 @@ impl OutputTail {
     }
 }
 
+/// Characters of a collapsed reasoning cell's one line.
+pub const REASONING_COLLAPSED_CHARS: usize = 72;
+
+/// A reasoning summary collapsed to one line: its first non-empty line, cut, and how much is
+/// hidden.
+fn reasoning_summary_line(text: &str) -> Line<'static> {
+    let clean = sanitize(text);
+    let mut rows = clean.lines().filter(|l| !l.trim().is_empty());
+    let first = rows.next().unwrap_or("").trim();
+    // A summary's bold heading reads as plain text on one line.
+    let first = first
+        .strip_prefix("**")
+        .and_then(|f| f.strip_suffix("**"))
+        .unwrap_or(first);
+    let hidden = rows.count();
+    let mut shown: String = first.chars().take(REASONING_COLLAPSED_CHARS).collect();
+    let cut = shown.len() < first.len();
+    if cut {
+        shown.push('…');
+    }
+    let more = match (hidden, cut) {
+        (0, false) => String::new(),
+        (0, true) => " (Ctrl+O expands)".to_string(),
+        (n, _) => format!(" (+{n} lines, Ctrl+O expands)"),
+    };
+    Line::from(vec![
+        Span::styled(format!("  thinking: {shown}"), theme::dim()),
+        Span::styled(more, theme::dim()),
+    ])
+}
+
 /// The largest char boundary of `s` at or below `at`.
 pub fn floor_char_boundary(s: &str, at: usize) -> usize {
     let mut at = at.min(s.len());
@@ -103,9 +134,11 @@ pub enum Cell {
         markdown: String,
         streaming: bool,
     },
-    /// A reasoning summary, dim.
+    /// A reasoning summary, dim; one line unless `expanded` (Ctrl+O shows the last one whole,
+    /// `/reasoning` expands the following ones).
     Reasoning {
         text: String,
+        expanded: bool,
     },
     Command(CommandCell),
     Patch(PatchCell),
@@ -201,10 +234,17 @@ impl Cell {
                 lines.extend(markdown::render(markdown));
                 lines
             }
-            Cell::Reasoning { text } => sanitize(text)
+            Cell::Reasoning {
+                text,
+                expanded: true,
+            } => sanitize(text)
                 .split('\n')
                 .map(|l| Line::styled(format!("  {l}"), theme::dim()))
                 .collect(),
+            Cell::Reasoning {
+                text,
+                expanded: false,
+            } => vec![reasoning_summary_line(text)],
             Cell::Command(command) => command.lines(),
             Cell::Patch(patch) => patch.lines(),
             Cell::Plan { explanation, items } => {

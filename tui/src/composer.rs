@@ -6,7 +6,7 @@ use unicode_width::UnicodeWidthStr;
 /// Pastes longer than this (in characters) are shown as a placeholder.
 pub const PASTE_COLLAPSE_CHARS: usize = 1000;
 /// History entries kept.
-const HISTORY_MAX: usize = 200;
+const HISTORY_MAX: usize = 1000;
 
 /// What a key did to the composer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +39,33 @@ impl Composer {
 
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
+    }
+
+    /// Byte offset of the cursor.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// Replaces bytes `start..end` (char boundaries) with `text`; the cursor goes after it.
+    pub fn replace_range(&mut self, start: usize, end: usize, text: &str) {
+        if start > end || end > self.text.len() || !self.text.is_char_boundary(start) {
+            return;
+        }
+        if !self.text.is_char_boundary(end) {
+            return;
+        }
+        self.text.replace_range(start..end, text);
+        self.cursor = start + text.len();
+    }
+
+    /// Entries from earlier sessions (oldest first), before this session's own.
+    pub fn load_history(&mut self, entries: Vec<String>) {
+        let mut history = entries;
+        history.append(&mut self.history);
+        let excess = history.len().saturating_sub(HISTORY_MAX);
+        history.drain(..excess);
+        self.history = history;
+        self.browsing = None;
     }
 
     pub fn set_text(&mut self, text: &str) {

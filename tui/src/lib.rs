@@ -8,10 +8,12 @@
 
 pub mod app;
 pub mod cells;
+pub mod completion;
 pub mod composer;
 pub mod diff;
 pub mod highlight;
 pub mod markdown;
+pub mod replay;
 pub mod run;
 pub mod sanitize;
 pub mod slash;

@@ -4,6 +4,7 @@
 
 use crate::app::{Action, App, StatusInfo};
 use crate::terminal::{self, Tui};
+use crate::thread_view::ThreadView;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use ractor::ActorRef;
@@ -17,8 +18,10 @@ use tokio::sync::mpsc;
 use troupe_actors::runtime::{Runtime, RuntimeError, ThreadClient};
 use troupe_actors::thread_store::{ops, reconcile, ThreadStore};
 use troupe_messages::events::Event;
+use troupe_messages::ids::ThreadId;
 use troupe_messages::mailboxes::SessionMsg;
 use troupe_messages::ops::{Op, Submission, UserInput};
+use troupe_messages::policy::CollaborationMode;
 use troupe_messages::settings::SessionSettings;
 
 /// Rows of one cell written into the scrollback at most (a hostile 100,000-line answer is
@@ -44,6 +47,27 @@ pub struct Launch {
     /// The rollout of a thread to resume instead of starting one.
     pub resume: Option<PathBuf>,
     pub prompt: Option<String>,
+    /// The prompt history: earlier sessions' entries, and how to append one.
+    pub history: PromptHistory,
+}
+
+/// Appends one entry (thread id, text) to the prompt history; an error is shown as a warning.
+pub type HistoryRecorder = Arc<dyn Fn(&str, &str) -> Result<(), String> + Send + Sync>;
+
+/// The prompt history the UI browses with Up/Down and appends to.
+#[derive(Default)]
+pub struct PromptHistory {
+    /// Texts from earlier sessions, oldest first.
+    pub entries: Vec<String>,
+    /// `None` when history is not kept (`[history] persistence = "none"`).
+    pub record: Option<HistoryRecorder>,
+}
+
+/// Results of work done off the event loop.
+enum Background {
+    Files(Vec<String>),
+    Skills(Vec<crate::completion::SkillEntry>),
+    Warning(String),
 }
 
 /// How the UI ended.
@@ -59,10 +83,11 @@ struct Runner {
     sessions: Vec<ActorRef<SessionMsg>>,
     open_clients: usize,
     events_tx: mpsc::UnboundedSender<(usize, Option<Event>)>,
+    background_tx: mpsc::UnboundedSender<Background>,
     submitted: u64,
 }
 
-pub async fn run(launch: Launch) -> Result<TuiExit, TuiError> {
+pub async fn run(mut launch: Launch) -> Result<TuiExit, TuiError> {
     crate::theme::init_from_env();
     let settings = &launch.settings;
     let status = StatusInfo {
@@ -73,36 +98,66 @@ pub async fn run(launch: Launch) -> Result<TuiExit, TuiError> {
         cwd: settings.cwd.clone(),
         branch: crate::status_line::git_branch(&settings.cwd),
         context_window: settings.context.model_context_window,
+        plan_mode: settings.context.collaboration_mode == CollaborationMode::Plan,
     };
     let (events_tx, mut events_rx) = mpsc::unbounded_channel();
+    let (background_tx, mut background_rx) = mpsc::unbounded_channel();
+    list_in_background(&launch.settings, &background_tx);
+    let mut app = App::new(status);
+    app.composer
+        .load_history(std::mem::take(&mut launch.history.entries));
     let mut runner = Runner {
         launch,
         sessions: Vec::new(),
         open_clients: 0,
         events_tx,
+        background_tx,
         submitted: 0,
     };
-    let mut app = App::new(status);
-    let first = match runner.launch.resume.clone() {
+    // The first frame comes before the thread starts (config, sandbox, MCP servers): the
+    // composer is there at once and the thread's events fill the view as they come. The
+    // first thread attached is client 0.
+    let resume = runner.launch.resume.clone();
+    let view = match &resume {
+        Some(path) => replayed(&mut app, path.clone()).await,
+        None => ThreadView::new(Instant::now()),
+    };
+    app.add_root_with(0, "main".into(), view);
+    let mut tui = terminal::init()?;
+    if let Err(err) = draw(&mut tui, &mut app) {
+        terminal::restore();
+        return Err(err.into());
+    }
+    let opened = match resume {
         Some(path) => {
             runner
                 .launch
                 .runtime
                 .resume_thread(runner.launch.settings.clone(), path)
-                .await?
+                .await
         }
         None => {
             runner
                 .launch
                 .runtime
                 .start_thread(runner.launch.settings.clone())
-                .await?
+                .await
         }
     };
-    let client = runner.attach(first);
-    app.add_root(client, "main".into(), Instant::now());
+    let thread = match opened {
+        Ok(thread) => thread,
+        Err(err) => {
+            let _ = tui.clear();
+            terminal::restore();
+            runner.launch.runtime.stop();
+            return Err(err.into());
+        }
+    };
+    let client = runner.attach(thread);
     if let Some(prompt) = runner.launch.prompt.take() {
         app.threads[0].view.user_message(prompt.clone());
+        // Recorded once the thread's id is known.
+        let _ = app.remember_prompt(0, prompt.clone());
         runner.submit(
             &mut app,
             client,
@@ -112,8 +167,14 @@ pub async fn run(launch: Launch) -> Result<TuiExit, TuiError> {
         );
     }
 
-    let mut tui = terminal::init()?;
-    let result = event_loop(&mut runner, &mut app, &mut tui, &mut events_rx).await;
+    let result = event_loop(
+        &mut runner,
+        &mut app,
+        &mut tui,
+        &mut events_rx,
+        &mut background_rx,
+    )
+    .await;
     // Leave a clean line for the shell under the scrollback.
     let _ = tui.clear();
     terminal::restore();
@@ -126,6 +187,7 @@ async fn event_loop(
     app: &mut App,
     tui: &mut Tui,
     events_rx: &mut mpsc::UnboundedReceiver<(usize, Option<Event>)>,
+    background_rx: &mut mpsc::UnboundedReceiver<Background>,
 ) -> Result<TuiExit, TuiError> {
     let mut input = EventStream::new();
     let mut terminate = signal(SignalKind::terminate())?;
@@ -155,6 +217,14 @@ async fn event_loop(
                     }
                 }
                 actions
+            }
+            Some(done) = background_rx.recv() => {
+                match done {
+                    Background::Files(files) => app.files = files,
+                    Background::Skills(skills) => app.skills = skills,
+                    Background::Warning(text) => app.info(text),
+                }
+                Vec::new()
             }
             _ = tick.tick(), if running => Vec::new(),
             _ = terminate.recv() => return Ok(TuiExit::Signal(libc::SIGTERM)),
@@ -242,33 +312,43 @@ impl Runner {
                     .await;
                 self.opened(app, opened, "new thread");
             }
-            Action::Resume(path) => {
-                let opened = self
-                    .launch
-                    .runtime
-                    .resume_thread(self.launch.settings.clone(), path)
-                    .await;
-                self.opened(app, opened, "resumed");
-            }
-            Action::Fork(id) => {
-                let (home, store) = (self.launch.home.clone(), self.launch.store.clone());
-                let forked = tokio::task::spawn_blocking(move || {
-                    ops::fork(&home, store.as_deref(), &id.to_string(), None)
-                })
-                .await;
-                match forked {
-                    Ok(Ok(summary)) => {
-                        let opened = self
-                            .launch
-                            .runtime
-                            .resume_thread(self.launch.settings.clone(), summary.rollout_path)
-                            .await;
-                        self.opened(app, opened, "fork");
-                    }
-                    Ok(Err(err)) => app.info(format!("cannot fork: {err}")),
-                    Err(err) => app.info(format!("cannot fork: {err}")),
+            Action::Resume(path) => self.open_rollout(app, path, "resumed").await,
+            Action::RecordHistory { session_id, text } => {
+                if let Some(record) = self.launch.history.record.clone() {
+                    let tx = self.background_tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(err) = record(&session_id, &text) {
+                            let _ = tx.send(Background::Warning(format!(
+                                "the prompt history was not saved: {err}"
+                            )));
+                        }
+                    });
                 }
             }
+            Action::EditFrom { thread, turn, text } => {
+                // Turn 1's message: nothing comes before it, the edit starts a new thread.
+                if turn <= 1 {
+                    let opened = self
+                        .launch
+                        .runtime
+                        .start_thread(self.launch.settings.clone())
+                        .await;
+                    self.opened(app, opened, "edit");
+                } else {
+                    match self.fork(thread, Some(turn - 1)).await {
+                        Ok(path) => self.open_rollout(app, path, "edit").await,
+                        Err(err) => {
+                            app.info(format!("cannot fork: {err}"));
+                            return false;
+                        }
+                    }
+                }
+                app.composer.set_text(&text);
+            }
+            Action::Fork(id) => match self.fork(id, None).await {
+                Ok(path) => self.open_rollout(app, path, "fork").await,
+                Err(err) => app.info(format!("cannot fork: {err}")),
+            },
             Action::ListThreads => {
                 let (home, store) = (self.launch.home.clone(), self.launch.store.clone());
                 let listed =
@@ -293,6 +373,38 @@ impl Runner {
             }
         }
         false
+    }
+
+    /// A copy of thread `id` through turn `at_turn` (all of it when `None`): its rollout.
+    async fn fork(&self, id: ThreadId, at_turn: Option<u64>) -> Result<PathBuf, String> {
+        let (home, store) = (self.launch.home.clone(), self.launch.store.clone());
+        let forked = tokio::task::spawn_blocking(move || {
+            ops::fork(&home, store.as_deref(), &id.to_string(), at_turn)
+        })
+        .await;
+        match forked {
+            Ok(Ok(summary)) => Ok(summary.rollout_path),
+            Ok(Err(err)) => Err(err.to_string()),
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    /// Opens the recorded thread at `path` with its transcript replayed on screen.
+    async fn open_rollout(&mut self, app: &mut App, path: PathBuf, label: &str) {
+        let view = replayed(app, path.clone()).await;
+        let opened = self
+            .launch
+            .runtime
+            .resume_thread(self.launch.settings.clone(), path)
+            .await;
+        match opened {
+            Ok(client) => {
+                let index = self.attach(client);
+                let roots = app.threads.iter().filter(|t| !t.is_agent).count();
+                app.add_root_with(index, format!("{label} {}", roots + 1), view);
+            }
+            Err(err) => app.info(format!("cannot open the thread: {err}")),
+        }
     }
 
     fn opened(&mut self, app: &mut App, opened: Result<ThreadClient, RuntimeError>, label: &str) {
@@ -328,6 +440,39 @@ impl Runner {
         }
         self.launch.runtime.stop();
     }
+}
+
+/// The transcript recorded at `path`, replayed off the event loop; empty (with a notice) when
+/// it cannot be read — the runtime's resume then says why.
+async fn replayed(app: &mut App, path: PathBuf) -> ThreadView {
+    let now = Instant::now();
+    match tokio::task::spawn_blocking(move || crate::replay::load(&path, now)).await {
+        Ok(Ok(view)) => view,
+        Ok(Err(err)) => {
+            app.info(format!("the earlier transcript cannot be shown: {err}"));
+            ThreadView::new(now)
+        }
+        Err(err) => {
+            app.info(format!("the earlier transcript cannot be shown: {err}"));
+            ThreadView::new(now)
+        }
+    }
+}
+
+/// Lists the files (`@`) and skills (`$`) for completion without holding up the first frame.
+fn list_in_background(settings: &SessionSettings, tx: &mpsc::UnboundedSender<Background>) {
+    let cwd = settings.cwd.clone();
+    let files_tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let _ = files_tx.send(Background::Files(crate::completion::list_files(&cwd)));
+    });
+    let (home, cwd) = (settings.troupe_home.clone(), settings.cwd.clone());
+    let markers = settings.context.project_root_markers.clone();
+    let skills_tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let skills = crate::completion::list_skills(&home, &cwd, &markers);
+        let _ = skills_tx.send(Background::Skills(skills));
+    });
 }
 
 /// Recorded threads, newest first, archived ones left out.

@@ -1,6 +1,6 @@
 //! Slash commands: names, help text, and the popup's matching.
 
-use troupe_messages::policy::AskForApproval;
+use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::threads::ThreadSummary;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,20 +17,28 @@ pub enum SlashCommand {
     Init,
     Help,
     Quit,
+    Permissions,
+    Plan,
+    Mention,
+    Reasoning,
 }
 
 impl SlashCommand {
-    pub const ALL: [SlashCommand; 12] = [
+    pub const ALL: [SlashCommand; 16] = [
         SlashCommand::New,
         SlashCommand::Resume,
         SlashCommand::Fork,
         SlashCommand::Compact,
         SlashCommand::Model,
         SlashCommand::Approvals,
+        SlashCommand::Permissions,
+        SlashCommand::Plan,
         SlashCommand::Status,
         SlashCommand::Agents,
         SlashCommand::Diff,
         SlashCommand::Init,
+        SlashCommand::Mention,
+        SlashCommand::Reasoning,
         SlashCommand::Help,
         SlashCommand::Quit,
     ];
@@ -49,6 +57,10 @@ impl SlashCommand {
             SlashCommand::Init => "init",
             SlashCommand::Help => "help",
             SlashCommand::Quit => "quit",
+            SlashCommand::Permissions => "permissions",
+            SlashCommand::Plan => "plan",
+            SlashCommand::Mention => "mention",
+            SlashCommand::Reasoning => "reasoning",
         }
     }
 
@@ -66,6 +78,12 @@ impl SlashCommand {
             SlashCommand::Init => "write an AGENTS.md skeleton",
             SlashCommand::Help => "list commands and keys",
             SlashCommand::Quit => "exit troupe",
+            SlashCommand::Permissions => {
+                "show or set sandbox and approvals: /permissions read-only|auto|full-access"
+            }
+            SlashCommand::Plan => "toggle plan mode (read-only, proposes a plan)",
+            SlashCommand::Mention => "mention a file: starts an @ path completion",
+            SlashCommand::Reasoning => "show reasoning expanded or collapsed (Ctrl+O: the last)",
         }
     }
 
@@ -114,4 +132,26 @@ pub fn filter_threads<'a>(items: &'a [ThreadSummary], filter: &str) -> Vec<&'a T
                 || t.cwd.display().to_string().to_lowercase().contains(&filter)
         })
         .collect()
+}
+
+/// A `/permissions` preset (Codex's three) or a sandbox mode with an optional approval
+/// policy: `read-only`, `auto`, `full-access`, or `SANDBOX [APPROVAL]`.
+pub fn parse_permissions(arg: &str) -> Option<(SandboxMode, Option<AskForApproval>)> {
+    let mut words = arg.split_whitespace();
+    let first = words.next()?;
+    let preset = match first {
+        "read-only" | "readonly" => (SandboxMode::ReadOnly, Some(AskForApproval::OnRequest)),
+        "auto" => (SandboxMode::WorkspaceWrite, Some(AskForApproval::OnRequest)),
+        "full-access" => (SandboxMode::DangerFullAccess, Some(AskForApproval::Never)),
+        "workspace-write" => (SandboxMode::WorkspaceWrite, None),
+        "danger-full-access" => (SandboxMode::DangerFullAccess, None),
+        _ => return None,
+    };
+    match (words.next(), words.next()) {
+        (None, _) => Some(preset),
+        (Some(policy), None) if first != "auto" && first != "full-access" => {
+            parse_approval(policy).map(|p| (preset.0, Some(p)))
+        }
+        _ => None,
+    }
 }

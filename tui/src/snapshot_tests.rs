@@ -28,6 +28,7 @@ fn status() -> StatusInfo {
         cwd: PathBuf::from("/work/project"),
         branch: Some("main".into()),
         context_window: Some(200_000),
+        plan_mode: false,
     }
 }
 
@@ -47,7 +48,14 @@ fn cells() -> Vec<(&'static str, Cell)> {
                 streaming: false,
             },
         ),
-        ("reasoning", Cell::Reasoning { text: "The test expects 4 from add(2, 2); the code returns 0.".into() }),
+        ("reasoning", Cell::Reasoning { text: "The test expects 4 from add(2, 2); the code returns 0.".into(), expanded: true }),
+        (
+            "reasoning_collapsed",
+            Cell::Reasoning {
+                text: "**Finding the bug**\n\nThe test expects 4 from add(2, 2); the code returns 0.\nSo `add` subtracts.".into(),
+                expanded: false,
+            },
+        ),
         ("command", Cell::Command(command)),
         (
             "patch",
@@ -236,6 +244,46 @@ fn viewport_overlays_panel_and_popup() {
         );
         insta::assert_snapshot!(
             format!("approval_{width}x{height}"),
+            render_app(&app, width, height, later)
+        );
+    }
+}
+
+#[test]
+fn completion_popup_and_edit_previous_message() {
+    let now = Instant::now();
+    let later = now + Duration::from_secs(75);
+    for (width, height) in SIZES {
+        let mut app = busy_app(now);
+        app.files = vec![
+            "Cargo.toml".into(),
+            "src/lib.rs".into(),
+            "src/main.rs".into(),
+            "tests/add.rs".into(),
+        ];
+        app.skills = vec![crate::completion::SkillEntry {
+            name: "release-notes".into(),
+            description: "write the release notes from the git log".into(),
+        }];
+        app.composer.set_text("look at @lib");
+        insta::assert_snapshot!(
+            format!("file_completion_{width}x{height}"),
+            render_app(&app, width, height, later)
+        );
+        app.composer.set_text("use $rel");
+        insta::assert_snapshot!(
+            format!("skill_completion_{width}x{height}"),
+            render_app(&app, width, height, later)
+        );
+        app.composer.clear();
+        app.status.plan_mode = true;
+        app.threads[0].view.prompts = vec![
+            (1, "fix the failing test".into()),
+            (2, "now explain why".into()),
+        ];
+        app.overlay = Overlay::Backtrack { selected: 1 };
+        insta::assert_snapshot!(
+            format!("edit_previous_{width}x{height}"),
             render_app(&app, width, height, later)
         );
     }

@@ -54,6 +54,9 @@ pub fn line(app: &App, now: Instant) -> Line<'static> {
             theme::warning(),
         ));
     }
+    if status.plan_mode {
+        spans.push(Span::styled("plan mode · ", theme::accent()));
+    }
     let effort = status
         .effort
         .as_ref()

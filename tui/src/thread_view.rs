@@ -59,6 +59,11 @@ pub struct ThreadView {
     turn_usage_start: TokenUsage,
     /// The net diff of the current (or last) turn.
     pub turn_diff: String,
+    /// The message that started each turn: (turn number, text), oldest first — what "edit a
+    /// previous message" offers (a fork keeps whole turns).
+    pub prompts: Vec<(u64, String)>,
+    /// Messages typed here that no turn has started with yet.
+    unassigned: VecDeque<String>,
 }
 
 impl ThreadView {
@@ -76,6 +81,8 @@ impl ThreadView {
             turn_started: None,
             turn_usage_start: TokenUsage::default(),
             turn_diff: String::new(),
+            prompts: Vec::new(),
+            unassigned: VecDeque::new(),
         }
     }
 
@@ -97,6 +104,7 @@ impl ThreadView {
 
     /// The user typed `text`: pending when a turn is running (it is steered in later).
     pub fn user_message(&mut self, text: String) {
+        self.unassigned.push_back(text.clone());
         if self.status == ThreadStatus::Running || self.status == ThreadStatus::WaitingApproval {
             self.live.push(Cell::User {
                 text,
@@ -149,7 +157,13 @@ impl ThreadView {
                     format!("thread {thread_id} · {model} · {}", cwd.display()),
                 );
             }
-            EventMsg::TurnStarted { .. } => {
+            EventMsg::TurnStarted { turn_id } => {
+                // The oldest message typed here and not yet seen is the one this turn began
+                // with; any others were steered into an earlier turn or join this one.
+                if let Some(text) = self.unassigned.pop_front() {
+                    self.prompts.push((turn_id.0, text));
+                }
+                self.unassigned.clear();
                 self.status = ThreadStatus::Running;
                 self.turn_started = Some(now);
                 self.turn_usage_start = self.total_usage;
@@ -157,7 +171,13 @@ impl ThreadView {
                 // Input queued after the last turn ended starts this one.
                 self.finish_pending_inputs(None);
             }
-            EventMsg::InputInjected { text, .. } => self.finish_pending_inputs(Some(text)),
+            EventMsg::InputInjected { text, .. } => {
+                // Steered into a running turn: it started none.
+                if let Some(at) = self.unassigned.iter().position(|t| t.trim() == text.trim()) {
+                    self.unassigned.remove(at);
+                }
+                self.finish_pending_inputs(Some(text))
+            }
             EventMsg::AgentMessageDelta { delta } => {
                 self.reasoning.clear();
                 match self.live.iter_mut().find_map(|c| match c {
@@ -184,7 +204,10 @@ impl ThreadView {
             EventMsg::AgentReasoningDelta { delta } => append_bounded(&mut self.reasoning, delta),
             EventMsg::AgentReasoning { text } => {
                 self.reasoning.clear();
-                self.push(Cell::Reasoning { text: text.clone() });
+                self.push(Cell::Reasoning {
+                    text: text.clone(),
+                    expanded: false,
+                });
             }
             EventMsg::ExecCommandBegin {
                 call_id, command, ..
@@ -469,6 +492,15 @@ impl ThreadView {
             // Routed by the app to the sub-agent's own view; nothing to show here.
             EventMsg::AgentEvent { .. } | EventMsg::ItemRecorded { .. } => {}
         }
+    }
+
+    /// After a replay: whatever a crashed turn left live is finished, and the thread waits
+    /// for the runtime's own events.
+    pub fn settle(&mut self) {
+        self.finish_all(true);
+        self.reasoning.clear();
+        self.turn_started = None;
+        self.status = ThreadStatus::Starting;
     }
 
     /// Pending user cells become plain ones: all of them, or the first whose text matches.

@@ -60,6 +60,9 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
             )
         }
         Overlay::Diff { scroll } => return render_diff(app, *scroll, frame, overlay_area),
+        Overlay::Backtrack { selected } => {
+            return render_backtrack(app, *selected, frame, overlay_area)
+        }
         Overlay::None => {}
     }
     render_live(app, frame, live);
@@ -86,7 +89,63 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
             .collect();
         frame.render_widget(Clear, popup);
         frame.render_widget(Paragraph::new(lines), popup);
+        return;
     }
+    let choices = app.completion_choices();
+    if !choices.is_empty() && live.height > 0 {
+        let rows = (choices.len() as u16).min(live.height);
+        let popup = Rect {
+            y: live.y + live.height - rows,
+            height: rows,
+            ..live
+        };
+        let selected = app.completion_selected.min(choices.len() - 1);
+        let lines: Vec<Line> = choices
+            .iter()
+            .enumerate()
+            .map(|(i, choice)| {
+                let style = if i == selected {
+                    theme::selected()
+                } else {
+                    theme::dim()
+                };
+                let note = if choice.note.is_empty() {
+                    String::new()
+                } else {
+                    format!("  {}", sanitize_line(&choice.note))
+                };
+                Line::styled(format!(" {}{note}", sanitize_line(&choice.label)), style)
+            })
+            .collect();
+        frame.render_widget(Clear, popup);
+        frame.render_widget(Paragraph::new(lines), popup);
+    }
+}
+
+/// "Edit a previous message": the thread's turn-starting messages, newest last.
+fn render_backtrack(app: &App, selected: usize, frame: &mut Frame, area: Rect) {
+    let prompts = &app.current_view().prompts;
+    let rows = area.height.saturating_sub(2) as usize;
+    let first = selected.saturating_sub(rows.saturating_sub(1));
+    let lines: Vec<Line> = prompts
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(rows)
+        .map(|(i, (turn, text))| {
+            let line = Line::raw(format!("turn {turn:>3}  {}", sanitize_line(text)));
+            if i == selected {
+                line.style(theme::selected())
+            } else {
+                line
+            }
+        })
+        .collect();
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" edit a previous message · ↑↓ select · Enter fork from it · Esc close ");
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
 fn render_live(app: &App, frame: &mut Frame, area: Rect) {
@@ -129,7 +188,9 @@ fn render_composer(app: &App, frame: &mut Frame, area: Rect) {
         Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
     let view = app.current_view();
     let hint = if app.threads.get(app.current).is_some_and(|t| t.is_agent) {
-        " viewing a sub-agent (read-only) · Ctrl+T threads "
+        " typing to a sub-agent · Ctrl+T threads "
+    } else if app.esc_primed {
+        " Esc again to edit a previous message "
     } else if app.is_running(app.current) {
         " typing queues a message for the running turn "
     } else {
