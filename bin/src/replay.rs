@@ -177,6 +177,8 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 | EventMsg::Warning { .. }
                 | EventMsg::HookStarted { .. }
                 | EventMsg::HookCompleted { .. }
+                | EventMsg::GoalUpdated { .. }
+                | EventMsg::RequestUserInput { .. }
                 | EventMsg::ShutdownComplete => {}
             }
         }

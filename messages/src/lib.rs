@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod errors;
 pub mod events;
+pub mod goals;
 pub mod hooks;
 pub mod ids;
 pub mod items;
@@ -14,6 +15,7 @@ pub mod mailboxes;
 pub mod mcp;
 pub mod ops;
 pub mod policy;
+pub mod questions;
 pub mod rollout;
 pub mod sampling;
 pub mod settings;

@@ -439,6 +439,33 @@ impl App {
                 }
             },
             SlashCommand::Compact => submit(Op::Compact),
+            SlashCommand::Goal => {
+                if arg.is_empty() {
+                    self.info("usage: /goal OBJECTIVE (the thread then continues by itself until the goal is complete)");
+                    return Vec::new();
+                }
+                // As `exec --goal` without a prompt: the objective starts the first turn.
+                self.threads[self.current]
+                    .view
+                    .user_message(arg.to_string());
+                vec![
+                    Action::Submit {
+                        client,
+                        op: Op::CreateGoal {
+                            objective: arg.to_string(),
+                            token_budget: None,
+                        },
+                    },
+                    Action::Submit {
+                        client,
+                        op: Op::UserInput {
+                            items: vec![UserInput::Text {
+                                text: arg.to_string(),
+                            }],
+                        },
+                    },
+                ]
+            }
             SlashCommand::Model => {
                 if arg.is_empty() {
                     self.info(format!(

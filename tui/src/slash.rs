@@ -17,10 +17,11 @@ pub enum SlashCommand {
     Init,
     Help,
     Quit,
+    Goal,
 }
 
 impl SlashCommand {
-    pub const ALL: [SlashCommand; 12] = [
+    pub const ALL: [SlashCommand; 13] = [
         SlashCommand::New,
         SlashCommand::Resume,
         SlashCommand::Fork,
@@ -33,6 +34,7 @@ impl SlashCommand {
         SlashCommand::Init,
         SlashCommand::Help,
         SlashCommand::Quit,
+        SlashCommand::Goal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,6 +51,7 @@ impl SlashCommand {
             SlashCommand::Init => "init",
             SlashCommand::Help => "help",
             SlashCommand::Quit => "quit",
+            SlashCommand::Goal => "goal",
         }
     }
 
@@ -66,6 +69,7 @@ impl SlashCommand {
             SlashCommand::Init => "write an AGENTS.md skeleton",
             SlashCommand::Help => "list commands and keys",
             SlashCommand::Quit => "exit troupe",
+            SlashCommand::Goal => "give the thread a goal it pursues across turns: /goal OBJECTIVE",
         }
     }
 

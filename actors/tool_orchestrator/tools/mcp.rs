@@ -102,7 +102,11 @@ async fn call(manager: &McpManager, ctx: &ToolContext) -> ToolOutcome {
     let outcome = match manager.call(&tool, arguments).await {
         Ok(result) => {
             let (content, success) = output::render(&result, settings.tool_output_max_bytes);
-            ToolOutcome { content, success }
+            ToolOutcome {
+                content,
+                success,
+                parts: Vec::new(),
+            }
         }
         Err(err) => ToolOutcome::error(err.to_string()),
     };
