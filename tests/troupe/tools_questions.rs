@@ -67,3 +67,37 @@ fn malformed_questions_get_a_clear_error() {
     let text = output_of(&h.mock.requests()[1].body, "q1");
     assert!(text.contains("`questions` is empty"), "{text}");
 }
+
+/// The app-server asks its client with Codex's `item/tool/requestUserInput` server request,
+/// and the client's `{"answers": …}` reaches the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_app_server_asks_its_client_and_relays_the_answers() {
+    use crate::app_server_support::{harness, start, Transport};
+    let harness = harness(vec![ask(), MockResponse::text("blue it is")]);
+    let config = harness.home.path().join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("collaboration_mode = \"plan\"\n{text}")).unwrap();
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let thread_id = client
+        .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access"}))
+        .await;
+    client.start_turn(&thread_id, "plan it").await;
+    let asked = client
+        .until(|m| m["method"] == "item/tool/requestUserInput")
+        .await;
+    let ask = asked.last().unwrap().clone();
+    assert_eq!(ask["params"]["threadId"], json!(thread_id));
+    assert_eq!(ask["params"]["itemId"], "q1");
+    assert_eq!(ask["params"]["questions"][0]["id"], "color");
+    assert_eq!(
+        ask["params"]["questions"][0]["options"][1]["label"],
+        "Blue"
+    );
+    client.send(json!({"id": ask["id"], "result": {"answers": {"color": {"answers": ["Blue"]}}}}));
+    client.until_turn_completed(&thread_id).await;
+    let answer: Value =
+        serde_json::from_str(&output_of(&harness.mock.requests()[1].body, "q1")).unwrap();
+    assert_eq!(answer, json!({"answers": {"color": {"answers": ["Blue"]}}}));
+}

@@ -30,7 +30,13 @@ fn the_tool_is_sent_only_when_asked_for_as_codex_sends_it() {
         .status
         .success());
     let cached = ["-c", "web_search=\"cached\""];
-    let out = h.exec(&[cached[0], cached[1], "-s", "read-only", "hi"]);
+    let out = h
+        .command()
+        .args(["exec", "--skip-git-repo-check", "-s", "read-only"])
+        .args([cached[0], cached[1], "hi"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     // Under danger-full-access, Codex sends cached as live.
     assert!(h.exec(&[cached[0], cached[1], "hi"]).status.success());

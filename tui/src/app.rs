@@ -307,6 +307,23 @@ impl App {
                 subject: ApprovalSubject::Patch { files },
                 reason,
             }),
+            // No question overlay yet: answered as `exec` does (the recommended option of
+            // each question), and said so, rather than leaving the turn waiting.
+            EventMsg::RequestUserInput { call_id, questions } => {
+                use troupe_actors::tool_orchestrator::tools::request_user_input::recommended_answers;
+                let answers = recommended_answers(&questions);
+                for (id, answer) in &answers {
+                    self.info(format!(
+                        "the model asked `{id}`; answered with the recommended option: {}",
+                        answer.answers.join(", ")
+                    ));
+                }
+                let client = self.threads[index].client;
+                return vec![Action::Submit {
+                    client,
+                    op: Op::UserInputAnswer { call_id, answers },
+                }];
+            }
             // A turn that ended leaves nothing to approve.
             EventMsg::TurnComplete { .. }
             | EventMsg::TurnAborted { .. }
