@@ -175,10 +175,9 @@ fn an_image_output_goes_as_a_list_of_parts_and_text_outputs_stay_strings() {
     );
     roundtrip(image);
     // A rollout written before image outputs existed still loads.
-    let old: ResponseItem = serde_json::from_str(
-        r#"{"type":"function_call_output","call_id":"c2","output":"plain"}"#,
-    )
-    .unwrap();
+    let old: ResponseItem =
+        serde_json::from_str(r#"{"type":"function_call_output","call_id":"c2","output":"plain"}"#)
+            .unwrap();
     assert_eq!(
         old,
         ResponseItem::FunctionCallOutput {

@@ -81,7 +81,10 @@ async fn the_app_server_asks_its_client_and_relays_the_answers() {
     let mut client = server.connect().await;
     client.initialize().await;
     let thread_id = client
-        .start_thread(harness.workdir.path(), json!({"sandbox": "danger-full-access"}))
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "danger-full-access"}),
+        )
         .await;
     client.start_turn(&thread_id, "plan it").await;
     let asked = client
@@ -91,10 +94,7 @@ async fn the_app_server_asks_its_client_and_relays_the_answers() {
     assert_eq!(ask["params"]["threadId"], json!(thread_id));
     assert_eq!(ask["params"]["itemId"], "q1");
     assert_eq!(ask["params"]["questions"][0]["id"], "color");
-    assert_eq!(
-        ask["params"]["questions"][0]["options"][1]["label"],
-        "Blue"
-    );
+    assert_eq!(ask["params"]["questions"][0]["options"][1]["label"], "Blue");
     client.send(json!({"id": ask["id"], "result": {"answers": {"color": {"answers": ["Blue"]}}}}));
     client.until_turn_completed(&thread_id).await;
     let answer: Value =

@@ -95,6 +95,8 @@ pub struct App {
     pub current: usize,
     pub composer: Composer,
     pub approvals: VecDeque<PendingApproval>,
+    /// `request_user_input` calls waiting for the person (`questions.rs`), oldest first.
+    pub questions: VecDeque<crate::questions::PendingQuestions>,
     pub overlay: Overlay,
     pub status: StatusInfo,
     pub slash_selected: usize,
@@ -110,6 +112,7 @@ impl App {
             current: 0,
             composer: Composer::default(),
             approvals: VecDeque::new(),
+            questions: VecDeque::new(),
             overlay: Overlay::None,
             status,
             slash_selected: 0,
@@ -307,28 +310,18 @@ impl App {
                 subject: ApprovalSubject::Patch { files },
                 reason,
             }),
-            // No question overlay yet: answered as `exec` does (the recommended option of
-            // each question), and said so, rather than leaving the turn waiting.
             EventMsg::RequestUserInput { call_id, questions } => {
-                use troupe_actors::tool_orchestrator::tools::request_user_input::recommended_answers;
-                let answers = recommended_answers(&questions);
-                for (id, answer) in &answers {
-                    self.info(format!(
-                        "the model asked `{id}`; answered with the recommended option: {}",
-                        answer.answers.join(", ")
-                    ));
-                }
-                let client = self.threads[index].client;
-                return vec![Action::Submit {
-                    client,
-                    op: Op::UserInputAnswer { call_id, answers },
-                }];
+                self.questions
+                    .push_back(crate::questions::PendingQuestions::new(
+                        index, call_id, questions,
+                    ))
             }
             // A turn that ended leaves nothing to approve.
             EventMsg::TurnComplete { .. }
             | EventMsg::TurnAborted { .. }
             | EventMsg::ShutdownComplete => {
                 self.approvals.retain(|a| a.thread != index);
+                self.questions.retain(|q| q.thread != index);
             }
             _ => {}
         }
@@ -336,7 +329,7 @@ impl App {
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.approvals.is_empty() && self.overlay == Overlay::None {
+        if self.approvals.is_empty() && self.questions.is_empty() && self.overlay == Overlay::None {
             self.composer.paste(text);
         }
     }
@@ -355,6 +348,18 @@ impl App {
             let approval = approval.clone();
             self.approvals.pop_front();
             return vec![self.answer(&approval, decision)];
+        }
+        if let Some(pending) = self.questions.front_mut() {
+            let Some(answers) = pending.on_key(key) else {
+                return Vec::new();
+            };
+            let (thread, call_id) = (pending.thread, pending.call_id.clone());
+            self.questions.pop_front();
+            let client = self.threads[thread].client;
+            return vec![Action::Submit {
+                client,
+                op: Op::UserInputAnswer { call_id, answers },
+            }];
         }
         if !matches!(self.overlay, Overlay::None) {
             return self.overlay_key(key);

@@ -12,6 +12,7 @@ pub mod composer;
 pub mod diff;
 pub mod highlight;
 pub mod markdown;
+pub mod questions;
 pub mod run;
 pub mod sanitize;
 pub mod slash;

@@ -279,7 +279,6 @@ impl ThreadView {
                 self.activity = format!("approve? patch to {} file(s)", files.len());
             }
             EventMsg::RequestUserInput { questions, .. } => {
-                self.status = ThreadStatus::WaitingApproval;
                 self.activity = format!("answer? {} question(s)", questions.len());
             }
             EventMsg::GoalUpdated { goal, continuing } => {
