@@ -105,6 +105,7 @@ impl ToolHandler for CollabHandler {
                 Ok(content) => ToolOutcome {
                     content,
                     success: true,
+                    parts: Vec::new(),
                 },
                 Err(message) => ToolOutcome::error(message),
             };

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::permissions::PermissionGrants;
+use troupe_messages::questions::UserInputAnswers;
 use troupe_rules::Rules;
 
 /// What a session shares with its turns: the "approved for session" cache, the rules, and
@@ -28,9 +29,14 @@ pub struct SessionApprovals {
     pub grants: Arc<Mutex<PermissionGrants>>,
 }
 
-/// Approval requests of one orchestrator waiting for the user's decision, by call id.
+/// Approval requests of one orchestrator waiting for the user's decision, by call id; and
+/// its `request_user_input` calls waiting for the person's answers (the same route: session
+/// → this map → the call's task).
 #[derive(Debug, Clone, Default)]
-pub struct PendingApprovals(Arc<Mutex<HashMap<String, oneshot::Sender<ReviewDecision>>>>);
+pub struct PendingApprovals(
+    Arc<Mutex<HashMap<String, oneshot::Sender<ReviewDecision>>>>,
+    Arc<Mutex<HashMap<String, oneshot::Sender<UserInputAnswers>>>>,
+);
 
 impl PendingApprovals {
     /// Registers a request; the receiver resolves with the decision (or errors when the
@@ -39,6 +45,21 @@ impl PendingApprovals {
         let (tx, rx) = oneshot::channel();
         lock(&self.0).insert(call_id.to_string(), tx);
         rx
+    }
+
+    /// Registers a `request_user_input` call; the receiver resolves with the answers.
+    pub fn register_question(&self, call_id: &str) -> oneshot::Receiver<UserInputAnswers> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.1).insert(call_id.to_string(), tx);
+        rx
+    }
+
+    /// Delivers answers; false when no question of that call was waiting.
+    pub fn answer_question(&self, call_id: &str, answers: UserInputAnswers) -> bool {
+        match lock(&self.1).remove(call_id) {
+            Some(tx) => tx.send(answers).is_ok(),
+            None => false,
+        }
     }
 
     /// Delivers a decision; false when nothing was waiting for that call.

@@ -3,6 +3,7 @@
 
 use crate::turn::compact::apply_parts;
 use troupe_messages::events::{AbortReason, EventMsg};
+use troupe_messages::goals::ThreadGoal;
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::permissions::{GrantScope, PermissionGrants};
 use troupe_messages::rollout::{CompactedRecord, RolloutLine, RolloutRecord};
@@ -27,6 +28,8 @@ pub struct Tracker {
     /// The message the user started the first turn with, shortened to one line.
     pub title: String,
     pub status: ThreadStatus,
+    /// The thread's goal as last recorded (`GoalUpdated`); restored on resume.
+    pub goal: Option<ThreadGoal>,
     /// The last user message since the last turn context: a turn's own input comes last,
     /// after context updates and skill bodies (the initial context comes before any turn).
     pending_user: Option<String>,
@@ -43,6 +46,7 @@ impl Default for Tracker {
             tokens: TokenUsage::default(),
             title: String::new(),
             status: ThreadStatus::New,
+            goal: None,
             pending_user: None,
             session_grants: PermissionGrants::default(),
         }
@@ -90,6 +94,7 @@ impl Tracker {
                         self.session_grants.add(permissions);
                     }
                 }
+                EventMsg::GoalUpdated { goal, .. } => self.goal = Some(goal.clone()),
                 // The rest does not change a thread's summary (its items carry the history).
                 EventMsg::SessionConfigured { .. }
                 | EventMsg::InputInjected { .. }
@@ -119,7 +124,8 @@ impl Tracker {
                 | EventMsg::ExecCommandOutputDelta { .. }
                 | EventMsg::ShutdownComplete
                 | EventMsg::HookStarted { .. }
-                | EventMsg::HookCompleted { .. } => {}
+                | EventMsg::HookCompleted { .. }
+                | EventMsg::RequestUserInput { .. } => {}
             },
         }
     }

@@ -63,7 +63,7 @@ pub fn custom_tool_names(tools: &[ToolSpec]) -> Vec<String> {
         .iter()
         .filter_map(|tool| match tool {
             ToolSpec::Custom { name, .. } => Some(name.clone()),
-            ToolSpec::Function { .. } => None,
+            ToolSpec::Function { .. } | ToolSpec::WebSearch { .. } => None,
         })
         .collect()
 }

@@ -8,6 +8,7 @@
 
 mod agent_ops;
 pub mod context;
+mod goals;
 pub mod inbox;
 pub mod input_queue;
 mod notify;
@@ -192,6 +193,8 @@ pub struct SessionState {
     session_start_pending: Option<&'static str>,
     /// Messages `troupe queue` left for this thread (see `inbox`).
     inbox: inbox::Inbox,
+    /// The thread's goal and the follow-up turns it starts (`goals.rs`).
+    goals: goals::GoalState,
 }
 
 impl SessionState {
@@ -444,6 +447,31 @@ impl SessionState {
                         .await;
                 }
             },
+            Op::UserInputAnswer { call_id, answers } => {
+                let answered = self
+                    .turn
+                    .as_ref()
+                    .is_some_and(|turn| turn.pending_approvals.answer_question(&call_id, answers));
+                if !answered {
+                    let message = format!("no question is pending for call `{call_id}`; ignored");
+                    self.emit(&submission.id, EventMsg::Warning { message })
+                        .await;
+                }
+            }
+            Op::CreateGoal {
+                objective,
+                token_budget,
+            } => {
+                let request = troupe_messages::goals::GoalRequest::Create {
+                    objective,
+                    token_budget,
+                };
+                if let Err(why) = self.on_goal_request(&submission.id, request).await {
+                    let message = format!("the goal was not set: {why}");
+                    self.emit(&submission.id, EventMsg::Warning { message })
+                        .await;
+                }
+            }
         }
     }
 }
@@ -533,6 +561,7 @@ impl Actor for SessionActor {
                     EventMsg::TokenCount { last, .. } => {
                         state.tokens.on_usage(&last);
                         state.total_usage.add(&last);
+                        state.goal_tokens(last.total_tokens);
                         if let Some(turn) = state.turn.as_mut().filter(|t| t.id == turn_id) {
                             turn.usage.add(&last);
                         }
@@ -585,6 +614,10 @@ impl Actor for SessionActor {
                 messages_before,
             } => state.on_turn_ended(turn_id, last_agent_message, aborted, messages_before),
             SessionMsg::QueuedInput { texts, claimed } => state.on_queued_input(texts, claimed),
+            SessionMsg::Goal { request, reply } => {
+                let submission = state.turn_submission();
+                let _ = reply.send(state.on_goal_request(&submission, request).await);
+            }
         }
         // The rollout failed while handling this: no further tool call or request.
         if state.persist.failure.is_some() && state.turn.is_some() {

@@ -154,6 +154,7 @@ pub(super) async fn start(
             (false, true) => Some("resume"),
             (false, false) => Some("startup"),
         },
+        goals: super::goals::GoalState::restored(replayed.tracker.goal.clone()),
         initial_context: Arc::new(initial_items),
         tokens,
         skills: initial.skills,
@@ -202,6 +203,7 @@ async fn close_dangling_calls(state: &mut SessionState) {
                 content: "aborted: the process running this call stopped before it finished".into(),
                 success: false,
                 custom,
+                parts: Vec::new(),
             })
         })
         .collect();

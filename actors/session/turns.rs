@@ -77,6 +77,11 @@ impl SessionState {
                 if aborted.is_none() {
                     self.notify(turn_id, &turn.input_texts, last_agent_message.as_deref());
                 }
+                if aborted.is_none() {
+                    let shutting_down = then_shutdown.is_some() || self.shutting_down;
+                    self.goal_turn_completed(&turn.submission, shutting_down)
+                        .await;
+                }
                 let msg = match aborted {
                     None => EventMsg::TurnComplete {
                         turn_id,
@@ -132,6 +137,7 @@ impl SessionState {
         inputs: Vec<UserInput>,
     ) {
         self.turns_started += 1;
+        self.goal_turn_started();
         let turn_id = TurnId(self.turns_started);
         let turn_context = RolloutRecord::TurnContext(TurnContextRecord {
             turn_id,
@@ -345,6 +351,9 @@ impl SessionState {
             && self.settings.context.collaboration_mode != CollaborationMode::Plan
         {
             let inputs = self.queue.take_all();
+            self.start_turn(myself, submission, inputs).await;
+        } else if let Some(inputs) = self.take_goal_continuation() {
+            // An active goal carries the thread on: a turn of its own (see `goals.rs`).
             self.start_turn(myself, submission, inputs).await;
         }
     }

@@ -260,6 +260,7 @@ fn outcome(
         Ok(exec) => ToolOutcome {
             success: exec.exit_code == Some(0),
             content: format_for_model(&exec, timeout),
+            parts: Vec::new(),
         },
         Err(message) => ToolOutcome::error(format!("execution error: {message}")),
     }

@@ -294,6 +294,7 @@ impl Batch {
                 content: outcome.content,
                 success: outcome.success,
                 custom,
+                parts: outcome.parts,
             });
         }
         outputs

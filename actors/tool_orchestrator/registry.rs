@@ -9,6 +9,7 @@ use ractor::ActorRef;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use troupe_messages::ids::ThreadId;
+use troupe_messages::items::ContentItem;
 use troupe_messages::mailboxes::{SandboxMsg, SessionMsg};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::{ToolCall, ToolSpec};
@@ -52,6 +53,9 @@ pub struct ToolContext {
 pub struct ToolOutcome {
     pub content: String,
     pub success: bool,
+    /// Content parts sent back instead of `content` (an image `view_image` attached);
+    /// `content` then describes them for events and hooks.
+    pub parts: Vec<ContentItem>,
 }
 
 impl ToolOutcome {
@@ -60,6 +64,25 @@ impl ToolOutcome {
         Self {
             content: message.into(),
             success: false,
+            parts: Vec::new(),
+        }
+    }
+
+    /// A call that succeeded with this text.
+    pub fn ok(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            success: true,
+            parts: Vec::new(),
+        }
+    }
+
+    /// A successful call whose output is `parts`; `content` says what they are.
+    pub fn with_parts(content: impl Into<String>, parts: Vec<ContentItem>) -> Self {
+        Self {
+            content: content.into(),
+            success: true,
+            parts,
         }
     }
 }
@@ -109,6 +132,14 @@ impl ToolRegistry {
         }
         registry.register(Arc::new(
             super::tools::request_permissions::RequestPermissionsHandler,
+        ));
+        registry.register(Arc::new(super::tools::view_image::ViewImageHandler));
+        registry.register(Arc::new(super::tools::get_goal::GetGoalHandler));
+        registry.register(Arc::new(super::tools::create_goal::CreateGoalHandler));
+        registry.register(Arc::new(super::tools::update_goal::UpdateGoalHandler));
+        registry.register(Arc::new(super::tools::web_search::WebSearchHandler));
+        registry.register(Arc::new(
+            super::tools::request_user_input::RequestUserInputHandler,
         ));
         registry
     }

@@ -496,6 +496,7 @@ impl Actor for TurnActor {
                 content: "aborted: the user interrupted this call before it finished".into(),
                 success: false,
                 custom,
+                parts: Vec::new(),
             };
             state.record(prompt::output_item(&output));
         }

@@ -1,7 +1,7 @@
 //! Pure helpers of the turn loop: building a request, reading tool calls out of a response.
 
 use troupe_messages::ids::ThreadId;
-use troupe_messages::items::{ContentItem, ResponseItem, Role};
+use troupe_messages::items::{ContentItem, FunctionOutput, ResponseItem, Role};
 use troupe_messages::ops::UserInput;
 use troupe_messages::policy::{CollaborationMode, SandboxMode};
 use troupe_messages::sampling::ModelRequest;
@@ -30,7 +30,15 @@ pub fn build_request(
 }
 
 /// Tools offered in plan mode: looking, not changing (commands run read-only there).
-pub const PLAN_MODE_TOOLS: &[&str] = &["shell", "exec_command", "write_stdin", "update_plan"];
+pub const PLAN_MODE_TOOLS: &[&str] = &[
+    "shell",
+    "exec_command",
+    "write_stdin",
+    "update_plan",
+    "view_image",
+    "request_user_input",
+    "web_search",
+];
 
 /// The tools to advertise in a mode, and the settings its commands run under.
 pub fn for_mode(
@@ -126,7 +134,11 @@ pub fn output_item(output: &ToolOutput) -> ResponseItem {
     } else {
         ResponseItem::FunctionCallOutput {
             call_id: output.call_id.clone(),
-            output: output.content.clone(),
+            output: if output.parts.is_empty() {
+                FunctionOutput::Text(output.content.clone())
+            } else {
+                FunctionOutput::Content(output.parts.clone())
+            },
         }
     }
 }

@@ -33,6 +33,7 @@ fn outputs_match_the_call_kind() {
         content: "ok".into(),
         success: true,
         custom: true,
+        parts: Vec::new(),
     };
     assert_eq!(
         output_item(&out),

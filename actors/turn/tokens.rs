@@ -1,7 +1,7 @@
 //! Token accounting: what the provider reported plus a local estimate of what it has not yet
 //! seen, the model's context window, and when to compact.
 
-use troupe_messages::items::ResponseItem;
+use troupe_messages::items::{FunctionOutput, ResponseItem};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::ToolSpec;
 use troupe_messages::usage::TokenUsage;
@@ -9,8 +9,28 @@ use troupe_messages::usage::TokenUsage;
 /// Share of the context window at which compaction starts when config sets no limit.
 const AUTO_COMPACT_SHARE: (u64, u64) = (9, 10);
 
-/// A rough token count of an item: its JSON size / 4, as providers average ~4 bytes a token.
+/// Tokens an image is counted as: what providers bill for a large one, not the size of its
+/// base64 text (which would make one screenshot look like a full context window).
+const IMAGE_TOKENS: u64 = 1_500;
+
+/// A rough token count of an item: its JSON size / 4, as providers average ~4 bytes a token;
+/// parts of an item holding images are counted one by one, each image as `IMAGE_TOKENS`.
 pub fn estimate_item(item: &ResponseItem) -> u64 {
+    let parts = match item {
+        ResponseItem::Message { content, .. } => Some(content.as_slice()),
+        ResponseItem::FunctionCallOutput {
+            output: FunctionOutput::Content(parts),
+            ..
+        } => Some(parts.as_slice()),
+        _ => None,
+    };
+    if let Some(parts) = parts.filter(|parts| parts.iter().any(|p| p.text().is_none())) {
+        return parts
+            .iter()
+            .map(|part| part.text().map_or(IMAGE_TOKENS, |t| t.len() as u64 / 4))
+            .sum::<u64>()
+            .max(1);
+    }
     serde_json::to_vec(item)
         .map(|bytes| bytes.len() as u64 / 4)
         .unwrap_or(0)

@@ -15,7 +15,7 @@ fn tracker_prefers_reported_usage_plus_what_came_after() {
     assert_eq!(tracker.current(), 5100);
     let output = ResponseItem::FunctionCallOutput {
         call_id: "c".into(),
-        output: "y".repeat(4000),
+        output: "y".repeat(4000).into(),
     };
     tracker.on_item(&output);
     assert_eq!(tracker.current(), 5100 + estimate_item(&output));

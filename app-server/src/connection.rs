@@ -140,6 +140,12 @@ fn initialize(hub: &Hub, params: Value) -> Result<Value, String> {
     serde_json::to_value(response).map_err(|err| err.to_string())
 }
 
+/// Codex's `ToolRequestUserInputResponse`: answers by question id.
+#[derive(serde::Deserialize)]
+struct QuestionsResponse {
+    answers: troupe_messages::questions::UserInputAnswers,
+}
+
 /// A client's answer to one of our approval requests.
 async fn answer(hub: &Hub, sink: &ClientSink, id: Value, result: Result<Value, Value>) {
     let Some(request_id) = id.as_i64() else {
@@ -155,6 +161,24 @@ async fn answer(hub: &Hub, sink: &ClientSink, id: Value, result: Result<Value, V
         send(sink, wire::error(&id, message)).await;
         return;
     };
+    // `{"answers": …}`: the answers to an `item/tool/requestUserInput` request.
+    if let Ok(answered) = &result {
+        if answered.get("answers").is_some() {
+            match serde_json::from_value::<QuestionsResponse>(answered.clone()) {
+                Ok(response) => {
+                    if let Some(live) = hub.loaded(&thread_id) {
+                        let _ = live.control.send(Control::AnswerQuestions {
+                            client: sink.clone(),
+                            request_id,
+                            answers: response.answers,
+                        });
+                    }
+                }
+                Err(err) => send(sink, wire::error(&id, wire::invalid_params(&err))).await,
+            }
+            return;
+        }
+    }
     // An error answer declines: the turn goes on without running the call.
     let decision = match result {
         Ok(result) => match serde_json::from_value::<ApprovalResponse>(result) {

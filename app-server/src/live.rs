@@ -130,6 +130,12 @@ pub enum Control {
         request_id: i64,
         decision: ApprovalDecision,
     },
+    /// A client's answers to an `item/tool/requestUserInput` request.
+    AnswerQuestions {
+        client: ClientSink,
+        request_id: i64,
+        answers: troupe_messages::questions::UserInputAnswers,
+    },
     /// The thread's status and open turn, for `thread/read` and `thread/list`.
     Snapshot {
         reply: tokio::sync::oneshot::Sender<(crate::protocol::ThreadStatus, Option<Turn>)>,
@@ -162,6 +168,9 @@ impl Control {
             }
             Control::Answer {
                 client, request_id, ..
+            }
+            | Control::AnswerQuestions {
+                client, request_id, ..
             } => {
                 client.send(wire::error(&json!(request_id), message));
             }
@@ -175,6 +184,8 @@ impl Control {
 struct PendingAsk {
     call_id: String,
     line: Line,
+    /// `item/tool/requestUserInput` asks want answers, not an approval decision.
+    question: bool,
 }
 
 /// The pump's state.
@@ -191,6 +202,24 @@ pub struct Pump {
 }
 
 impl Pump {
+    /// Hands a question's answers to the thread and tells every client it is resolved.
+    fn answer_questions(
+        &mut self,
+        request_id: i64,
+        call_id: String,
+        answers: troupe_messages::questions::UserInputAnswers,
+    ) {
+        let _ = self.thread.submit(Op::UserInputAnswer { call_id, answers });
+        let resolved = ServerRequestResolvedNotification {
+            thread_id: self.thread_id.clone(),
+            request_id,
+        };
+        self.broadcast(wire::notification(
+            "serverRequest/resolved",
+            serde_json::to_value(resolved).unwrap_or(Value::Null),
+        ));
+    }
+
     pub fn new(thread_id: String, thread: ThreadClient, approvals: Arc<Approvals>) -> Self {
         Self {
             translator: Translator::new(thread_id.clone()),
@@ -343,6 +372,7 @@ impl Pump {
                         request_id,
                         PendingAsk {
                             call_id,
+                            question: method == "item/tool/requestUserInput",
                             line: line.clone(),
                         },
                     );
@@ -488,6 +518,12 @@ impl Pump {
                     return;
                 };
                 self.approvals.forget(request_id);
+                if ask.question {
+                    // Declined (an error answer) or answered as an approval: no answers.
+                    let answers = Default::default();
+                    self.answer_questions(request_id, ask.call_id, answers);
+                    return;
+                }
                 let decision = match decision {
                     ApprovalDecision::Accept => ReviewDecision::Approved,
                     ApprovalDecision::AcceptForSession => ReviewDecision::ApprovedForSession,
@@ -514,6 +550,21 @@ impl Pump {
             }
             Control::Snapshot { reply } => {
                 let _ = reply.send((self.translator.status(), self.translator.open_turn()));
+            }
+            Control::AnswerQuestions {
+                client,
+                request_id,
+                answers,
+            } => {
+                let Some(ask) = self.asks.remove(&request_id).filter(|ask| ask.question) else {
+                    client.send(wire::error(
+                        &json!(request_id),
+                        format!("server request {request_id} is not a pending question"),
+                    ));
+                    return;
+                };
+                self.approvals.forget(request_id);
+                self.answer_questions(request_id, ask.call_id, answers);
             }
         }
     }

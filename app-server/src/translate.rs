@@ -561,6 +561,29 @@ impl Translator {
                 let turn_id = self.turn.as_ref().map(|t| t.id.as_str());
                 out.push(self.hooks.completed(&self.thread_id, turn_id, run, now_ms));
             }
+            // Goals: not on this wire (Codex 0.169's app-server schema has no goal
+            // notification); the follow-up turns show as turns of their own.
+            EventMsg::GoalUpdated { .. } => {}
+            EventMsg::RequestUserInput { call_id, questions } => {
+                out.push(Out::Ask {
+                    method: "item/tool/requestUserInput",
+                    call_id: call_id.clone(),
+                    params: serde_json::json!({
+                        "threadId": self.thread_id,
+                        "turnId": self.turn_id(),
+                        "itemId": call_id,
+                        "isBlocking": true,
+                        "questions": questions.iter().map(|q| serde_json::json!({
+                            "id": q.id,
+                            "header": q.header,
+                            "question": q.question,
+                            "isOther": true,
+                            "isSecret": false,
+                            "options": q.options,
+                        })).collect::<Vec<_>>(),
+                    }),
+                });
+            }
         }
         out
     }

@@ -190,6 +190,8 @@ async fn replay_turns(thread: &mut ThreadClient, recorded: &Recording) -> Result
                 | EventMsg::HookStarted { .. }
                 | EventMsg::HookCompleted { .. }
                 | EventMsg::PermissionsGranted { .. }
+                | EventMsg::GoalUpdated { .. }
+                | EventMsg::RequestUserInput { .. }
                 | EventMsg::ShutdownComplete => {}
             }
         }

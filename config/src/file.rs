@@ -5,7 +5,9 @@ use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use troupe_messages::policy::{AskForApproval, CollaborationMode, SandboxBackendKind, SandboxMode};
-use troupe_messages::settings::{ApplyPatchToolType, FsyncPolicy, ShellToolType, WireApi};
+use troupe_messages::settings::{
+    ApplyPatchToolType, FsyncPolicy, ShellToolType, WebSearchMode, WireApi,
+};
 
 /// `config.toml` as written by the user; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -71,6 +73,11 @@ pub struct ConfigToml {
     /// `[network_proxy]`: with the network off, sandboxed commands reach approved hosts
     /// through the runtime's proxy (user config only).
     pub network_proxy: Option<NetworkProxyToml>,
+    /// `disabled` (default) | `cached` | `live`: the provider's web search tool (Responses
+    /// wire only).
+    pub web_search: Option<WebSearchMode>,
+    /// Follow-up turns an active goal may start in a row (default 10; 0 = none).
+    pub max_goal_turns: Option<u32>,
 }
 
 /// `[network_proxy]`; an unknown key is an error.

@@ -7,7 +7,7 @@ use crate::error::ConfigError;
 use std::path::{Path, PathBuf};
 use toml::de::{DeTable, DeValue};
 use toml::Table;
-use troupe_messages::settings::SessionSettings;
+use troupe_messages::settings::{SessionSettings, WebSearchMode, WireApi};
 
 /// Smallest context window accepted: instructions, tool specs and environment alone take
 /// about 1,100 tokens.
@@ -47,6 +47,14 @@ fn violation(key: &[&str], message: String) -> Violation {
     Violation {
         key: key.iter().map(|k| k.to_string()).collect(),
         message,
+    }
+}
+
+fn wire_name(wire: WireApi) -> &'static str {
+    match wire {
+        WireApi::Responses => "responses",
+        WireApi::Chat => "chat",
+        WireApi::Anthropic => "anthropic",
     }
 }
 
@@ -95,6 +103,21 @@ pub fn check(settings: &SessionSettings) -> Result<(), Violation> {
         ));
     }
     let provider = &settings.provider;
+    if settings.tools.web_search != WebSearchMode::Disabled
+        && provider.wire_api != WireApi::Responses
+    {
+        return Err(violation(
+            &["web_search"],
+            format!(
+                "`{}` needs a provider that runs web searches: provider `{}` speaks the {} \
+                 wire, which has no web search tool (only `responses` does); set \
+                 web_search = \"disabled\" or use a responses provider",
+                settings.tools.web_search.as_str(),
+                provider.id,
+                wire_name(provider.wire_api)
+            ),
+        ));
+    }
     let provider_key = |key: &'static str| ["model_providers", provider.id.as_str(), key];
     if provider.stream_max_bytes < MIN_STREAM_MAX_BYTES {
         return Err(violation(

@@ -35,6 +35,8 @@ pub const BASE_INSTRUCTIONS: &str = include_str!("base_instructions.md");
 pub const DEFAULT_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
 /// Default tool output kept for the model, in tokens.
 pub const DEFAULT_TOOL_OUTPUT_TOKENS: usize = 10_000;
+/// Follow-up turns an active goal may start in a row when config sets none.
+pub const DEFAULT_MAX_GOAL_TURNS: u32 = 10;
 
 /// What the command line adds on top of the files.
 #[derive(Debug, Clone, Default)]
@@ -415,6 +417,8 @@ fn resolve(
             apply_patch: config.apply_patch_tool_type.unwrap_or_default(),
             shell: config.shell_tool_type.unwrap_or_default(),
             request_permissions: false,
+            web_search: config.web_search.unwrap_or_default(),
+            max_goal_turns: config.max_goal_turns.unwrap_or(DEFAULT_MAX_GOAL_TURNS),
         },
         agents: agent_settings(config.agents.unwrap_or_default()),
         notify: notify_argv(config.notify)?,

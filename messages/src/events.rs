@@ -231,6 +231,19 @@ pub enum EventMsg {
         scope: crate::permissions::GrantScope,
         permissions: crate::permissions::RequestedPermissions,
     },
+    /// The thread's goal changed (created, updated by a tool, its usage counted at a turn's
+    /// end). `continuing`: the session starts a follow-up turn for it once this turn is
+    /// complete. Recorded, so that resume restores the goal.
+    GoalUpdated {
+        goal: crate::goals::ThreadGoal,
+        continuing: bool,
+    },
+    /// `request_user_input`: the model asks the person these questions (plan mode); answer
+    /// with `Op::UserInputAnswer` for `call_id`. The call waits until then (or the turn ends).
+    RequestUserInput {
+        call_id: String,
+        questions: Vec<crate::questions::UserQuestion>,
+    },
 }
 
 /// Which pipe of a command a piece of output came from.

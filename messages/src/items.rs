@@ -33,8 +33,11 @@ pub enum ResponseItem {
         name: String,
         arguments: String,
     },
-    /// What a function call returned, as text for the model.
-    FunctionCallOutput { call_id: String, output: String },
+    /// What a function call returned: text for the model, or content parts (`view_image`).
+    FunctionCallOutput {
+        call_id: String,
+        output: FunctionOutput,
+    },
     /// A call of a freeform (custom grammar) tool, such as `apply_patch`.
     CustomToolCall {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -45,6 +48,61 @@ pub enum ResponseItem {
     },
     /// What a custom tool call returned.
     CustomToolCallOutput { call_id: String, output: String },
+    /// A web search the provider ran (`web_search = "live"|"cached"`, Responses wire):
+    /// kept and sent back as it came, so the model sees its own searches.
+    WebSearchCall {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        action: Option<serde_json::Value>,
+    },
+}
+
+/// A function call's output as the Responses API takes it: a string, or a list of content
+/// parts (Codex sends an image a tool attached as `[{"type":"input_image",…}]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FunctionOutput {
+    Text(String),
+    Content(Vec<ContentItem>),
+}
+
+impl FunctionOutput {
+    /// The output as text: the string, or the text parts joined (images left out).
+    pub fn text(&self) -> String {
+        match self {
+            FunctionOutput::Text(text) => text.clone(),
+            FunctionOutput::Content(parts) => parts.iter().filter_map(ContentItem::text).collect(),
+        }
+    }
+
+    /// The image parts (`data:` URLs), in order; none for a text output.
+    pub fn images(&self) -> Vec<&str> {
+        match self {
+            FunctionOutput::Text(_) => Vec::new(),
+            FunctionOutput::Content(parts) => parts
+                .iter()
+                .filter_map(|part| match part {
+                    ContentItem::InputImage { image_url, .. } => Some(image_url.as_str()),
+                    ContentItem::InputText { .. } | ContentItem::OutputText { .. } => None,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<String> for FunctionOutput {
+    fn from(text: String) -> Self {
+        FunctionOutput::Text(text)
+    }
+}
+
+impl From<&str> for FunctionOutput {
+    fn from(text: &str) -> Self {
+        FunctionOutput::Text(text.to_string())
+    }
 }
 
 /// Who wrote a message.

@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod errors;
 pub mod events;
+pub mod goals;
 pub mod hooks;
 pub mod ids;
 pub mod items;
@@ -15,6 +16,7 @@ pub mod mcp;
 pub mod ops;
 pub mod permissions;
 pub mod policy;
+pub mod questions;
 pub mod rollout;
 pub mod sampling;
 pub mod settings;

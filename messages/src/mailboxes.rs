@@ -123,6 +123,12 @@ pub enum SessionMsg {
         texts: Vec<String>,
         claimed: Vec<PathBuf>,
     },
+    /// From a goal tool's task: read or change the thread's goal; the reply is the goal
+    /// afterwards (`None`: there is none) or why the request was refused.
+    Goal {
+        request: crate::goals::GoalRequest,
+        reply: RpcReplyPort<Result<Option<crate::goals::ThreadGoal>, String>>,
+    },
 }
 
 /// Turn: the inner loop of one turn.

@@ -62,6 +62,18 @@ pub enum Op {
         thread_id: crate::ids::ThreadId,
         items: Vec<UserInput>,
     },
+    /// Set the thread's goal (`exec --goal`, `/goal`): as the `create_goal` tool, the outcome
+    /// told as `GoalUpdated`, or an `Error` event naming what was wrong.
+    CreateGoal {
+        objective: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token_budget: Option<i64>,
+    },
+    /// Answer a `RequestUserInput` of the running turn: answers by question id.
+    UserInputAnswer {
+        call_id: String,
+        answers: crate::questions::UserInputAnswers,
+    },
 }
 
 /// One piece of user input.

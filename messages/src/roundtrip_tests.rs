@@ -156,3 +156,60 @@ fn rollout_line_is_flat_with_type_and_payload() {
     let id = ThreadId::new();
     assert_eq!(id.to_string().parse::<ThreadId>().unwrap(), id);
 }
+
+#[test]
+fn an_image_output_goes_as_a_list_of_parts_and_text_outputs_stay_strings() {
+    use crate::items::FunctionOutput;
+    let image = ResponseItem::FunctionCallOutput {
+        call_id: "c1".into(),
+        output: FunctionOutput::Content(vec![ContentItem::InputImage {
+            image_url: "data:image/png;base64,AA==".into(),
+            detail: Some("original".into()),
+        }]),
+    };
+    assert_eq!(
+        serde_json::to_value(&image).unwrap(),
+        serde_json::json!({"type": "function_call_output", "call_id": "c1", "output": [
+            {"type": "input_image", "image_url": "data:image/png;base64,AA==", "detail": "original"}
+        ]})
+    );
+    roundtrip(image);
+    // A rollout written before image outputs existed still loads.
+    let old: ResponseItem =
+        serde_json::from_str(r#"{"type":"function_call_output","call_id":"c2","output":"plain"}"#)
+            .unwrap();
+    assert_eq!(
+        old,
+        ResponseItem::FunctionCallOutput {
+            call_id: "c2".into(),
+            output: "plain".into(),
+        }
+    );
+    roundtrip(ResponseItem::WebSearchCall {
+        id: Some("ws_1".into()),
+        status: Some("completed".into()),
+        action: Some(serde_json::json!({"type": "search", "query": "q"})),
+    });
+}
+
+#[test]
+fn goal_events_and_ops_roundtrip() {
+    use crate::goals::{GoalStatus, ThreadGoal};
+    roundtrip(EventMsg::GoalUpdated {
+        goal: ThreadGoal {
+            thread_id: ThreadId::new(),
+            objective: "ship".into(),
+            status: GoalStatus::BudgetLimited,
+            token_budget: Some(10),
+            tokens_used: 12,
+            time_used_seconds: 3,
+            created_at: 1,
+            updated_at: 2,
+        },
+        continuing: false,
+    });
+    roundtrip(Op::CreateGoal {
+        objective: "ship".into(),
+        token_budget: Some(5),
+    });
+}

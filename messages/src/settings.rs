@@ -143,7 +143,8 @@ pub struct SessionSettings {
     pub mcp_servers: std::collections::BTreeMap<String, crate::mcp::McpServerSettings>,
 }
 
-/// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`).
+/// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`),
+/// the provider's web search, and how far a goal may carry a thread by itself.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolSettings {
     pub apply_patch: ApplyPatchToolType,
@@ -151,6 +152,35 @@ pub struct ToolSettings {
     /// Offer `request_permissions` (feature `request_permissions_tool`, off by default).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub request_permissions: bool,
+    /// `web_search`: off by default.
+    #[serde(default)]
+    pub web_search: WebSearchMode,
+    /// `max_goal_turns`: automatic follow-up turns an active goal may start in a row
+    /// (0 = none; set by config, 0 only when a rollout predates the key).
+    #[serde(default)]
+    pub max_goal_turns: u32,
+}
+
+/// `web_search`: whether the provider's web search tool is offered, and how.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebSearchMode {
+    #[default]
+    Disabled,
+    /// Results from the provider's cache only (live under danger-full-access, as Codex).
+    Cached,
+    /// Live results from the web.
+    Live,
+}
+
+impl WebSearchMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WebSearchMode::Disabled => "disabled",
+            WebSearchMode::Cached => "cached",
+            WebSearchMode::Live => "live",
+        }
+    }
 }
 
 /// How `apply_patch` is offered.

@@ -23,6 +23,12 @@ pub enum ToolSpec {
         description: String,
         format: serde_json::Value,
     },
+    /// The provider's own web search (`web_search = "live"|"cached"`), run by the provider:
+    /// only the Responses wire has it. `external_web_access` false means cached results only.
+    WebSearch {
+        external_web_access: bool,
+        search_content_types: Vec<String>,
+    },
 }
 
 impl ToolSpec {
@@ -30,9 +36,13 @@ impl ToolSpec {
     pub fn name(&self) -> &str {
         match self {
             ToolSpec::Function { name, .. } | ToolSpec::Custom { name, .. } => name,
+            ToolSpec::WebSearch { .. } => WEB_SEARCH_TOOL,
         }
     }
 }
+
+/// The name the provider's web search goes by.
+pub const WEB_SEARCH_TOOL: &str = "web_search";
 
 /// What the model sent for one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +80,10 @@ pub struct ToolOutput {
     pub success: bool,
     /// Whether the call came in as a custom (freeform) call; decides the output item type.
     pub custom: bool,
+    /// Content parts that go back instead of `content` (an image `view_image` attached);
+    /// `content` then only describes them (for events and hooks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<crate::items::ContentItem>,
 }
 
 /// A process to start, as handed to a sandbox backend.

@@ -99,10 +99,7 @@ impl troupe_actors::tool_orchestrator::registry::ToolHandler for FakePatch {
             match troupe_actors::tool_orchestrator::approval_gate::approve_patch(&ctx, &files, None)
                 .await
             {
-                Ok(()) => troupe_actors::tool_orchestrator::registry::ToolOutcome {
-                    content: "applied".into(),
-                    success: true,
-                },
+                Ok(()) => troupe_actors::tool_orchestrator::registry::ToolOutcome::ok("applied"),
                 Err(outcome) => outcome,
             }
         })

@@ -115,6 +115,8 @@ pub struct App {
     pub current: usize,
     pub composer: Composer,
     pub approvals: VecDeque<PendingApproval>,
+    /// `request_user_input` calls waiting for the person (`questions.rs`), oldest first.
+    pub questions: VecDeque<crate::questions::PendingQuestions>,
     pub overlay: Overlay,
     pub status: StatusInfo,
     pub slash_selected: usize,
@@ -140,6 +142,7 @@ impl App {
             current: 0,
             composer: Composer::default(),
             approvals: VecDeque::new(),
+            questions: VecDeque::new(),
             overlay: Overlay::None,
             status,
             slash_selected: 0,
@@ -374,11 +377,18 @@ impl App {
                 subject: ApprovalSubject::Patch { files },
                 reason,
             }),
+            EventMsg::RequestUserInput { call_id, questions } => {
+                self.questions
+                    .push_back(crate::questions::PendingQuestions::new(
+                        index, call_id, questions,
+                    ))
+            }
             // A turn that ended leaves nothing to approve.
             EventMsg::TurnComplete { .. }
             | EventMsg::TurnAborted { .. }
             | EventMsg::ShutdownComplete => {
                 self.approvals.retain(|a| a.thread != index);
+                self.questions.retain(|q| q.thread != index);
             }
             _ => {}
         }
@@ -386,7 +396,7 @@ impl App {
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.approvals.is_empty() && self.overlay == Overlay::None {
+        if self.approvals.is_empty() && self.questions.is_empty() && self.overlay == Overlay::None {
             self.composer.paste(text);
         }
     }
@@ -405,6 +415,18 @@ impl App {
             let approval = approval.clone();
             self.approvals.pop_front();
             return vec![self.answer(&approval, decision)];
+        }
+        if let Some(pending) = self.questions.front_mut() {
+            let Some(answers) = pending.on_key(key) else {
+                return Vec::new();
+            };
+            let (thread, call_id) = (pending.thread, pending.call_id.clone());
+            self.questions.pop_front();
+            let client = self.threads[thread].client;
+            return vec![Action::Submit {
+                client,
+                op: Op::UserInputAnswer { call_id, answers },
+            }];
         }
         if !matches!(self.overlay, Overlay::None) {
             return self.overlay_key(key);
@@ -544,6 +566,33 @@ impl App {
                 }
             },
             SlashCommand::Compact => submit(Op::Compact),
+            SlashCommand::Goal => {
+                if arg.is_empty() {
+                    self.info("usage: /goal OBJECTIVE (the thread then continues by itself until the goal is complete)");
+                    return Vec::new();
+                }
+                // As `exec --goal` without a prompt: the objective starts the first turn.
+                self.threads[self.current]
+                    .view
+                    .user_message(arg.to_string());
+                vec![
+                    Action::Submit {
+                        client,
+                        op: Op::CreateGoal {
+                            objective: arg.to_string(),
+                            token_budget: None,
+                        },
+                    },
+                    Action::Submit {
+                        client,
+                        op: Op::UserInput {
+                            items: vec![UserInput::Text {
+                                text: arg.to_string(),
+                            }],
+                        },
+                    },
+                ]
+            }
             SlashCommand::Model => {
                 if arg.is_empty() {
                     self.info(format!(

@@ -13,6 +13,7 @@ pub mod composer;
 pub mod diff;
 pub mod highlight;
 pub mod markdown;
+pub mod questions;
 pub mod replay;
 pub mod run;
 pub mod sanitize;

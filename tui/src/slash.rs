@@ -21,10 +21,11 @@ pub enum SlashCommand {
     Plan,
     Mention,
     Reasoning,
+    Goal,
 }
 
 impl SlashCommand {
-    pub const ALL: [SlashCommand; 16] = [
+    pub const ALL: [SlashCommand; 17] = [
         SlashCommand::New,
         SlashCommand::Resume,
         SlashCommand::Fork,
@@ -41,6 +42,7 @@ impl SlashCommand {
         SlashCommand::Reasoning,
         SlashCommand::Help,
         SlashCommand::Quit,
+        SlashCommand::Goal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -61,6 +63,7 @@ impl SlashCommand {
             SlashCommand::Plan => "plan",
             SlashCommand::Mention => "mention",
             SlashCommand::Reasoning => "reasoning",
+            SlashCommand::Goal => "goal",
         }
     }
 
@@ -84,6 +87,7 @@ impl SlashCommand {
             SlashCommand::Plan => "toggle plan mode (read-only, proposes a plan)",
             SlashCommand::Mention => "mention a file: starts an @ path completion",
             SlashCommand::Reasoning => "show reasoning expanded or collapsed (Ctrl+O: the last)",
+            SlashCommand::Goal => "give the thread a goal it pursues across turns: /goal OBJECTIVE",
         }
     }
 

@@ -311,6 +311,21 @@ impl ThreadView {
                 self.status = ThreadStatus::WaitingApproval;
                 self.activity = format!("approve? patch to {} file(s)", files.len());
             }
+            EventMsg::RequestUserInput { questions, .. } => {
+                self.activity = format!("answer? {} question(s)", questions.len());
+            }
+            EventMsg::GoalUpdated { goal, continuing } => {
+                let next = if *continuing { ", continuing" } else { "" };
+                self.notice(
+                    NoticeKind::Info,
+                    format!(
+                        "goal {}: {} ({} tokens used{next})",
+                        goal.status.as_str(),
+                        goal.objective,
+                        goal.tokens_used
+                    ),
+                );
+            }
             EventMsg::ToolCallBegin { tool_name, .. }
             | EventMsg::McpToolCallBegin { tool_name, .. } => {
                 self.activity = tool_name.clone();

@@ -38,6 +38,14 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
         );
         return;
     }
+    if let Some(pending) = app.questions.front() {
+        let area = Rect {
+            height: area.height.saturating_sub(1),
+            ..area
+        };
+        pending.render(&app.threads[pending.thread].path, frame, area);
+        return;
+    }
     let overlay_area = Rect {
         height: live.height + composer.height,
         ..live

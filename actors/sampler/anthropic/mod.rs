@@ -15,7 +15,7 @@ use super::history::{
 use super::sse::{BadEvent, StreamEvent};
 use super::wire::{Wire, WireDecoder};
 use serde_json::{json, Value};
-use troupe_messages::items::{ContentItem, ReasoningSummary, ResponseItem, Role};
+use troupe_messages::items::{ContentItem, FunctionOutput, ReasoningSummary, ResponseItem, Role};
 use troupe_messages::sampling::ModelRequest;
 use troupe_messages::tools::ToolSpec;
 
@@ -72,7 +72,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
         "stream": true,
     });
     if !request.tools.is_empty() {
-        let mut tools: Vec<Value> = request.tools.iter().map(tool).collect();
+        let mut tools: Vec<Value> = request.tools.iter().filter_map(tool).collect();
         if let Some(last) = tools.last_mut() {
             last["cache_control"] = json!({ "type": "ephemeral" });
         }
@@ -103,8 +103,11 @@ fn thinking_budget(effort: &str) -> Option<u64> {
     }
 }
 
-fn tool(spec: &ToolSpec) -> Value {
-    match spec {
+/// A tool as this wire declares it. `web_search` runs at the provider and only the Responses
+/// wire has it: settings naming it for a provider of this wire are refused at load
+/// (`web_search` in config), so none reaches here.
+fn tool(spec: &ToolSpec) -> Option<Value> {
+    let declared = match spec {
         ToolSpec::Function {
             name,
             description,
@@ -118,7 +121,9 @@ fn tool(spec: &ToolSpec) -> Value {
             "description": description,
             "input_schema": freeform_parameters(),
         }),
-    }
+        ToolSpec::WebSearch { .. } => return None,
+    };
+    Some(declared)
 }
 
 /// Appends `block` to the last message when it has `role`, else in a new message.
@@ -138,6 +143,31 @@ fn data_url_parts(url: &str) -> Option<(&str, &str)> {
     let rest = url.strip_prefix("data:")?;
     let (media_type, data) = rest.split_once(";base64,")?;
     Some((media_type, data))
+}
+
+/// A function output as `tool_result` content: its text, or text and image blocks (the
+/// Messages API takes images inside a tool result as base64 sources).
+fn tool_result_content(output: &FunctionOutput) -> Value {
+    let FunctionOutput::Content(parts) = output else {
+        return json!(output.text());
+    };
+    let blocks: Vec<Value> = parts
+        .iter()
+        .filter_map(|part| match part {
+            ContentItem::InputText { text } | ContentItem::OutputText { text } => {
+                Some(json!({ "type": "text", "text": text }))
+            }
+            ContentItem::InputImage { image_url, .. } => {
+                data_url_parts(image_url).map(|(media_type, data)| {
+                    json!({
+                        "type": "image",
+                        "source": { "type": "base64", "media_type": media_type, "data": data },
+                    })
+                })
+            }
+        })
+        .collect();
+    json!(blocks)
 }
 
 /// The history as Messages: consecutive blocks of one role share a message.
@@ -179,6 +209,8 @@ pub fn messages(input: &[ResponseItem]) -> Vec<Value> {
                 Some(block) => ("assistant", block),
                 None => continue,
             },
+            // Another wire's search (a thread moved here): its outcome is in the answers.
+            ResponseItem::WebSearchCall { .. } => continue,
             ResponseItem::FunctionCall {
                 call_id,
                 name,
@@ -209,8 +241,15 @@ pub fn messages(input: &[ResponseItem]) -> Vec<Value> {
                     "input": { "input": input },
                 }),
             ),
-            ResponseItem::FunctionCallOutput { call_id, output }
-            | ResponseItem::CustomToolCallOutput { call_id, output } => (
+            ResponseItem::FunctionCallOutput { call_id, output } => (
+                "user",
+                json!({
+                    "type": "tool_result",
+                    "tool_use_id": call_id,
+                    "content": tool_result_content(output),
+                }),
+            ),
+            ResponseItem::CustomToolCallOutput { call_id, output } => (
                 "user",
                 json!({ "type": "tool_result", "tool_use_id": call_id, "content": output }),
             ),

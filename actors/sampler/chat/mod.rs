@@ -13,7 +13,7 @@ use super::history::{freeform_arguments, freeform_parameters, message_text};
 use super::sse::{BadEvent, StreamEvent};
 use super::wire::{Wire, WireDecoder};
 use serde_json::{json, Value};
-use troupe_messages::items::{ContentItem, ResponseItem, Role};
+use troupe_messages::items::{ContentItem, FunctionOutput, ResponseItem, Role};
 use troupe_messages::sampling::ModelRequest;
 use troupe_messages::tools::ToolSpec;
 
@@ -54,7 +54,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
         "stream_options": { "include_usage": true },
     });
     if !request.tools.is_empty() {
-        body["tools"] = request.tools.iter().map(tool).collect();
+        body["tools"] = request.tools.iter().filter_map(tool).collect();
         body["tool_choice"] = json!("auto");
         body["parallel_tool_calls"] = json!(request.parallel_tool_calls);
     }
@@ -71,8 +71,11 @@ pub fn request_body(request: &ModelRequest) -> Value {
     body
 }
 
-fn tool(spec: &ToolSpec) -> Value {
-    match spec {
+/// A tool as this wire declares it. `web_search` runs at the provider and only the Responses
+/// wire has it: settings naming it for a provider of this wire are refused at load
+/// (`web_search` in config), so none reaches here.
+fn tool(spec: &ToolSpec) -> Option<Value> {
+    let declared = match spec {
         ToolSpec::Function {
             name,
             description,
@@ -100,7 +103,9 @@ fn tool(spec: &ToolSpec) -> Value {
                 "parameters": freeform_parameters(),
             },
         }),
-    }
+        ToolSpec::WebSearch { .. } => return None,
+    };
+    Some(declared)
 }
 
 /// A message's content: plain text, or text and `image_url` parts when it holds images.
@@ -128,7 +133,14 @@ fn chat_content(content: &[ContentItem]) -> Value {
 /// The history as Chat messages, the instructions first as the system message.
 pub fn messages(instructions: &str, input: &[ResponseItem]) -> Vec<Value> {
     let mut out = vec![json!({ "role": "system", "content": instructions })];
+    let mut tool_images: Vec<String> = Vec::new();
     for item in input {
+        if !matches!(
+            item,
+            ResponseItem::FunctionCallOutput { .. } | ResponseItem::CustomToolCallOutput { .. }
+        ) {
+            flush_tool_images(&mut out, &mut tool_images);
+        }
         match item {
             ResponseItem::Message { role, content, .. } => {
                 let role = match role {
@@ -139,7 +151,9 @@ pub fn messages(instructions: &str, input: &[ResponseItem]) -> Vec<Value> {
                 };
                 out.push(json!({ "role": role, "content": chat_content(content) }));
             }
-            ResponseItem::Reasoning { .. } => {}
+            // Only a Responses provider searches (config refuses web_search elsewhere); a
+            // thread moved to this wire keeps the search's outcome in the answers.
+            ResponseItem::Reasoning { .. } | ResponseItem::WebSearchCall { .. } => {}
             ResponseItem::FunctionCall {
                 call_id,
                 name,
@@ -152,15 +166,42 @@ pub fn messages(instructions: &str, input: &[ResponseItem]) -> Vec<Value> {
                 input,
                 ..
             } => push_tool_call(&mut out, call_id, name, &freeform_arguments(input)),
-            ResponseItem::FunctionCallOutput { call_id, output }
-            | ResponseItem::CustomToolCallOutput { call_id, output } => out.push(json!({
+            ResponseItem::FunctionCallOutput { call_id, output } => {
+                // A tool message holds text only: an image a tool attached follows the
+                // batch's tool messages as a user message (`flush_tool_images`).
+                let images = output.images();
+                let text = match output {
+                    FunctionOutput::Text(text) => text.clone(),
+                    FunctionOutput::Content(_) if images.is_empty() => output.text(),
+                    FunctionOutput::Content(_) => {
+                        format!("{} image(s) attached in the next message", images.len())
+                    }
+                };
+                tool_images.extend(images.into_iter().map(str::to_string));
+                out.push(json!({ "role": "tool", "tool_call_id": call_id, "content": text }));
+            }
+            ResponseItem::CustomToolCallOutput { call_id, output } => out.push(json!({
                 "role": "tool",
                 "tool_call_id": call_id,
                 "content": output,
             })),
         }
     }
+    flush_tool_images(&mut out, &mut tool_images);
     out
+}
+
+/// Images tool outputs attached, as one user message after the tool messages (a message of
+/// another role between a call batch's tool messages would be refused).
+fn flush_tool_images(out: &mut Vec<Value>, images: &mut Vec<String>) {
+    if images.is_empty() {
+        return;
+    }
+    let parts: Vec<Value> = images
+        .drain(..)
+        .map(|url| json!({ "type": "image_url", "image_url": { "url": url } }))
+        .collect();
+    out.push(json!({ "role": "user", "content": parts }));
 }
 
 /// Parallel calls travel in one assistant message: a call joins the assistant message just

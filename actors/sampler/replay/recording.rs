@@ -51,7 +51,8 @@ pub fn model_authored(item: &ResponseItem) -> bool {
         ResponseItem::Message { role, .. } => *role == Role::Assistant,
         ResponseItem::Reasoning { .. }
         | ResponseItem::FunctionCall { .. }
-        | ResponseItem::CustomToolCall { .. } => true,
+        | ResponseItem::CustomToolCall { .. }
+        | ResponseItem::WebSearchCall { .. } => true,
         ResponseItem::FunctionCallOutput { .. } | ResponseItem::CustomToolCallOutput { .. } => {
             false
         }

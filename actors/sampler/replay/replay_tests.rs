@@ -15,7 +15,7 @@ fn call(id: &str) -> ResponseItem {
 fn output(id: &str, text: &str) -> ResponseItem {
     ResponseItem::FunctionCallOutput {
         call_id: id.into(),
-        output: serde_json::json!({"output": text, "metadata": {"exit_code": 0, "duration_seconds": 0.1}}).to_string(),
+        output: serde_json::json!({"output": text, "metadata": {"exit_code": 0, "duration_seconds": 0.1}}).to_string().into(),
     }
 }
 
@@ -79,7 +79,7 @@ fn durations_and_dates_do_not_count_but_outputs_and_instructions_do() {
         ],
     );
     if let ResponseItem::FunctionCallOutput { output, .. } = &mut same.input[2] {
-        *output = output.replace("0.1", "2.5");
+        *output = output.text().replace("0.1", "2.5").into();
     }
     assert_eq!(first_difference(&recorded, &same), None);
 

@@ -8,7 +8,7 @@
 //! the trigger leaves them out until the provider reports a count.
 
 use crate::turn::tokens::estimate_item;
-use troupe_messages::items::{ContentItem, ResponseItem};
+use troupe_messages::items::{ContentItem, FunctionOutput, ResponseItem};
 
 /// How many parts an error names.
 const NAMED_PARTS: usize = 3;
@@ -78,6 +78,13 @@ pub fn text_bytes(item: &ResponseItem) -> u64 {
                 // the size of its base64 text.
                 ContentItem::InputImage { .. } => IMAGE_BYTES_ESTIMATE,
             })
+            .sum(),
+        ResponseItem::FunctionCallOutput {
+            output: FunctionOutput::Content(parts),
+            ..
+        } => parts
+            .iter()
+            .map(|part| part.text().map_or(IMAGE_BYTES_ESTIMATE, |t| t.len() as u64))
             .sum(),
         other => serde_json::to_vec(other).map_or(0, |b| b.len() as u64),
     }

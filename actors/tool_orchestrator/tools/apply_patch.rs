@@ -138,6 +138,7 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
                 ToolOutcome {
                     content: summary,
                     success: true,
+                    parts: Vec::new(),
                 },
                 Some(plan),
             )

@@ -39,11 +39,30 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
 
 /// Reads the image at `path` (blocking) and returns its `data:` URL.
 pub fn load_data_url(path: &Path) -> Result<String, ImageError> {
+    let file = open_image(path).map_err(|err| ImageError::Unreadable {
+        path: path.to_path_buf(),
+        reason: err.to_string(),
+    })?;
+    data_url_of_file(file, path)
+}
+
+/// Opens `path` for reading without blocking on a FIFO or a device that never answers (the
+/// type is checked on the open file before anything is read).
+pub fn open_image(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// The `data:` URL of an image already opened (blocking); `path` names it in errors.
+pub fn data_url_of_file(file: std::fs::File, path: &Path) -> Result<String, ImageError> {
     let unreadable = |err: std::io::Error| ImageError::Unreadable {
         path: path.to_path_buf(),
         reason: err.to_string(),
     };
-    let meta = std::fs::metadata(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
         return Err(ImageError::NotAFile {
             path: path.to_path_buf(),
@@ -57,8 +76,8 @@ pub fn load_data_url(path: &Path) -> Result<String, ImageError> {
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // Bounded even if the file grows after the size check.
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_IMAGE_BYTES + 1).read_to_end(&mut bytes))
+    file.take(MAX_IMAGE_BYTES + 1)
+        .read_to_end(&mut bytes)
         .map_err(unreadable)?;
     if bytes.len() as u64 > MAX_IMAGE_BYTES {
         return Err(ImageError::TooLarge {

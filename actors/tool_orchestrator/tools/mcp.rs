@@ -110,7 +110,15 @@ async fn call(manager: &McpManager, ctx: &ToolContext) -> ToolOutcome {
             let (content, success) = output::render(&result, settings.tool_output_max_bytes);
             // What frontends see is bounded like what the model sees.
             let shown = output::bounded_result(&result, settings.tool_output_max_bytes);
-            (ToolOutcome { content, success }, Some(shown), None)
+            (
+                ToolOutcome {
+                    content,
+                    success,
+                    parts: Vec::new(),
+                },
+                Some(shown),
+                None,
+            )
         }
         Err(err) => (
             ToolOutcome::error(err.to_string()),

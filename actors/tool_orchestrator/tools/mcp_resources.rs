@@ -221,14 +221,7 @@ async fn call(manager: &McpManager, tool: ResourceTool, ctx: &ToolContext) -> To
             let result = serde_json::json!({
                 "content": [{"type": "text", "text": shown}],
             });
-            (
-                ToolOutcome {
-                    content: shown,
-                    success: true,
-                },
-                Some(result),
-                None,
-            )
+            (ToolOutcome::ok(shown), Some(result), None)
         }
         Err(err) => (
             ToolOutcome::error(err.to_string()),

@@ -4,11 +4,18 @@
 //! orchestrator.
 
 pub mod apply_patch;
+pub mod create_goal;
 pub mod exec_command;
+pub mod get_goal;
+pub mod goal_report;
 pub mod local_image;
 pub mod mcp;
 pub mod mcp_resources;
 pub mod request_permissions;
+pub mod request_user_input;
 pub mod shell;
+pub mod update_goal;
 pub mod update_plan;
+pub mod view_image;
+pub mod web_search;
 pub mod write_stdin;

@@ -211,15 +211,9 @@ async fn request(ctx: &ToolContext) -> ToolOutcome {
     };
     // Nothing new: the thread already has all of it; nobody is asked, nothing recorded.
     if already_allowed(&profile, &granted) && granted.read_paths().is_empty() {
-        return ToolOutcome {
-            content: answer(&granted, GrantScope::Turn),
-            success: true,
-        };
+        return ToolOutcome::ok(answer(&granted, GrantScope::Turn));
     }
-    let nothing = ToolOutcome {
-        content: answer(&RequestedPermissions::default(), GrantScope::Turn),
-        success: true,
-    };
+    let nothing = ToolOutcome::ok(answer(&RequestedPermissions::default(), GrantScope::Turn));
     if !may_ask(ctx.settings.approval_policy) {
         return nothing;
     }
@@ -245,10 +239,7 @@ async fn request(ctx: &ToolContext) -> ToolOutcome {
         scope,
         permissions: granted.clone(),
     });
-    ToolOutcome {
-        content: answer(&granted, scope),
-        success: true,
-    }
+    ToolOutcome::ok(answer(&granted, scope))
 }
 
 #[cfg(test)]

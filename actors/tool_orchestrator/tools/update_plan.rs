@@ -71,6 +71,7 @@ impl ToolHandler for PlanHandler {
             ToolOutcome {
                 content: "Plan updated".into(),
                 success: true,
+                parts: Vec::new(),
             }
         })
     }

@@ -27,6 +27,7 @@ pub fn outcome(
             started.elapsed().as_secs_f64()
         ),
         success: collected.exit_code.is_none_or(|code| code == 0),
+        parts: Vec::new(),
     }
 }
 

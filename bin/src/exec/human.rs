@@ -222,6 +222,19 @@ impl HumanOutput {
             EventMsg::TurnAborted { reason, .. } => {
                 self.line(&format!("turn aborted: {reason:?}"))
             }
+            EventMsg::GoalUpdated { goal, continuing } => {
+                let budget = goal
+                    .token_budget
+                    .map(|b| format!(" of {b}"))
+                    .unwrap_or_default();
+                let next = if *continuing { "; continuing" } else { "" };
+                self.line(&format!(
+                    "goal {}: {} ({} tokens used{budget}){next}",
+                    goal.status.as_str(),
+                    goal.objective,
+                    goal.tokens_used
+                ))
+            }
             // Deltas: the finished message/reasoning is shown whole. Approval requests are
             // answered (and said) by the exec loop. The rest is bookkeeping the finished
             // items already show.
@@ -232,6 +245,7 @@ impl HumanOutput {
             | EventMsg::ExecCommandOutputDelta { .. }
             | EventMsg::ExecApprovalRequest { .. }
             | EventMsg::ApplyPatchApprovalRequest { .. }
+            | EventMsg::RequestUserInput { .. }
             | EventMsg::ToolCallBegin { .. }
             | EventMsg::ToolCallEnd { .. }
             | EventMsg::McpToolCallBegin { .. }

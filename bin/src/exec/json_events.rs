@@ -266,7 +266,9 @@ impl JsonEvents {
                 lines
             }
             // Codex's `exec --json` has no line for these: deltas (items are sent whole),
-            // approval requests (exec denies them and warns), and internal bookkeeping.
+            // approval requests (exec denies them and warns), questions (exec answers them
+            // and warns), goal bookkeeping (each follow-up turn has its own turn lines), and
+            // internal bookkeeping.
             EventMsg::InputInjected { .. }
             | EventMsg::AgentMessageDelta { .. }
             | EventMsg::AgentReasoningDelta { .. }
@@ -280,6 +282,8 @@ impl JsonEvents {
             | EventMsg::ContextCompacted { .. }
             | EventMsg::TokenCount { .. }
             | EventMsg::AgentEvent { .. }
+            | EventMsg::GoalUpdated { .. }
+            | EventMsg::RequestUserInput { .. }
             | EventMsg::ShutdownComplete => Vec::new(),
             EventMsg::McpToolCallBegin {
                 call_id,

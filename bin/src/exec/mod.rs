@@ -73,6 +73,20 @@ pub struct ExecArgs {
     /// Colour in the human output on stderr (`auto`: on a terminal, unless `NO_COLOR`).
     #[arg(long = "color", value_enum, default_value_t = ColorArg::Auto, global = true)]
     color: ColorArg,
+    /// Give the thread a goal: after each turn it goes on by itself (a follow-up turn per
+    /// `max_goal_turns`) until the model reports it complete or blocked, or the budget is
+    /// spent. Without a prompt, the objective is the prompt.
+    #[arg(long = "goal", value_name = "OBJECTIVE")]
+    goal: Option<String>,
+    /// Token budget of `--goal` (a positive number of tokens).
+    #[arg(
+        long = "goal-budget",
+        value_name = "TOKENS",
+        requires = "goal",
+        allow_negative_numbers = true,
+        value_parser = positive_budget
+    )]
+    goal_budget: Option<i64>,
     /// The task; `-` or absent reads it from stdin; piped stdin beside a prompt is appended
     /// to it as a `<stdin>` block.
     prompt: Option<String>,
@@ -163,8 +177,16 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             review_target = Some(review.target);
             (None, None, args.flags.cd_dir()?)
         }
-        None => (None, args.prompt.clone(), args.flags.cd_dir()?),
+        None => {
+            let prompt = args.prompt.clone().or_else(|| args.goal.clone());
+            (None, prompt, args.flags.cd_dir()?)
+        }
     };
+    if let Some(goal) = &args.goal {
+        if goal.trim().is_empty() {
+            bail!("--goal: the objective is empty");
+        }
+    }
     let mut cwd = match (cd, &target) {
         (Some(dir), _) => dir,
         (None, Some(target)) => target.cwd.clone(),
@@ -253,6 +275,12 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     items.push(UserInput::Text {
         text: prompt.clone(),
     });
+    if let Some(objective) = args.goal.clone() {
+        thread.submit(Op::CreateGoal {
+            objective,
+            token_budget: args.goal_budget,
+        })?;
+    }
     thread.submit(Op::UserInput { items })?;
 
     let shown_prompt = review.as_ref().map_or(&prompt, |r| &r.label).clone();
@@ -270,6 +298,8 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let mut stopped: Option<StopSignal> = None;
     let mut output_failed: Option<StdoutError> = None;
     let mut patience: Option<tokio::time::Instant> = None;
+    // The goal's follow-up turn comes after this turn (said before its `TurnComplete`).
+    let mut goal_continues = false;
     loop {
         let event = tokio::select! {
             event = thread.next_event() => event,
@@ -316,7 +346,15 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             } => {
                 last_message = last_agent_message;
                 succeeded = true;
+                if std::mem::take(&mut goal_continues) && stopped.is_none() {
+                    continue;
+                }
                 break;
+            }
+            EventMsg::GoalUpdated { continuing, .. } => goal_continues = continuing,
+            // Nobody can be asked: the recommended options, and a note saying so.
+            EventMsg::RequestUserInput { call_id, questions } => {
+                answer_questions(&mut thread, call_id, &questions)?;
             }
             EventMsg::TurnAborted { .. } => break,
             // A sub-agent's approval request reaches this supervisor: denied like ours.
@@ -434,6 +472,41 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `--goal-budget`: a positive number of tokens.
+fn positive_budget(text: &str) -> Result<i64, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if n > 0 => Ok(n),
+        Ok(n) => Err(format!("{n} is not a positive number of tokens")),
+        Err(err) => Err(format!("`{text}` is not a number of tokens: {err}")),
+    }
+}
+
+/// `request_user_input` in a run nobody watches: each question gets its recommended (first)
+/// option, and stderr says which.
+fn answer_questions(
+    thread: &mut ThreadClient,
+    call_id: String,
+    questions: &[troupe_messages::questions::UserQuestion],
+) -> Result<()> {
+    use troupe_actors::tool_orchestrator::tools::request_user_input::recommended_answers;
+    let answers = recommended_answers(questions);
+    for question in questions {
+        let chosen = answers
+            .get(&question.id)
+            .and_then(|a| a.answers.first())
+            .map_or("no answer (it offered no option)".to_string(), |label| {
+                format!("`{label}`")
+            });
+        warn(format!(
+            "the model asked \"{}\"; `troupe exec` cannot ask anyone, so it answered with the \
+             recommended option: {chosen}",
+            question.question
+        ));
+    }
+    thread.submit(Op::UserInputAnswer { call_id, answers })?;
+    Ok(())
 }
 
 /// `-i FILE…`: each image's `data:` URL; a missing, unreadable, oversized or non-image file

@@ -114,9 +114,9 @@ fn level_of(msg: &EventMsg) -> LoggingLevel {
     match msg {
         EventMsg::Warning { .. } => LoggingLevel::Warning,
         EventMsg::Error { .. } => LoggingLevel::Error,
-        EventMsg::ExecApprovalRequest { .. } | EventMsg::ApplyPatchApprovalRequest { .. } => {
-            LoggingLevel::Notice
-        }
+        EventMsg::ExecApprovalRequest { .. }
+        | EventMsg::ApplyPatchApprovalRequest { .. }
+        | EventMsg::RequestUserInput { .. } => LoggingLevel::Notice,
         EventMsg::SessionConfigured { .. }
         | EventMsg::TurnStarted { .. }
         | EventMsg::InputInjected { .. }
@@ -145,6 +145,7 @@ fn level_of(msg: &EventMsg) -> LoggingLevel {
         | EventMsg::HookStarted { .. }
         | EventMsg::HookCompleted { .. }
         | EventMsg::PermissionsGranted { .. }
+        | EventMsg::GoalUpdated { .. }
         | EventMsg::AgentEvent { .. }
         | EventMsg::ShutdownComplete => LoggingLevel::Info,
     }

@@ -141,6 +141,25 @@ pub async fn run_turn(
                 reason,
             } => Some(patch_question(Asker::Thread, call_id, &files, reason)),
             EventMsg::AgentEvent { thread_id, msg, .. } => agent_question(thread_id, *msg),
+            // The MCP client has no question channel here: the recommended options, said in
+            // a warning, as `exec` answers them.
+            EventMsg::RequestUserInput { call_id, questions } => {
+                use troupe_actors::tool_orchestrator::tools::request_user_input::recommended_answers;
+                let note = format!(
+                    "the model asked {} question(s); the MCP server cannot ask anyone, so it \
+                     answered with the recommended options",
+                    questions.len()
+                );
+                notifier.warning(peer, &thread_id, &note).await;
+                let answers = recommended_answers(&questions);
+                if client
+                    .submit(Op::UserInputAnswer { call_id, answers })
+                    .is_err()
+                {
+                    return failure(&thread_id, "the thread stopped".into(), notes);
+                }
+                None
+            }
             // Streamed to the client above; nothing to answer.
             EventMsg::SessionConfigured { .. }
             | EventMsg::TurnStarted { .. }
@@ -169,6 +188,7 @@ pub async fn run_turn(
             | EventMsg::HookStarted { .. }
             | EventMsg::HookCompleted { .. }
             | EventMsg::PermissionsGranted { .. }
+            | EventMsg::GoalUpdated { .. }
             | EventMsg::ShutdownComplete => None,
         };
         let Some(question) = question else { continue };
