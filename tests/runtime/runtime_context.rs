@@ -333,12 +333,22 @@ async fn plan_mode_offers_read_only_tools_and_says_so() {
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
     };
-    let all = ["apply_patch", "shell", "update_plan", "write_things"];
+    let all = [
+        "apply_patch",
+        "create_goal",
+        "get_goal",
+        "request_user_input",
+        "shell",
+        "update_goal",
+        "update_plan",
+        "view_image",
+        "write_things",
+    ];
     assert_eq!(tool_names(0), all);
     assert_eq!(
         tool_names(1),
-        ["shell", "update_plan"],
-        "plan mode hides tools that change things"
+        ["request_user_input", "shell", "update_plan", "view_image"],
+        "plan mode hides tools that change things (goals too)"
     );
     assert_eq!(tool_names(2), all);
     let input = requests[1].body["input"].as_array().unwrap();
