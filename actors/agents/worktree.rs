@@ -172,8 +172,8 @@ pub fn retire(worktree: &Worktree, message: &str) -> Result<Retired, WorktreeErr
     Ok(Retired::Removed)
 }
 
-/// Runs git; its trimmed stderr on failure.
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+/// Runs git in `dir`; its trimmed stderr on failure.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     let output = Command::new("git")
         .args(args)
         .current_dir(dir)

@@ -6,8 +6,8 @@
 pub mod output;
 pub mod prompt;
 
+use crate::agents::worktree::git;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use thiserror::Error;
 
 /// What to review.
@@ -121,22 +121,4 @@ fn resolve_commit(dir: &Path, rev: &str) -> Result<String, String> {
         ],
     )
     .map(|sha| sha.trim().to_string())
-}
-
-/// Runs git in `dir`; its trimmed stderr on failure.
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|err| format!("cannot run git: {err}"))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
-        return Err(if stderr.is_empty() {
-            format!("git {} failed", args.join(" "))
-        } else {
-            stderr
-        });
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
