@@ -45,6 +45,18 @@ pub fn shell_script(argv: &[String]) -> Option<&str> {
     (is_shell(shell) && flag_ok).then_some(script.as_str())
 }
 
+/// A shell a model may name for `-c SCRIPT`: by name (found on `PATH`, like `bash`) or in
+/// `/bin` or `/usr/bin`. Never a path elsewhere: a file the model wrote and named `bash`
+/// would have its script judged as if bash ran it. (busybox needs an applet name first.)
+pub fn is_plain_shell(program: &str) -> bool {
+    let name = match program.rsplit_once('/') {
+        None => program,
+        Some(("/bin" | "/usr/bin", name)) => name,
+        Some(_) => return false,
+    };
+    name != "busybox" && is_shell(name)
+}
+
 fn is_shell(program: &str) -> bool {
     let name = program.rsplit('/').next().unwrap_or(program);
     matches!(

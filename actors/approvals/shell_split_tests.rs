@@ -1,4 +1,4 @@
-use super::{analyze, command_parts, split_script};
+use super::{analyze, command_parts, is_plain_shell, split_script};
 use pretty_assertions::assert_eq;
 
 fn argv(words: &[&str]) -> Vec<String> {
@@ -138,4 +138,15 @@ fn long_wrapper_chains_and_deep_shell_nesting_are_followed() {
         script = format!("bash -c '{}'", script.replace('\'', "'\\''"));
     }
     assert!(found(&script).contains(&rm), "{script}");
+}
+
+#[test]
+fn a_model_may_name_a_shell_only_from_the_system_directories() {
+    for shell in ["bash", "zsh", "sh", "/bin/bash", "/usr/bin/zsh", "dash"] {
+        assert!(is_plain_shell(shell), "{shell}");
+    }
+    // A file the model could have written, an unknown program, or busybox (needs an applet).
+    for shell in ["./bash", "/tmp/bash", "/bash", "work/bash", "python3", "busybox", "/bin/busybox", "/usr/local/bin/bash"] {
+        assert!(!is_plain_shell(shell), "{shell}");
+    }
 }

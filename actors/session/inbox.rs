@@ -7,7 +7,9 @@
 //! `<name>.claimed-<pid>`: a rename succeeds for one reader only, so each message is taken
 //! once; a claim whose process died is taken over. While a turn runs, the session's poller
 //! claims what arrived every [`POLL_EVERY`] and the session injects it into the turn, where
-//! it joins the history at the next sampling boundary, and deletes the files. A resumed
+//! it joins the history at the next sampling boundary; its file is deleted once the turn has
+//! recorded it. A message the turn never took (it arrived after the turn's last request) goes
+//! back to the inbox when the turn ends, for the next turn or process. A resumed
 //! thread claims its waiting messages when it starts: they become input of its next turn and
 //! are deleted once that turn runs (put back if the process stops first).
 
@@ -193,6 +195,9 @@ pub(super) struct Inbox {
     /// Claimed when the thread resumed and held in the session's input queue: deleted once
     /// a turn has them, given back if the session stops first.
     held: Vec<PathBuf>,
+    /// Claimed while a turn ran and injected into it as input number `seq` of the session's
+    /// queue: deleted once the turn recorded that input, given back if it never does.
+    injected: Vec<(u64, PathBuf)>,
 }
 
 impl Inbox {
@@ -210,6 +215,7 @@ impl Inbox {
             active,
             _poller: AbortOnDropHandle::new(poller),
             held: Vec::new(),
+            injected: Vec::new(),
         }
     }
 
@@ -233,35 +239,66 @@ impl Inbox {
         }
     }
 
+    /// The running turn recorded its input up to `seq`: those messages are delivered.
+    pub(super) fn consumed_up_to(&mut self, seq: u64) {
+        let (delivered, waiting): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.injected).into_iter().partition(|(n, _)| *n <= seq);
+        self.injected = waiting;
+        if !delivered.is_empty() {
+            let paths: Vec<PathBuf> = delivered.into_iter().map(|(_, path)| path).collect();
+            tokio::task::spawn_blocking(move || remove(&paths));
+        }
+    }
+
+    /// The turn ended: what was injected and never recorded goes back to the inbox; returns
+    /// its numbers in the session's input queue, for the queue to forget them too.
+    pub(super) fn take_back_undelivered(&mut self) -> Vec<u64> {
+        let undelivered = std::mem::take(&mut self.injected);
+        let seqs = undelivered.iter().map(|(seq, _)| *seq).collect();
+        let paths: Vec<PathBuf> = undelivered.into_iter().map(|(_, path)| path).collect();
+        if !paths.is_empty() {
+            tokio::task::spawn_blocking(move || unclaim(&paths));
+        }
+        seqs
+    }
+
     /// The session stops: messages it held but never ran go back to the inbox.
     pub(super) async fn release(&mut self) {
         self.active.store(false, Ordering::Relaxed);
-        let held = std::mem::take(&mut self.held);
-        if !held.is_empty() {
-            let _ = tokio::task::spawn_blocking(move || unclaim(&held)).await;
+        let mut back = std::mem::take(&mut self.held);
+        back.extend(std::mem::take(&mut self.injected).into_iter().map(|(_, path)| path));
+        if !back.is_empty() {
+            let _ = tokio::task::spawn_blocking(move || unclaim(&back)).await;
         }
     }
 }
 
 impl SessionState {
-    /// Messages the poller claimed: each joins the running turn at its next sampling
-    /// boundary (like typed input), and its file is deleted; with no turn running any more
+    /// Messages the poller claimed (`texts[i]` from `claimed[i]`): each joins the running
+    /// turn at its next sampling boundary (like typed input); with no turn running any more
     /// they go back to the inbox for the next turn or process.
     pub(super) fn on_queued_input(&mut self, texts: Vec<String>, claimed: Vec<PathBuf>) {
         match self.turn.as_ref().filter(|_| !self.shutting_down) {
             Some(turn) => {
                 let actor = turn.actor.clone();
-                for text in texts {
+                for (text, path) in texts.into_iter().zip(claimed) {
                     let items = vec![UserInput::Text { text }];
                     let seq = self.queue.push(items.clone());
+                    self.inbox.injected.push((seq, path));
                     let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
                 }
-                tokio::task::spawn_blocking(move || remove(&claimed));
             }
             None => {
                 tokio::task::spawn_blocking(move || unclaim(&claimed));
             }
         }
+    }
+
+    /// The turn ended: queued messages it never took wait in the inbox again, instead of
+    /// starting a turn of their own (as a message queued while the thread is idle does).
+    pub(super) fn return_undelivered_queued_input(&mut self) {
+        let seqs = self.inbox.take_back_undelivered();
+        self.queue.remove(&seqs);
     }
 }
 

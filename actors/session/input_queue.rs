@@ -23,6 +23,11 @@ impl InputQueue {
         self.pending.retain(|(n, _)| *n > seq);
     }
 
+    /// Drops the entries numbered `seqs` (input that goes back where it came from).
+    pub fn remove(&mut self, seqs: &[u64]) {
+        self.pending.retain(|(n, _)| !seqs.contains(n));
+    }
+
     /// Takes all unconsumed input, oldest first, as one list.
     pub fn take_all(&mut self) -> Vec<UserInput> {
         std::mem::take(&mut self.pending)

@@ -605,7 +605,8 @@ impl Actor for SessionActor {
             SessionMsg::RolloutFailed { error } => state.persistence_failed(error).await,
             SessionMsg::InputConsumed { turn_id, up_to_seq } => {
                 state.handled_turn_message(turn_id);
-                state.queue.consumed_up_to(up_to_seq)
+                state.queue.consumed_up_to(up_to_seq);
+                state.inbox.consumed_up_to(up_to_seq);
             }
             SessionMsg::TurnEnded {
                 turn_id,

@@ -62,6 +62,7 @@ impl SessionState {
         let Some(ending) = self.ending.take() else {
             return;
         };
+        self.return_undelivered_queued_input();
         let EndingTurn {
             turn,
             outcome,

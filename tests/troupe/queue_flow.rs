@@ -37,6 +37,17 @@ fn waiting(h: &Harness, thread: &str) -> usize {
     std::fs::read_dir(dir).map_or(0, |entries| entries.flatten().count())
 }
 
+/// Files of the thread's inbox some process has claimed.
+fn claimed(h: &Harness, thread: &str) -> usize {
+    let dir = h.home.path().join("queue").join(thread);
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".claimed-"))
+            .count()
+    })
+}
+
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !done() {
@@ -101,12 +112,13 @@ fn a_running_exec_takes_a_queued_message_before_its_next_request() {
         "{}",
         stderr(&out)
     );
-    // The running process claims it (and deletes it once handed to the turn).
-    wait_until("the message to be taken", || waiting(&h, &thread) == 0);
+    // The running process claims it (and deletes it once the turn has recorded it).
+    wait_until("the message to be taken", || claimed(&h, &thread) == 1);
     std::fs::write(&release, "").unwrap();
     let rest: Vec<String> = lines.map(Result::unwrap).collect();
     let status = child.wait().unwrap();
     assert!(status.success(), "{rest:?}");
+    assert_eq!(waiting(&h, &thread), 0);
 
     let requests = h.mock.requests();
     assert_eq!(requests.len(), 2);
@@ -124,6 +136,44 @@ fn a_running_exec_takes_a_queued_message_before_its_next_request() {
         .filter(|line| line.contains("also check the tests"))
         .count();
     assert_eq!(in_history, 1, "{rollout}");
+}
+
+/// A message claimed after the turn's last request (while the final answer streams) was
+/// never part of that turn: it waits in the inbox again, not started as a turn of its own
+/// that `exec`'s exit would cut short.
+#[test]
+fn a_message_that_arrives_during_the_final_answer_waits_for_the_next_turn() {
+    let h = Harness::new(vec![]);
+    // One byte per write, a millisecond apart: the answer takes seconds to stream.
+    h.mock
+        .push(MockResponse::text(&"slow answer ".repeat(300)).odd_bytes(1));
+    let child = h
+        .command()
+        .args(["exec", "--skip-git-repo-check", "--json", "go"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("the final request", || h.mock.requests().len() == 1);
+    let thread = latest_thread(&h);
+    let out = queue(&h, &["--thread", &thread, "--message", "a late thought"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    wait_until("the message to be claimed", || claimed(&h, &thread) == 1);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    assert_eq!(h.mock.requests().len(), 1);
+    assert_eq!((waiting(&h, &thread), claimed(&h, &thread)), (1, 0));
+    let rollout = std::fs::read_to_string(&h.rollouts()[0]).unwrap();
+    assert!(!rollout.contains("a late thought"), "{rollout}");
+}
+
+/// The id of the only thread in the harness's home (from its rollout's file name).
+fn latest_thread(h: &Harness) -> String {
+    wait_until("the rollout", || !h.rollouts().is_empty());
+    let name = h.rollouts()[0].file_stem().unwrap().to_string_lossy().to_string();
+    name.rsplit('-').take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("-")
 }
 
 #[test]

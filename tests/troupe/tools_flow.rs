@@ -309,10 +309,45 @@ fn shared_calls_overlap_and_exclusive_call_runs_alone() {
     assert_eq!(ids, vec!["c1", "c2", "c3", "c4"]);
 }
 
+/// Without `tty`, as in Codex, a command runs on plain pipes: it sees no terminal, its lines
+/// end in `\n`, stderr joins stdout, and typing into it is refused with a clear error.
+#[test]
+fn exec_command_runs_on_pipes_unless_a_tty_is_asked_for() {
+    let start = json!({
+        "cmd": "if [ -t 1 ]; then echo on-a-tty; else echo on-pipes; fi; echo err-line >&2; sleep 3",
+        "login": false,
+        "yield_time_ms": 1500
+    });
+    let h = Harness::new(vec![
+        MockResponse::tool_calls(vec![("e1", "exec_command", start.to_string())]),
+        MockResponse::tool_calls(vec![(
+            "w1",
+            "write_stdin",
+            json!({"session_id": 1, "chars": "typed\n"}).to_string(),
+        )]),
+        MockResponse::tool_calls(vec![(
+            "e2",
+            "exec_command",
+            json!({"cmd": "echo hi", "shell": "/tmp/bash"}).to_string(),
+        )]),
+        MockResponse::text("done"),
+    ]);
+    exec_json(&h, &["shell_tool_type=\"exec_command\""], "run it");
+    let requests = h.mock.requests();
+    let first = &outputs(&requests[1].body)[0].1;
+    assert!(first.contains("on-pipes\nerr-line\n"), "{first:?}");
+    assert!(!first.contains('\r'), "{first:?}");
+    let typed = &outputs(&requests[2].body)[1].1;
+    assert!(typed.contains("stdin is closed for this session"), "{typed}");
+    let shell = &outputs(&requests[3].body)[2].1;
+    assert!(shell.contains("`shell` must be one of"), "{shell}");
+}
+
 #[test]
 fn interactive_program_through_exec_command_and_write_stdin() {
     let start = json!({
         "cmd": "printf 'name? '; read -r name; echo \"hello-$name\"; read -r again; echo \"bye-$again\"",
+        "tty": true,
         // Generous: a loaded 2-core machine has taken 0.7 s just to start bash.
         "yield_time_ms": 3000
     });

@@ -1,6 +1,6 @@
-//! `exec_command`: starts a command in a PTY and returns what it printed within
-//! `yield_time_ms`; a command still running gets a session id for `write_stdin`. The PTY
-//! sessions themselves live in `unified_exec/`.
+//! `exec_command`: starts a command (on plain pipes, or in a PTY with `tty: true`) and
+//! returns what it printed within `yield_time_ms`; a command still running gets a session id
+//! for `write_stdin`. The sessions themselves live in `unified_exec/`.
 
 use super::apply_patch as apply_patch_tool;
 use crate::tool_orchestrator::intercept;
@@ -33,10 +33,66 @@ pub struct ExecCommandArgs {
     pub yield_time_ms: Option<u64>,
     #[serde(default)]
     pub max_output_tokens: Option<usize>,
+    /// The model asks to run outside the sandbox (legacy name of `sandbox_permissions`).
     #[serde(default)]
     pub with_escalated_permissions: Option<bool>,
+    /// `"require_escalated"` asks to run outside the sandbox; `"use_default"` does not.
+    #[serde(default)]
+    pub sandbox_permissions: Option<String>,
+    /// The approval prefix the model proposes with an escalation; shown to the user.
+    #[serde(default)]
+    pub prefix_rule: Option<Vec<String>>,
     #[serde(default)]
     pub justification: Option<String>,
+    /// A terminal for the command (needed to type into it); plain pipes by default.
+    #[serde(default)]
+    pub tty: Option<bool>,
+    /// The shell to run `cmd` with (bash, sh, zsh, dash, ksh, mksh, ash); bash by default.
+    #[serde(default)]
+    pub shell: Option<String>,
+}
+
+impl ExecCommandArgs {
+    /// The argv that runs `cmd`: `<shell> -lc|-c <cmd>`.
+    fn argv(&self) -> Result<Vec<String>, String> {
+        let shell = match self.shell.as_deref() {
+            None => "bash",
+            Some(shell) if crate::approvals::shell_split::is_plain_shell(shell) => shell,
+            Some(other) => {
+                return Err(format!(
+                    "exec_command: `shell` must be one of bash, sh, zsh, dash, ksh, mksh, ash \
+                     (a name or an absolute path); got {other:?}"
+                ))
+            }
+        };
+        let flag = if self.login.unwrap_or(true) { "-lc" } else { "-c" };
+        Ok(vec![shell.to_string(), flag.to_string(), self.cmd.clone()])
+    }
+
+    /// Whether the call asks to run outside the sandbox.
+    fn escalation(&self) -> Result<bool, String> {
+        match self.sandbox_permissions.as_deref() {
+            None | Some("use_default") => Ok(self.with_escalated_permissions == Some(true)),
+            Some("require_escalated") => Ok(true),
+            Some(other) => Err(format!(
+                "exec_command: `sandbox_permissions` must be \"use_default\" or \
+                 \"require_escalated\"; got {other:?}"
+            )),
+        }
+    }
+
+    /// The justification shown with an approval, with the proposed prefix rule if any.
+    fn approval_reason(&self) -> Option<String> {
+        let prefix = self
+            .prefix_rule
+            .as_ref()
+            .filter(|prefix| !prefix.is_empty())
+            .map(|prefix| format!("proposed rule: commands starting with `{}`", prefix.join(" ")));
+        match (self.justification.clone(), prefix) {
+            (Some(why), Some(prefix)) => Some(format!("{why} ({prefix})")),
+            (why, prefix) => why.or(prefix),
+        }
+    }
 }
 
 /// Handler of `exec_command`.
@@ -46,9 +102,10 @@ impl ToolHandler for ExecCommandHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec::Function {
             name: "exec_command".into(),
-            description: "Runs a command (through `bash -lc`) in a pseudo-terminal. Returns the \
-                          output printed within yield_time_ms; if the command is still running, \
-                          the result names a session_id to use with write_stdin."
+            description: "Runs a command (through `bash -lc`), returning the output printed \
+                          within yield_time_ms; if the command is still running, the result \
+                          names a session_id to use with write_stdin (with tty: true to type \
+                          into it)."
                 .into(),
             strict: false,
             parameters: json!({
@@ -62,8 +119,24 @@ impl ToolHandler for ExecCommandHandler {
                         "description": "How long to wait for output before returning (default 10000)."},
                     "max_output_tokens": {"type": "number",
                         "description": "Output beyond this many tokens is cut from the middle."},
-                    "with_escalated_permissions": {"type": "boolean"},
-                    "justification": {"type": "string"}
+                    "tty": {"type": "boolean",
+                        "description": "True runs the command in a pseudo-terminal (needed to \
+                                        type into it with write_stdin); false or omitted uses \
+                                        plain pipes."},
+                    "shell": {"type": "string",
+                        "description": "Shell to run cmd with (bash, sh, zsh, dash, ksh, mksh, \
+                                        ash); default bash."},
+                    "sandbox_permissions": {"type": "string",
+                        "enum": ["use_default", "require_escalated"],
+                        "description": "`require_escalated` asks the user to run this \
+                                        command outside the sandbox (on-request only)."},
+                    "prefix_rule": {"type": "array", "items": {"type": "string"},
+                        "description": "With require_escalated: the command prefix you \
+                                        propose for approval, shown to the user."},
+                    "with_escalated_permissions": {"type": "boolean",
+                        "description": "Legacy name of sandbox_permissions: require_escalated."},
+                    "justification": {"type": "string",
+                        "description": "Why escalated permissions are needed."}
                 },
                 "required": ["cmd"],
                 "additionalProperties": false
@@ -117,21 +190,19 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
             sessions::MAX_SESSIONS
         ));
     }
-    let flag = if args.login.unwrap_or(true) {
-        "-lc"
-    } else {
-        "-c"
+    let (argv, escalation) = match (args.argv(), args.escalation()) {
+        (Ok(argv), Ok(escalation)) => (argv, escalation),
+        (Err(message), _) | (_, Err(message)) => return ToolOutcome::error(message),
     };
-    let argv = vec!["bash".to_string(), flag.to_string(), args.cmd.clone()];
-    // Same gate as `shell`: rules, approval, then the sandbox. A PTY session cannot be
-    // retried, so a sandbox denial is reported, not escalated.
-    let escalation = args.with_escalated_permissions == Some(true);
+    // Same gate as `shell`: rules, approval, then the sandbox. A session cannot be retried,
+    // so a sandbox denial is reported, not escalated.
+    let reason = args.approval_reason();
     let decision = match crate::tool_orchestrator::exec_flow::decide(
         &ctx,
         &argv,
         &cwd,
         escalation,
-        args.justification.as_deref(),
+        reason.as_deref(),
     )
     .await
     {
@@ -169,13 +240,12 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     exec.begin(&ctx.call.call_id, &argv, &cwd);
     let started = Instant::now();
     let live = ctx.services.pty_output_sink(&ctx.call.call_id);
-    let spawned = PtySession::spawn(
-        &spawn_argv,
-        &cwd,
-        &env,
-        ctx.call.call_id.clone(),
-        Some(live),
-    );
+    let spawn = if args.tty == Some(true) {
+        PtySession::spawn
+    } else {
+        PtySession::spawn_piped
+    };
+    let spawned = spawn(&spawn_argv, &cwd, &env, ctx.call.call_id.clone(), Some(live));
     let session = match spawned {
         Ok(session) => session,
         Err(message) => {

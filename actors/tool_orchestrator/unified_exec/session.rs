@@ -1,9 +1,12 @@
-//! One command running in a PTY (the set a turn holds is in `sessions.rs`).
+//! One command running in a PTY, or on plain pipes (the set a turn holds is in
+//! `sessions.rs`).
 //!
-//! Each session has two plain threads (PTY reads and `wait` both block): a reader that
-//! appends output to a shared buffer, and a waiter that records the exit status. Async
-//! callers wait on a `Notify` for either. The child is a session leader (portable-pty calls
-//! `setsid`), so killing its process group takes its children along.
+//! Each session has two plain threads (reads and `wait` both block): a reader that appends
+//! output to a shared buffer, and a waiter that records the exit status. Async callers wait
+//! on a `Notify` for either. The child leads its own process group (portable-pty calls
+//! `setsid`; the pipe mode asks for a new group), so killing that group takes its children
+//! along. On pipes, stdout and stderr share one pipe (the order the command wrote them in is
+//! kept) and stdin is closed: nothing can be typed into such a session.
 //!
 //! The reader also streams the output live (`ExecCommandOutputDelta`, through a
 //! [`StreamCoalescer`] like a one-shot command's pipe readers): it waits on the PTY with
@@ -29,6 +32,16 @@ use troupe_sandbox::process::kill_group;
 /// How long to keep reading after the process exited, for output still in the PTY.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
 
+/// Why nothing can be typed into a session started on pipes.
+pub const STDIN_CLOSED: &str = "stdin is closed for this session: it was started without a \
+terminal; run the command again with exec_command's `tty: true` to type into it";
+
+/// A PTY's input and master; both `None` on pipes.
+type TerminalEnds = (
+    Option<Box<dyn Write + Send>>,
+    Option<Box<dyn portable_pty::MasterPty + Send>>,
+);
+
 /// What the reader and waiter threads share with callers.
 #[derive(Default)]
 struct Shared {
@@ -44,10 +57,11 @@ struct Shared {
 pub struct PtySession {
     shared: Arc<Mutex<Shared>>,
     changed: Arc<Notify>,
-    writer: Mutex<Box<dyn Write + Send>>,
+    /// The terminal's input; `None` on pipes (stdin is closed).
+    writer: Mutex<Option<Box<dyn Write + Send>>>,
     pub(super) pgid: Option<i32>,
-    /// Kept open: dropping the master would hang up the child.
-    _master: Mutex<Box<dyn portable_pty::MasterPty + Send>>,
+    /// Kept open: dropping the master would hang up the child. `None` on pipes.
+    _master: Mutex<Option<Box<dyn portable_pty::MasterPty + Send>>>,
     pub command: Vec<String>,
     /// The `exec_command` call that started it (its begin/end events share this id).
     pub call_id: String,
@@ -102,24 +116,15 @@ impl PtySession {
             .master
             .take_writer()
             .map_err(|err| format!("could not write to the pseudo-terminal: {err}"))?;
-        let shared = Arc::new(Mutex::new(Shared::default()));
-        let changed = Arc::new(Notify::new());
-        let session = Arc::new(Self {
-            shared: shared.clone(),
-            changed: changed.clone(),
-            writer: Mutex::new(writer),
-            pgid,
-            _master: Mutex::new(pair.master),
-            command: argv.to_vec(),
+        let session = Self::start(
+            argv,
             call_id,
-            started: Instant::now(),
-            transcript: Mutex::new(Vec::new()),
-        });
-        let (reader_shared, reader_changed) = (shared.clone(), changed.clone());
-        let coalescer = live.map(|sink| {
-            LiveOutput::new(sink, STREAMED_OUTPUT_PER_COMMAND).stream(ExecOutputStream::Stdout)
-        });
-        std::thread::spawn(move || read_output(reader, coalescer, &reader_shared, &reader_changed));
+            pgid,
+            (Some(writer), Some(pair.master)),
+            reader,
+            live,
+        );
+        let (shared, changed) = (session.shared.clone(), session.changed.clone());
         std::thread::spawn(move || {
             let code = match child.wait() {
                 Ok(status) if status.signal().is_none() => status.exit_code() as i32,
@@ -131,9 +136,95 @@ impl PtySession {
         Ok(session)
     }
 
+    /// Starts `argv` on plain pipes: no terminal (programs see no TTY, lines end in `\n`),
+    /// stdout and stderr on one pipe, stdin closed.
+    pub fn spawn_piped(
+        argv: &[String],
+        cwd: &Path,
+        env: &BTreeMap<String, String>,
+        call_id: String,
+        live: Option<ExecOutputSink>,
+    ) -> Result<Arc<Self>, String> {
+        use std::os::unix::process::{CommandExt, ExitStatusExt};
+        let Some((program, args)) = argv.split_first() else {
+            return Err("no command to run".into());
+        };
+        let (reader, writer) =
+            std::io::pipe().map_err(|err| format!("could not open a pipe: {err}"))?;
+        let stderr = writer
+            .try_clone()
+            .map_err(|err| format!("could not open a pipe: {err}"))?;
+        let mut command = std::process::Command::new(program);
+        command
+            .args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .envs(env)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer)
+            .stderr(stderr)
+            .process_group(0);
+        let spawned = command.spawn();
+        // The command's copies of the write end must be the only ones left, or the reader
+        // never sees end of file.
+        drop(command);
+        let mut child = spawned.map_err(|err| {
+            format!(
+                "failed to start `{}` in {}: {err}",
+                argv.join(" "),
+                cwd.display()
+            )
+        })?;
+        let pgid = i32::try_from(child.id()).ok();
+        let reader = File::from(std::os::fd::OwnedFd::from(reader));
+        let session = Self::start(argv, call_id, pgid, (None, None), reader, live);
+        let (shared, changed) = (session.shared.clone(), session.changed.clone());
+        std::thread::spawn(move || {
+            let code = match child.wait() {
+                Ok(status) if status.signal().is_none() => status.code().unwrap_or(-1),
+                _ => -1,
+            };
+            lock(&shared).exit_code = Some(code);
+            changed.notify_waiters();
+        });
+        Ok(session)
+    }
+
+    /// The session around a started child: its reader thread runs from here on.
+    fn start(
+        argv: &[String],
+        call_id: String,
+        pgid: Option<i32>,
+        (writer, master): TerminalEnds,
+        reader: File,
+        live: Option<ExecOutputSink>,
+    ) -> Arc<Self> {
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let changed = Arc::new(Notify::new());
+        let session = Arc::new(Self {
+            shared: shared.clone(),
+            changed: changed.clone(),
+            writer: Mutex::new(writer),
+            pgid,
+            _master: Mutex::new(master),
+            command: argv.to_vec(),
+            call_id,
+            started: Instant::now(),
+            transcript: Mutex::new(Vec::new()),
+        });
+        let coalescer = live.map(|sink| {
+            LiveOutput::new(sink, STREAMED_OUTPUT_PER_COMMAND).stream(ExecOutputStream::Stdout)
+        });
+        std::thread::spawn(move || read_output(reader, coalescer, &shared, &changed));
+        session
+    }
+
     /// Writes `chars` to the terminal (a `\n` is Enter).
     pub fn write(&self, chars: &str) -> Result<(), String> {
         let mut writer = lock(&self.writer);
+        let Some(writer) = writer.as_mut() else {
+            return Err(STDIN_CLOSED.into());
+        };
         writer
             .write_all(chars.as_bytes())
             .and_then(|()| writer.flush())
