@@ -163,13 +163,15 @@ async fn run_in_zygote(
 }
 
 /// The argv that runs `argv` under `profile` for callers that start processes themselves
-/// (PTY sessions): unchanged when unconfined, wrapped in the helper otherwise. An error means
+/// (`exec_command` sessions): unchanged when unconfined, wrapped in the helper otherwise
+/// (with the command's network proxy bridged in, if it has one). An error means
 /// no sandbox can run here, and the command must not run (fail closed).
 pub fn confine_argv(
     kind: troupe_messages::policy::SandboxBackendKind,
     profile: &PermissionProfile,
     cwd: &std::path::Path,
     argv: &[String],
+    network_proxy: Option<troupe_messages::permissions::ProxyBridge>,
 ) -> Result<Vec<String>, String> {
     match profile {
         PermissionProfile::Disabled | PermissionProfile::External { .. } => Ok(argv.to_vec()),
@@ -179,7 +181,7 @@ pub fn confine_argv(
                 backend: probe::choose(kind)?,
                 profile: profile.clone(),
                 cwd: cwd.to_path_buf(),
-                network_proxy: None,
+                network_proxy,
             };
             helper_argv(&probe::helper_exe()?, &spec, argv)
         }

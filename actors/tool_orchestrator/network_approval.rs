@@ -53,10 +53,9 @@ impl CommandProxy {
 }
 
 /// Starts the proxy for a command about to run under `profile`, when one applies: the
-/// proxy is enabled, the profile is sandboxed with the network off, and the backend is
-/// `linux` (the `landlock` backend has no network namespace to bridge into; its commands
-/// stay without network). `Err` means the proxy could not start (the command then runs
-/// without it, network off).
+/// proxy is enabled and the profile is sandboxed with the network off. `Err` means the proxy
+/// could not start, or cannot serve this backend (`landlock` has no network namespace to
+/// bridge into): the command then runs without it, network off, and the caller says so.
 pub fn start_for(
     ctx: &ToolContext,
     profile: &PermissionProfile,
@@ -74,7 +73,9 @@ pub fn start_for(
         return Ok(None);
     }
     if troupe_sandbox::probe::choose(ctx.settings.sandbox.backend)? != HelperBackend::Linux {
-        return Ok(None);
+        return Err("the network proxy needs the `linux` sandbox backend (a network namespace \
+                    to bridge into); this sandbox uses `landlock`"
+            .into());
     }
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = ctx.settings.troupe_home.join("tmp").join("netproxy");

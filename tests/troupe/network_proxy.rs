@@ -14,7 +14,7 @@ use std::sync::Arc;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
-use troupe_messages::settings::SessionSettings;
+use troupe_messages::settings::{SessionSettings, ShellToolType};
 use troupe_mock_model::MockResponse;
 use troupe_test_support::{stderr, tool_outputs, Harness};
 
@@ -138,6 +138,39 @@ async fn an_approved_host_passes_a_denied_one_gets_403() {
         2,
         "nothing reached the server"
     );
+    s.runtime.stop();
+}
+
+/// An `exec_command` session gets its proxy too, alive as long as the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exec_command_session_reaches_an_approved_host_through_its_proxy() {
+    let net = internet();
+    let url = format!("http://{HOST}:{}/hello", net.port);
+    let cmd = format!("curl -sS --max-time 20 -w '\\nstatus=%{{http_code}}' {url}");
+    let call = serde_json::json!({"cmd": cmd, "login": false, "yield_time_ms": 20000});
+    let mut s = setup_with(
+        vec![
+            MockResponse::tool_calls(vec![("e1", "exec_command", call.to_string())]),
+            MockResponse::text("done"),
+        ],
+        AskForApproval::OnRequest,
+        SandboxMode::WorkspaceWrite,
+        None,
+        |settings| {
+            proxied(settings);
+            settings.tools.shell = ShellToolType::ExecCommand;
+        },
+    )
+    .await;
+    let (events, asked) = turn(&mut s, &[ReviewDecision::Approved]).await;
+    assert_eq!(asked, 1);
+    assert_eq!(
+        network_asks(&events),
+        vec![vec!["network-access".to_string(), HOST.to_string()]]
+    );
+    let output = &last_outputs(&s)[0];
+    assert!(output.contains("hello") && output.contains("status=200"), "{output}");
+    assert_eq!(net.hits.load(Ordering::SeqCst), 1);
     s.runtime.stop();
 }
 

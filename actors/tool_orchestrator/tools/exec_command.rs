@@ -214,11 +214,24 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     } else {
         decision.profile
     };
+    // With the network off, the command's own proxy (when configured) is its way out; it
+    // lives as long as the session.
+    let proxy = match crate::tool_orchestrator::network_approval::start_for(&ctx, &profile, &argv)
+    {
+        Ok(proxy) => proxy,
+        Err(why) => {
+            ctx.services.tell(EventMsg::Warning {
+                message: format!("{why}; the command runs without network"),
+            });
+            None
+        }
+    };
     let spawn_argv = match crate::sandbox_linux::confine_argv(
         ctx.settings.sandbox.backend,
         &profile,
         &cwd,
         &argv,
+        proxy.as_ref().map(|p| p.bridge.clone()),
     ) {
         Ok(spawn_argv) => spawn_argv,
         Err(why) => {
@@ -235,6 +248,9 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     ] {
         env.insert(key.into(), value.into());
     }
+    if let Some(proxy) = &proxy {
+        env.extend(proxy.env());
+    }
     // Begin and end go the same way (straight to the session), so the end never overtakes.
     let exec = &ctx.services.exec;
     exec.begin(&ctx.call.call_id, &argv, &cwd);
@@ -247,7 +263,12 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     };
     let spawned = spawn(&spawn_argv, &cwd, &env, ctx.call.call_id.clone(), Some(live));
     let session = match spawned {
-        Ok(session) => session,
+        Ok(session) => {
+            if let Some(proxy) = proxy {
+                session.keep_alive(Box::new(proxy));
+            }
+            session
+        }
         Err(message) => {
             exec.abandon(&ctx.call.call_id);
             exec.tell(EventMsg::ExecCommandEnd {

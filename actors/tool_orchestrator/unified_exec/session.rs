@@ -68,6 +68,8 @@ pub struct PtySession {
     pub started: Instant,
     /// Everything it printed, for the end event (bounded by the caller).
     transcript: Mutex<Vec<u8>>,
+    /// What must live as long as the command (its network proxy).
+    companions: Mutex<Vec<Box<dyn std::any::Any + Send>>>,
 }
 
 /// What one wait for output produced.
@@ -211,12 +213,18 @@ impl PtySession {
             call_id,
             started: Instant::now(),
             transcript: Mutex::new(Vec::new()),
+            companions: Mutex::new(Vec::new()),
         });
         let coalescer = live.map(|sink| {
             LiveOutput::new(sink, STREAMED_OUTPUT_PER_COMMAND).stream(ExecOutputStream::Stdout)
         });
         std::thread::spawn(move || read_output(reader, coalescer, &shared, &changed));
         session
+    }
+
+    /// Keeps `companion` until the session is dropped (a proxy the command talks to).
+    pub fn keep_alive(&self, companion: Box<dyn std::any::Any + Send>) {
+        lock(&self.companions).push(companion);
     }
 
     /// Writes `chars` to the terminal (a `\n` is Enter).
