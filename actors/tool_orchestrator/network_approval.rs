@@ -73,9 +73,11 @@ pub fn start_for(
         return Ok(None);
     }
     if troupe_sandbox::probe::choose(ctx.settings.sandbox.backend)? != HelperBackend::Linux {
-        return Err("the network proxy needs the `linux` sandbox backend (a network namespace \
+        return Err(
+            "the network proxy needs the `linux` sandbox backend (a network namespace \
                     to bridge into); this sandbox uses `landlock`"
-            .into());
+                .into(),
+        );
     }
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = ctx.settings.troupe_home.join("tmp").join("netproxy");

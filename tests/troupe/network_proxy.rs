@@ -169,7 +169,10 @@ async fn an_exec_command_session_reaches_an_approved_host_through_its_proxy() {
         vec![vec!["network-access".to_string(), HOST.to_string()]]
     );
     let output = &last_outputs(&s)[0];
-    assert!(output.contains("hello") && output.contains("status=200"), "{output}");
+    assert!(
+        output.contains("hello") && output.contains("status=200"),
+        "{output}"
+    );
     assert_eq!(net.hits.load(Ordering::SeqCst), 1);
     s.runtime.stop();
 }

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
-use troupe_mock_model::MockResponse;
+use troupe_mock_model::{split_text, MockResponse};
 use troupe_test_support::{stderr, stdout, Harness};
 
 fn user_texts(body: &Value) -> Vec<String> {
@@ -138,15 +138,17 @@ fn a_running_exec_takes_a_queued_message_before_its_next_request() {
     assert_eq!(in_history, 1, "{rollout}");
 }
 
-/// A message claimed after the turn's last request (while the final answer streams) was
-/// never part of that turn: it waits in the inbox again, not started as a turn of its own
-/// that `exec`'s exit would cut short.
+/// A message claimed while the final answer streams joins the same turn: the turn asks the
+/// model again with it instead of ending, and its file is deleted only once the turn has it.
 #[test]
-fn a_message_that_arrives_during_the_final_answer_waits_for_the_next_turn() {
+fn a_message_that_arrives_during_the_final_answer_is_answered_in_the_same_turn() {
     let h = Harness::new(vec![]);
-    // One byte per write, a millisecond apart: the answer takes seconds to stream.
+    // Small deltas, four bytes per write a millisecond apart: the answer streams for
+    // seconds, never idle long enough for the stream's idle timeout.
+    let text = "slow answer ".repeat(100);
     h.mock
-        .push(MockResponse::text(&"slow answer ".repeat(300)).odd_bytes(1));
+        .push(MockResponse::text_from_deltas(&text, &split_text(&text, 100)).odd_bytes(4));
+    h.mock.push(MockResponse::text("noted"));
     let child = h
         .command()
         .args(["exec", "--skip-git-repo-check", "--json", "go"])
@@ -155,25 +157,41 @@ fn a_message_that_arrives_during_the_final_answer_waits_for_the_next_turn() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_until("the final request", || h.mock.requests().len() == 1);
+    wait_until("the first request", || h.mock.requests().len() == 1);
     let thread = latest_thread(&h);
     let out = queue(&h, &["--thread", &thread, "--message", "a late thought"]);
     assert!(out.status.success(), "{}", stderr(&out));
     wait_until("the message to be claimed", || claimed(&h, &thread) == 1);
+    // Claimed but not yet in the history: still on disk, under the claim.
+    assert_eq!(waiting(&h, &thread), 1);
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.status.success(), "{}\n{}", stderr(&out), stdout(&out));
 
-    assert_eq!(h.mock.requests().len(), 1);
-    assert_eq!((waiting(&h, &thread), claimed(&h, &thread)), (1, 0));
-    let rollout = std::fs::read_to_string(&h.rollouts()[0]).unwrap();
-    assert!(!rollout.contains("a late thought"), "{rollout}");
+    let requests = h.mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        user_texts(&requests[1].body).last().map(String::as_str),
+        Some("a late thought")
+    );
+    assert!(stdout(&out).contains("noted"));
+    assert_eq!(waiting(&h, &thread), 0);
 }
 
 /// The id of the only thread in the harness's home (from its rollout's file name).
 fn latest_thread(h: &Harness) -> String {
     wait_until("the rollout", || !h.rollouts().is_empty());
-    let name = h.rollouts()[0].file_stem().unwrap().to_string_lossy().to_string();
-    name.rsplit('-').take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("-")
+    let name = h.rollouts()[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    name.rsplit('-')
+        .take(5)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 #[test]
