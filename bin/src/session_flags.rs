@@ -122,6 +122,8 @@ impl From<SandboxArg> for SandboxMode {
 pub struct LoadedSession {
     pub settings: SessionSettings,
     pub history: troupe_config::file::HistoryToml,
+    /// `[cluster]`: the worker pool, for `exec --remote` and `troupe worker`.
+    pub cluster: troupe_config::cluster::ClusterToml,
 }
 
 impl SessionFlags {
@@ -234,6 +236,7 @@ impl SessionFlags {
         }
         let settings = loaded.settings;
         let history = loaded.history;
+        let cluster = loaded.cluster;
         if local {
             crate::models::check_local_server(home, &settings.provider, &settings.model).await?;
         }
@@ -242,7 +245,11 @@ impl SessionFlags {
             &settings.provider,
             &home.join(troupe_actors::sampler::auth::AUTH_FILE),
         )?;
-        Ok(LoadedSession { settings, history })
+        Ok(LoadedSession {
+            settings,
+            history,
+            cluster,
+        })
     }
 }
 

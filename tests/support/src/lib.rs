@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;
+pub mod nats;
 pub mod runtime;
 pub mod settings;
 

@@ -1,0 +1,40 @@
+//! What can go wrong between a process and the pool. No variant carries a credential.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ClusterError {
+    #[error("[cluster]: {0}")]
+    Config(String),
+    #[error("cannot reach the NATS server at {url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    #[error("the NATS server at {url} refused the credentials ({reason})")]
+    CredentialsRefused { url: String, reason: String },
+    #[error("cannot read {what} {path}: {reason}")]
+    CredentialsFile {
+        what: &'static str,
+        path: String,
+        reason: String,
+    },
+    #[error("JetStream {what}: {reason}")]
+    JetStream { what: String, reason: String },
+    #[error("no worker took the spawn request within {deadline_ms} ms (is a `troupe worker` running for pool `{pool}` with a free slot?)")]
+    SpawnDeadline { deadline_ms: u64, pool: String },
+    /// This process no longer holds the thread's lease: it must publish nothing more for it.
+    #[error("lost the lease of thread {thread}: another worker owns it now")]
+    Fenced { thread: String },
+    #[error("a message on {subject} is malformed: {reason}")]
+    Malformed { subject: String, reason: String },
+    #[error("the thread's worker did not answer: {0}")]
+    NoReply(String),
+}
+
+impl ClusterError {
+    /// A JetStream failure of `what`.
+    pub fn js(what: impl Into<String>, err: impl std::fmt::Display) -> Self {
+        Self::JetStream {
+            what: what.into(),
+            reason: err.to_string(),
+        }
+    }
+}

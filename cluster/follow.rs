@@ -1,0 +1,166 @@
+//! Following one thread's subject by stream sequence. The follower remembers the last
+//! sequence it delivered; when its consumer breaks (a reconnect, a server restart) it makes
+//! a new one starting right after it, and drops anything at or before it, so nothing is
+//! lost and nothing is delivered twice.
+
+use crate::wire::{Kind, KIND_HEADER, ROLLOUT_HEADER};
+use crate::{Cluster, ClusterError};
+use async_nats::jetstream::consumer::{pull::OrderedConfig, DeliverPolicy};
+use futures::StreamExt;
+use std::time::Duration;
+
+/// One message of a thread's subject.
+#[derive(Debug, Clone)]
+pub struct ThreadMessage {
+    pub seq: u64,
+    pub kind: Kind,
+    pub payload: bytes::Bytes,
+    /// For a rollout line: its path relative to `TROUPE_HOME`.
+    pub rollout_path: Option<String>,
+}
+
+/// Where a follower stands: the last sequence delivered.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SeqCursor {
+    last: u64,
+}
+
+impl SeqCursor {
+    /// Where a new consumer starts: right after the last delivered sequence.
+    pub fn start(&self) -> u64 {
+        self.last + 1
+    }
+
+    /// Whether `seq` is new (and then it counts as delivered); a redelivery is not.
+    pub fn accept(&mut self, seq: u64) -> bool {
+        if seq > self.last {
+            self.last = seq;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn last(&self) -> u64 {
+        self.last
+    }
+}
+
+type Messages = async_nats::jetstream::consumer::pull::Ordered;
+
+/// Reads one thread's subject in order.
+pub struct ThreadFollower {
+    cluster: Cluster,
+    subject: String,
+    cursor: SeqCursor,
+    messages: Option<Messages>,
+}
+
+/// Pause before a broken consumer is made again.
+const RETRY_PAUSE: Duration = Duration::from_millis(200);
+
+impl ThreadFollower {
+    pub fn new(cluster: &Cluster, thread: &str) -> Result<Self, ClusterError> {
+        Ok(Self {
+            cluster: cluster.clone(),
+            subject: cluster.layout().events_subject(thread)?,
+            cursor: SeqCursor::default(),
+            messages: None,
+        })
+    }
+
+    pub fn cursor(&self) -> SeqCursor {
+        self.cursor
+    }
+
+    /// The next message; retries through reconnects and server restarts until one comes.
+    pub async fn next(&mut self) -> Result<ThreadMessage, ClusterError> {
+        loop {
+            let messages = match &mut self.messages {
+                Some(messages) => messages,
+                None => match self.consumer().await {
+                    Ok(messages) => self.messages.insert(messages),
+                    Err(err) => {
+                        tracing::debug!(%err, "cannot follow the thread yet; retrying");
+                        tokio::time::sleep(RETRY_PAUSE).await;
+                        continue;
+                    }
+                },
+            };
+            match messages.next().await {
+                Some(Ok(message)) => {
+                    let Ok(info) = message.info() else { continue };
+                    let seq = info.stream_sequence;
+                    if !self.cursor.accept(seq) {
+                        continue;
+                    }
+                    return parse(&self.subject, seq, &message);
+                }
+                Some(Err(err)) => {
+                    tracing::debug!(%err, "the thread's consumer broke; resuming after {}", self.cursor.last());
+                    self.messages = None;
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+                None => {
+                    self.messages = None;
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+            }
+        }
+    }
+
+    async fn consumer(&self) -> Result<Messages, ClusterError> {
+        let layout = self.cluster.layout();
+        let stream = self
+            .cluster
+            .js
+            .get_stream(layout.threads_stream())
+            .await
+            .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), err))?;
+        let consumer = stream
+            .create_consumer(OrderedConfig {
+                filter_subject: self.subject.clone(),
+                deliver_policy: DeliverPolicy::ByStartSequence {
+                    start_sequence: self.cursor.start(),
+                },
+                ..OrderedConfig::default()
+            })
+            .await
+            .map_err(|err| ClusterError::js(format!("consumer of {}", self.subject), err))?;
+        consumer
+            .messages()
+            .await
+            .map_err(|err| ClusterError::js(format!("messages of {}", self.subject), err))
+    }
+}
+
+fn parse(
+    subject: &str,
+    seq: u64,
+    message: &async_nats::jetstream::Message,
+) -> Result<ThreadMessage, ClusterError> {
+    let header = |name: &str| {
+        message
+            .headers
+            .as_ref()
+            .and_then(|h| h.get(name))
+            .map(|v| v.as_str().to_string())
+    };
+    let kind = header(KIND_HEADER)
+        .as_deref()
+        .and_then(Kind::parse)
+        .ok_or_else(|| ClusterError::Malformed {
+            subject: subject.to_string(),
+            reason: format!("message {seq} has no valid {KIND_HEADER} header"),
+        })?;
+    Ok(ThreadMessage {
+        seq,
+        kind,
+        payload: message.payload.clone(),
+        rollout_path: header(ROLLOUT_HEADER),
+    })
+}
+
+#[cfg(test)]
+#[path = "follow_tests.rs"]
+mod tests;

@@ -1,0 +1,83 @@
+//! A worker's appends to one thread's subject, fenced twice: each append first renews the
+//! thread's lease (compare-and-set on its revision), then publishes with the subject's last
+//! sequence this worker saw as the expected one. A worker that lost the lease, or whose
+//! successor has appended since, gets `Fenced` and must publish nothing more.
+
+use crate::lease::Lease;
+use crate::wire::{Kind, KIND_HEADER, ROLLOUT_HEADER};
+use crate::{Cluster, ClusterError};
+use async_nats::jetstream::context::PublishErrorKind;
+use async_nats::HeaderMap;
+
+/// The appending side of one thread's subject.
+pub struct ThreadPublisher {
+    js: async_nats::jetstream::Context,
+    subject: String,
+    lease: Lease,
+    /// The subject's last sequence as this worker knows it (0: empty).
+    last_seq: u64,
+}
+
+impl ThreadPublisher {
+    /// Appends to `thread`'s subject under `lease`, the subject's last sequence being
+    /// `last_seq`.
+    pub fn new(cluster: &Cluster, lease: Lease, last_seq: u64) -> Result<Self, ClusterError> {
+        Ok(Self {
+            js: cluster.js.clone(),
+            subject: cluster.layout().events_subject(lease.thread())?,
+            lease,
+            last_seq,
+        })
+    }
+
+    /// Appends one message; its stream sequence.
+    pub async fn append(
+        &mut self,
+        kind: Kind,
+        payload: Vec<u8>,
+        rollout_path: Option<&str>,
+    ) -> Result<u64, ClusterError> {
+        self.lease.renew().await?;
+        let mut headers = HeaderMap::new();
+        headers.insert(KIND_HEADER, kind.as_str());
+        headers.insert(
+            async_nats::header::NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
+            self.last_seq.to_string().as_str(),
+        );
+        if let Some(path) = rollout_path {
+            headers.insert(ROLLOUT_HEADER, path);
+        }
+        let ack = self
+            .js
+            .publish_with_headers(self.subject.clone(), headers, payload.into())
+            .await
+            .map_err(|err| self.publish_error(err))?
+            .await
+            .map_err(|err| self.publish_error(err))?;
+        self.last_seq = ack.sequence;
+        Ok(ack.sequence)
+    }
+
+    /// Renews the lease without appending (the heartbeat of a quiet thread).
+    pub async fn heartbeat(&mut self) -> Result<(), ClusterError> {
+        self.lease.renew().await
+    }
+
+    pub fn thread(&self) -> &str {
+        self.lease.thread()
+    }
+
+    /// The thread is finished: the lease goes.
+    pub async fn finish(self) {
+        self.lease.release().await;
+    }
+
+    fn publish_error(&self, err: async_nats::jetstream::context::PublishError) -> ClusterError {
+        match err.kind() {
+            PublishErrorKind::WrongLastSequence => ClusterError::Fenced {
+                thread: self.lease.thread().to_string(),
+            },
+            _ => ClusterError::js(format!("publish to {}", self.subject), err),
+        }
+    }
+}
