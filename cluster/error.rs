@@ -25,6 +25,8 @@ pub enum ClusterError {
     Fenced { thread: String },
     #[error("a message on {subject} is malformed: {reason}")]
     Malformed { subject: String, reason: String },
+    #[error("worker {worker} could not start the thread: {reason}")]
+    SpawnRefused { worker: String, reason: String },
     #[error("the thread's worker did not answer: {0}")]
     NoReply(String),
 }

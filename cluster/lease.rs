@@ -64,6 +64,35 @@ impl Lease {
     /// Renews the lease: compare-and-set on the revision this process last wrote. A
     /// mismatch means another worker owns the thread now: `Fenced`.
     pub async fn renew(&mut self) -> Result<(), ClusterError> {
+        match self.update().await {
+            Err(ClusterError::Fenced { .. }) => {
+                // An update whose answer was lost (a reconnect) may still have been written:
+                // the lease is still ours when its holder is this worker.
+                let entry = self
+                    .kv
+                    .entry(&self.key)
+                    .await
+                    .map_err(|err| ClusterError::js(format!("lease {}", self.key), err))?;
+                let ours = entry.as_ref().is_some_and(|entry| {
+                    serde_json::from_slice::<LeaseRecord>(&entry.value)
+                        .is_ok_and(|held| held.worker == self.worker)
+                        && entry.operation == async_nats::jetstream::kv::Operation::Put
+                });
+                match entry {
+                    Some(entry) if ours && entry.revision != self.revision => {
+                        self.revision = entry.revision;
+                        self.update().await
+                    }
+                    _ => Err(ClusterError::Fenced {
+                        thread: self.thread.clone(),
+                    }),
+                }
+            }
+            other => other,
+        }
+    }
+
+    async fn update(&mut self) -> Result<(), ClusterError> {
         let revision = self
             .kv
             .update(&self.key, record(&self.worker)?, self.revision)

@@ -16,18 +16,51 @@ pub struct ThreadPublisher {
     lease: Lease,
     /// The subject's last sequence as this worker knows it (0: empty).
     last_seq: u64,
+    /// Appends made, for the message ids that make a retried append land once.
+    appended: u64,
+    worker: String,
 }
 
 impl ThreadPublisher {
     /// Appends to `thread`'s subject under `lease`, the subject's last sequence being
     /// `last_seq`.
-    pub fn new(cluster: &Cluster, lease: Lease, last_seq: u64) -> Result<Self, ClusterError> {
+    pub fn new(
+        cluster: &Cluster,
+        lease: Lease,
+        worker: &str,
+        last_seq: u64,
+    ) -> Result<Self, ClusterError> {
         Ok(Self {
             js: cluster.js.clone(),
             subject: cluster.layout().events_subject(lease.thread())?,
             lease,
             last_seq,
+            appended: 0,
+            worker: worker.to_string(),
         })
+    }
+
+    /// Appends one message, retrying through a reconnect (the message id makes a retry of
+    /// an append that did land a no-op) for up to `patience`; `Fenced` is final at once.
+    pub async fn append_retrying(
+        &mut self,
+        kind: Kind,
+        payload: Vec<u8>,
+        rollout_path: Option<&str>,
+        patience: std::time::Duration,
+    ) -> Result<u64, ClusterError> {
+        let deadline = tokio::time::Instant::now() + patience;
+        loop {
+            match self.append(kind, payload.clone(), rollout_path).await {
+                Ok(seq) => return Ok(seq),
+                Err(err @ ClusterError::Fenced { .. }) => return Err(err),
+                Err(err) if tokio::time::Instant::now() >= deadline => return Err(err),
+                Err(err) => {
+                    tracing::debug!(%err, "append failed; retrying");
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+            }
+        }
     }
 
     /// Appends one message; its stream sequence.
@@ -47,6 +80,14 @@ impl ThreadPublisher {
         if let Some(path) = rollout_path {
             headers.insert(ROLLOUT_HEADER, path);
         }
+        // The same id on a retry: the server keeps one copy (its duplicate window).
+        let id = format!(
+            "{}:{}:{}",
+            self.lease.thread(),
+            self.worker,
+            self.appended + 1
+        );
+        headers.insert(async_nats::header::NATS_MESSAGE_ID, id.as_str());
         let ack = self
             .js
             .publish_with_headers(self.subject.clone(), headers, payload.into())
@@ -55,6 +96,7 @@ impl ThreadPublisher {
             .await
             .map_err(|err| self.publish_error(err))?;
         self.last_seq = ack.sequence;
+        self.appended += 1;
         Ok(ack.sequence)
     }
 

@@ -56,8 +56,16 @@ pub async fn request_spawn(
     match answer {
         Ok(answer) => {
             let answer = answer?;
-            crate::layout::check_token(&answer.thread_id)?;
-            Ok(answer)
+            match (&answer.thread_id, &answer.error) {
+                (Some(thread), None) => {
+                    crate::layout::check_token(thread)?;
+                    Ok(answer)
+                }
+                (_, error) => Err(ClusterError::SpawnRefused {
+                    worker: answer.worker.clone(),
+                    reason: error.clone().unwrap_or_else(|| "no reason given".into()),
+                }),
+            }
         }
         Err(_) => {
             // Not taken: out of the queue. (Already taken means a worker acked it just now;

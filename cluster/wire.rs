@@ -54,11 +54,15 @@ pub struct SpawnRequest {
     pub deadline_ms: i64,
 }
 
-/// The answer to a spawn request: which thread it became, on which worker.
+/// The answer to a spawn request: which thread it became, on which worker, or why the
+/// worker that took it could not start it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpawnAnswer {
-    pub thread_id: String,
     pub worker: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// A worker's heartbeat (`worker.<id>`).

@@ -122,8 +122,6 @@ impl From<SandboxArg> for SandboxMode {
 pub struct LoadedSession {
     pub settings: SessionSettings,
     pub history: troupe_config::file::HistoryToml,
-    /// `[cluster]`: the worker pool, for `exec --remote` and `troupe worker`.
-    pub cluster: troupe_config::cluster::ClusterToml,
 }
 
 impl SessionFlags {
@@ -236,7 +234,6 @@ impl SessionFlags {
         }
         let settings = loaded.settings;
         let history = loaded.history;
-        let cluster = loaded.cluster;
         if local {
             crate::models::check_local_server(home, &settings.provider, &settings.model).await?;
         }
@@ -245,11 +242,55 @@ impl SessionFlags {
             &settings.provider,
             &home.join(troupe_actors::sampler::auth::AUTH_FILE),
         )?;
-        Ok(LoadedSession {
-            settings,
-            history,
-            cluster,
-        })
+        Ok(LoadedSession { settings, history })
+    }
+}
+
+impl SessionFlags {
+    /// Only `[cluster]` of the config these flags select (`-c`, `-p`, …), for a process that
+    /// runs no session here (`exec --remote`, `worker`): no provider key is needed.
+    pub fn load_cluster(
+        &self,
+        home: &Path,
+        cwd: PathBuf,
+    ) -> Result<troupe_config::cluster::ClusterToml> {
+        let loaded = load_config(
+            home,
+            &CliOverrides {
+                raw: self.config.clone(),
+                model: None,
+                sandbox_mode: None,
+                approval_policy: None,
+                cwd: Some(cwd),
+                profile: self.profile.clone(),
+                strict_config: self.strict_config,
+                ignore_user_config: self.ignore_user_config,
+            },
+        )?;
+        Ok(loaded.cluster)
+    }
+
+    /// The flags that shape the session itself, which `exec --remote` cannot carry (the
+    /// thread runs under the worker's configuration): their names, when given.
+    pub fn session_shaping(&self) -> Vec<&'static str> {
+        let mut given = Vec::new();
+        let flags: [(&'static str, bool); 9] = [
+            ("--model", self.model.is_some()),
+            ("--sandbox", self.sandbox.is_some()),
+            ("--ask-for-approval", self.ask_for_approval.is_some()),
+            ("--full-auto", self.full_auto),
+            ("--dangerously-bypass-approvals-and-sandbox", self.yolo),
+            ("--oss", self.oss),
+            ("--local-provider", self.local_provider.is_some()),
+            ("--enable", !self.enable.is_empty()),
+            ("--disable", !self.disable.is_empty()),
+        ];
+        for (name, set) in flags {
+            if set {
+                given.push(name);
+            }
+        }
+        given
     }
 }
 

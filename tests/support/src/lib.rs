@@ -10,4 +10,6 @@ pub mod nats;
 pub mod runtime;
 pub mod settings;
 
-pub use harness::{json_lines, stderr, stdout, tool_outputs, troupe_exe, Harness, KEY_VAR};
+pub use harness::{
+    collect_jsonl, json_lines, stderr, stdout, tool_outputs, troupe_exe, Harness, KEY_VAR,
+};

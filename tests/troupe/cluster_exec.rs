@@ -1,0 +1,159 @@
+//! `troupe exec --remote` end to end: a real nats-server on a loopback port, real
+//! `troupe worker` processes, the mock model over loopback HTTP.
+
+use crate::cluster_support::{append_cluster, normalized_json, rollout_items, Pool};
+use std::time::{Duration, Instant};
+use troupe_mock_model::MockResponse;
+use troupe_test_support::nats::{free_port, NatsServer};
+use troupe_test_support::{stderr, stdout, Harness};
+
+fn two_runs_of_one_tool_loop() -> Vec<MockResponse> {
+    let once = || {
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "echo remote-ok"]),
+            MockResponse::text("all done"),
+        ]
+    };
+    let mut script = once();
+    script.extend(once());
+    script
+}
+
+#[test]
+fn remote_exec_prints_the_same_json_as_local_and_mirrors_the_rollout() {
+    let mut pool = Pool::new(two_runs_of_one_tool_loop(), "");
+    let local = pool.h.exec(&["--json", "run it"]);
+    assert!(local.status.success(), "local: {}", stderr(&local));
+    pool.start_worker(2);
+    let remote = pool.exec_remote(&["--json", "run it"]);
+    assert!(
+        remote.status.success(),
+        "remote: {}\nworker: {}",
+        stderr(&remote),
+        pool.workers[0].log()
+    );
+    assert_eq!(
+        normalized_json(&stdout(&remote)),
+        normalized_json(&stdout(&local))
+    );
+    assert!(stdout(&remote).contains("remote-ok"), "{}", stdout(&remote));
+
+    // The mirror holds the worker's rollout lines exactly.
+    let worker_rollouts = pool.workers[0].rollouts();
+    assert_eq!(worker_rollouts.len(), 1, "{worker_rollouts:?}");
+    let thread_id =
+        serde_json::from_str::<serde_json::Value>(stdout(&remote).lines().next().unwrap()).unwrap()
+            ["thread_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    let mirrored: Vec<_> = pool
+        .h
+        .rollouts()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(&thread_id))
+        .collect();
+    assert_eq!(mirrored.len(), 1, "{:?}", pool.h.rollouts());
+    assert_eq!(
+        std::fs::read_to_string(&mirrored[0]).unwrap(),
+        std::fs::read_to_string(&worker_rollouts[0]).unwrap()
+    );
+    let items = rollout_items(&mirrored[0]);
+    assert!(items.iter().any(|i| i.contains("remote-ok")), "{items:?}");
+
+    // `troupe list` knows the remote thread.
+    let list = pool.h.command().args(["list"]).output().unwrap();
+    assert!(list.status.success(), "{}", stderr(&list));
+    assert!(stdout(&list).contains(&thread_id[..8]), "{}", stdout(&list));
+}
+
+#[test]
+fn remote_exec_human_output_ends_with_the_last_message() {
+    let mut pool = Pool::new(
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "echo hi"]),
+            MockResponse::text("remote answer"),
+        ],
+        "",
+    );
+    pool.start_worker(1);
+    let out = pool.exec_remote(&["say hi"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "remote answer\n");
+}
+
+#[test]
+fn an_unreachable_nats_server_is_a_clear_error() {
+    let h = Harness::new(vec![]);
+    let url = format!("nats://127.0.0.1:{}", free_port());
+    append_cluster(h.home.path(), &url, "");
+    let out = h
+        .command()
+        .args(["exec", "--remote", "--skip-git-repo-check", "hello"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("cannot reach the NATS server at {url}")),
+        "{err}"
+    );
+    assert!(h.mock.requests().is_empty());
+}
+
+#[test]
+fn a_spawn_request_no_worker_takes_fails_at_its_deadline_and_is_withdrawn() {
+    let mut pool = Pool::new(
+        vec![MockResponse::text("too late")],
+        "spawn_deadline_ms = 1000",
+    );
+    let started = Instant::now();
+    let out = pool.exec_remote(&["hello"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("no worker took the spawn request within 1000 ms"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    // A worker that joins later does not run the withdrawn request.
+    pool.start_worker(1);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        pool.h.mock.requests().is_empty(),
+        "{}",
+        pool.workers[0].log()
+    );
+}
+
+#[test]
+fn refused_credentials_are_a_clear_error_that_does_not_show_them() {
+    let nats = NatsServer::start_with_auth("troupe", "right-password");
+    let h = Harness::new(vec![]);
+    append_cluster(
+        h.home.path(),
+        &nats.url(),
+        "user = \"troupe\"\npassword = \"wrong-secret-pw\"",
+    );
+    let out = h
+        .command()
+        .args(["exec", "--remote", "--skip-git-repo-check", "hello"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("refused the credentials"), "{err}");
+    assert!(!err.contains("wrong-secret-pw"), "{err}");
+}
+
+#[test]
+fn flags_a_remote_thread_cannot_carry_are_refused_before_anything_starts() {
+    let pool = Pool::new(vec![], "");
+    let out = pool.exec_remote(&["-m", "other-model", "--ephemeral", "hello"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("--model") && err.contains("--ephemeral"),
+        "{err}"
+    );
+}
