@@ -157,3 +157,88 @@ fn flags_a_remote_thread_cannot_carry_are_refused_before_anything_starts() {
         "{err}"
     );
 }
+
+/// Waits until the mock has served `n` requests.
+fn wait_requests(pool: &Pool, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while pool.h.mock.requests().len() < n {
+        assert!(
+            Instant::now() < deadline,
+            "the mock saw {} requests",
+            pool.h.mock.requests().len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ctrl_c_interrupts_the_turn_on_the_worker() {
+    let mut pool = Pool::new(
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "sleep 40; echo never"]),
+            MockResponse::text("not reached"),
+        ],
+        "",
+    );
+    pool.start_worker(1);
+    let child = pool.remote_command(&["--json", "wait"]).spawn().unwrap();
+    wait_requests(&pool, 1);
+    // The command is running on the worker.
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(sent.elapsed() < Duration::from_secs(20));
+    let lines = normalized_json(&stdout(&out));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["type"] == "turn.failed"
+                && l["error"]["message"] == "the turn was interrupted"),
+        "{lines:?}"
+    );
+    // The turn ended without asking the model again.
+    assert_eq!(pool.h.mock.requests().len(), 1);
+}
+
+#[test]
+fn a_nats_server_restart_mid_turn_loses_and_repeats_nothing() {
+    let mut pool = Pool::new(
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "sleep 3; echo survived-restart"]),
+            MockResponse::text("after the restart"),
+        ],
+        "",
+    );
+    pool.start_worker(1);
+    let child = pool.remote_command(&["--json", "go"]).spawn().unwrap();
+    wait_requests(&pool, 1);
+    std::thread::sleep(Duration::from_millis(300));
+    pool.nats.restart();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}\nworker: {}",
+        stderr(&out),
+        pool.workers[0].log()
+    );
+    let text = stdout(&out);
+    assert!(text.contains("survived-restart"), "{text}");
+    assert!(text.contains("after the restart"), "{text}");
+    // Every event once: one thread start, one end of the command, one final message.
+    assert_eq!(text.matches("\"thread.started\"").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("\"aggregated_output\":\"survived-restart")
+            .count(),
+        1,
+        "{text}"
+    );
+    let mirrored = pool.h.rollouts();
+    assert_eq!(mirrored.len(), 1);
+    let worker_rollouts = pool.workers[0].rollouts();
+    assert_eq!(
+        std::fs::read_to_string(&mirrored[0]).unwrap(),
+        std::fs::read_to_string(&worker_rollouts[0]).unwrap()
+    );
+}
