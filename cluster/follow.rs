@@ -78,7 +78,7 @@ impl ThreadFollower {
         loop {
             let messages = match &mut self.messages {
                 Some(messages) => messages,
-                None => match self.consumer().await {
+                None => match consumer(&self.cluster, &self.subject, self.cursor.start()).await {
                     Ok(messages) => self.messages.insert(messages),
                     Err(err) => {
                         tracing::debug!(%err, "cannot follow the thread yet; retrying");
@@ -109,29 +109,57 @@ impl ThreadFollower {
         }
     }
 
-    async fn consumer(&self) -> Result<Messages, ClusterError> {
-        let layout = self.cluster.layout();
-        let stream = self
-            .cluster
+    /// The sequence of the last message on `thread`'s subject now; `None` when empty.
+    /// (Not a method: the follower holds a stream that is not `Sync`.)
+    pub async fn last_sequence(
+        cluster: &Cluster,
+        thread: &str,
+    ) -> Result<Option<u64>, ClusterError> {
+        let layout = cluster.layout();
+        let subject = layout.events_subject(thread)?;
+        let stream = cluster
             .js
             .get_stream(layout.threads_stream())
             .await
             .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), err))?;
-        let consumer = stream
-            .create_consumer(OrderedConfig {
-                filter_subject: self.subject.clone(),
-                deliver_policy: DeliverPolicy::ByStartSequence {
-                    start_sequence: self.cursor.start(),
-                },
-                ..OrderedConfig::default()
-            })
-            .await
-            .map_err(|err| ClusterError::js(format!("consumer of {}", self.subject), err))?;
-        consumer
-            .messages()
-            .await
-            .map_err(|err| ClusterError::js(format!("messages of {}", self.subject), err))
+        match stream.get_last_raw_message_by_subject(&subject).await {
+            Ok(message) => Ok(Some(message.sequence)),
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    async_nats::jetstream::stream::LastRawMessageErrorKind::NoMessageFound
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(err) => Err(ClusterError::js(format!("last of {subject}"), err)),
+        }
     }
+}
+
+/// A consumer of `subject` from sequence `start` on. (A free function: the follower holds
+/// a stream that is not `Sync`, so no `&self` may live across an await.)
+async fn consumer(cluster: &Cluster, subject: &str, start: u64) -> Result<Messages, ClusterError> {
+    let layout = cluster.layout();
+    let stream = cluster
+        .js
+        .get_stream(layout.threads_stream())
+        .await
+        .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), err))?;
+    let consumer = stream
+        .create_consumer(OrderedConfig {
+            filter_subject: subject.to_string(),
+            deliver_policy: DeliverPolicy::ByStartSequence {
+                start_sequence: start,
+            },
+            ..OrderedConfig::default()
+        })
+        .await
+        .map_err(|err| ClusterError::js(format!("consumer of {subject}"), err))?;
+    consumer
+        .messages()
+        .await
+        .map_err(|err| ClusterError::js(format!("messages of {subject}"), err))
 }
 
 fn parse(

@@ -9,6 +9,7 @@ use crate::wire::LeaseRecord;
 use crate::ClusterError;
 use async_nats::jetstream::kv::{CreateErrorKind, Store, UpdateErrorKind};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A lease this process holds.
@@ -17,27 +18,34 @@ pub struct Lease {
     key: String,
     thread: String,
     worker: String,
+    cwd: PathBuf,
     revision: u64,
 }
 
 impl Lease {
     /// Takes the lease of a new thread; fails when anyone holds it.
-    pub async fn acquire(kv: &Store, thread: &str, worker: &str) -> Result<Self, ClusterError> {
+    pub async fn acquire(
+        kv: &Store,
+        thread: &str,
+        worker: &str,
+        cwd: &Path,
+    ) -> Result<Self, ClusterError> {
         let key = lease_key(thread);
-        let revision = kv
-            .create(&key, record(worker)?)
-            .await
-            .map_err(|err| match err.kind() {
-                CreateErrorKind::AlreadyExists => ClusterError::Fenced {
-                    thread: thread.to_string(),
-                },
-                _ => ClusterError::js(format!("lease {key}"), err),
-            })?;
+        let revision =
+            kv.create(&key, record(worker, cwd)?)
+                .await
+                .map_err(|err| match err.kind() {
+                    CreateErrorKind::AlreadyExists => ClusterError::Fenced {
+                        thread: thread.to_string(),
+                    },
+                    _ => ClusterError::js(format!("lease {key}"), err),
+                })?;
         Ok(Self {
             kv: kv.clone(),
             key,
             thread: thread.to_string(),
             worker: worker.to_string(),
+            cwd: cwd.to_path_buf(),
             revision,
         })
     }
@@ -48,6 +56,7 @@ impl Lease {
         kv: &Store,
         thread: &str,
         worker: &str,
+        seen: &LeaseRecord,
         seen_revision: u64,
     ) -> Result<Self, ClusterError> {
         let mut lease = Self {
@@ -55,6 +64,7 @@ impl Lease {
             key: lease_key(thread),
             thread: thread.to_string(),
             worker: worker.to_string(),
+            cwd: seen.cwd.clone(),
             revision: seen_revision,
         };
         lease.renew().await?;
@@ -95,7 +105,7 @@ impl Lease {
     async fn update(&mut self) -> Result<(), ClusterError> {
         let revision = self
             .kv
-            .update(&self.key, record(&self.worker)?, self.revision)
+            .update(&self.key, record(&self.worker, &self.cwd)?, self.revision)
             .await
             .map_err(|err| match err.kind() {
                 UpdateErrorKind::WrongLastRevision => ClusterError::Fenced {
@@ -111,6 +121,10 @@ impl Lease {
         &self.thread
     }
 
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
     /// Gives the lease up (the thread is finished); only if still ours.
     pub async fn release(self) {
         if let Err(err) = self
@@ -123,10 +137,11 @@ impl Lease {
     }
 }
 
-fn record(worker: &str) -> Result<bytes::Bytes, ClusterError> {
+fn record(worker: &str, cwd: &Path) -> Result<bytes::Bytes, ClusterError> {
     let record = LeaseRecord {
         worker: worker.to_string(),
         at_ms: crate::now_ms(),
+        cwd: cwd.to_path_buf(),
     };
     serde_json::to_vec(&record)
         .map(bytes::Bytes::from)

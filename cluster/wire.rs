@@ -80,6 +80,8 @@ pub struct WorkerStatus {
 pub struct LeaseRecord {
     pub worker: String,
     pub at_ms: i64,
+    /// Where the thread works (a worker taking the thread over needs it).
+    pub cwd: PathBuf,
 }
 
 /// The payload of [`Kind::End`].

@@ -1,7 +1,7 @@
 //! `troupe exec --remote` end to end: a real nats-server on a loopback port, real
 //! `troupe worker` processes, the mock model over loopback HTTP.
 
-use crate::cluster_support::{append_cluster, normalized_json, rollout_items, Pool};
+use crate::cluster_support::{append_cluster, normalized_json, rollout_items, wait_limited, Pool};
 use std::time::{Duration, Instant};
 use troupe_mock_model::MockResponse;
 use troupe_test_support::nats::{free_port, NatsServer};
@@ -187,7 +187,7 @@ fn ctrl_c_interrupts_the_turn_on_the_worker() {
     std::thread::sleep(Duration::from_millis(500));
     let sent = Instant::now();
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    let out = wait_limited(child, Duration::from_secs(90));
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(sent.elapsed() < Duration::from_secs(20));
     let lines = normalized_json(&stdout(&out));
@@ -216,7 +216,7 @@ fn a_nats_server_restart_mid_turn_loses_and_repeats_nothing() {
     wait_requests(&pool, 1);
     std::thread::sleep(Duration::from_millis(300));
     pool.nats.restart();
-    let out = child.wait_with_output().unwrap();
+    let out = wait_limited(child, Duration::from_secs(90));
     assert!(
         out.status.success(),
         "{}\nworker: {}",

@@ -149,3 +149,21 @@ pub fn rollout_items(path: &Path) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Waits for `child` (stdout and stderr piped) at most `limit`; kills it and fails the test
+/// after that, so a failover that never happens cannot hang the suite.
+pub fn wait_limited(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "`troupe exec --remote` did not finish within {limit:?}; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}

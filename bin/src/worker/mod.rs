@@ -4,6 +4,7 @@
 //! publishes every event and rollout line to the thread's subject under a lease, and
 //! publishes its heartbeat and free slots.
 
+mod failover;
 mod rollout_tail;
 mod thread;
 
@@ -91,12 +92,15 @@ pub async fn run(args: WorkerArgs) -> Result<ExitCode> {
         },
         approval: AskForApproval::Never,
     });
+    tokio::spawn(failover::monitor(job.clone(), slots.clone()));
     let mut stop = Box::pin(stop_signal());
     loop {
-        let permit = tokio::select! {
-            permit = slots.clone().acquire_owned() => permit.context("the slot pool closed")?,
+        // Fetch only with a slot free, but hold none while fetching: the take-over monitor
+        // needs a free slot too.
+        tokio::select! {
+            permit = slots.clone().acquire_owned() => drop(permit.context("the slot pool closed")?),
             () = &mut stop => break,
-        };
+        }
         let fetched = tokio::select! {
             fetched = fetch_one(&consumer) => fetched,
             () = &mut stop => break,
@@ -109,6 +113,12 @@ pub async fn run(args: WorkerArgs) -> Result<ExitCode> {
                 tokio::time::sleep(FETCH_RETRY).await;
                 continue;
             }
+        };
+        // The slot may have gone to a take-over meanwhile: the request waits for the next
+        // (unacknowledged, so it goes to another worker if this one dies).
+        let permit = tokio::select! {
+            permit = slots.clone().acquire_owned() => permit.context("the slot pool closed")?,
+            () = &mut stop => break,
         };
         // Taken: no other worker gets it, whatever happens to this one from here on.
         if let Err(err) = message.double_ack().await {

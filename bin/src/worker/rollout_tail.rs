@@ -21,6 +21,15 @@ impl RolloutTail {
         }
     }
 
+    /// A tail that starts after the first `offset` bytes (already published).
+    pub fn starting_at(path: PathBuf, offset: u64) -> Self {
+        Self {
+            path,
+            offset,
+            partial: Vec::new(),
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

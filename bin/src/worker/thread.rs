@@ -32,7 +32,7 @@ pub struct WorkerContext {
 }
 
 /// How long an append may retry through a reconnect before the thread is given up.
-const APPEND_PATIENCE: Duration = Duration::from_secs(60);
+pub(super) const APPEND_PATIENCE: Duration = Duration::from_secs(60);
 /// How long the session may take to shut down after its turn.
 const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
 
@@ -108,34 +108,85 @@ async fn follow(
     answer_key: &str,
     thread_id: &str,
 ) -> Result<()> {
-    let lease = Lease::acquire(&ctx.cluster.kv, thread_id, &ctx.worker_id).await?;
-    let mut publisher = ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, 0)?;
-    let mut ops = ctx
-        .cluster
-        .client
-        .subscribe(ctx.cluster.layout().ops_subject(thread_id)?)
-        .await
-        .context("cannot subscribe to the thread's ops")?;
+    let lease = Lease::acquire(&ctx.cluster.kv, thread_id, &ctx.worker_id, &request.cwd).await?;
+    let publisher = ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, 0)?;
+    let ops = subscribe_ops(ctx, thread_id).await?;
     answer(ctx, answer_key, Some(thread_id.to_string()), None).await;
     thread.submit(Op::UserInput {
         items: request.items.clone(),
     })?;
-    let mut tail = RolloutTail::new(thread.handle.rollout_path.clone());
-    let relative = thread
+    let relative = relative_rollout(&thread, &rollout_dir)?;
+    let tail = RolloutTail::new(thread.handle.rollout_path.clone());
+    let pumped = Pumped {
+        thread,
+        publisher,
+        tail,
+        relative,
+        ops,
+        // A new thread's start is news to its follower.
+        skip_session_configured: false,
+    };
+    pump(ctx, pumped).await
+}
+
+/// The thread's rollout path relative to its directory (the follower's mirror uses it).
+pub(super) fn relative_rollout(
+    thread: &ThreadClient,
+    rollout_dir: &std::path::Path,
+) -> Result<String> {
+    Ok(thread
         .handle
         .rollout_path
-        .strip_prefix(&rollout_dir)
+        .strip_prefix(rollout_dir)
         .context("the rollout is outside the thread's directory")?
         .display()
-        .to_string();
+        .to_string())
+}
+
+pub(super) async fn subscribe_ops(
+    ctx: &WorkerContext,
+    thread_id: &str,
+) -> Result<async_nats::Subscriber> {
+    ctx.cluster
+        .client
+        .subscribe(ctx.cluster.layout().ops_subject(thread_id)?)
+        .await
+        .context("cannot subscribe to the thread's ops")
+}
+
+/// A running thread and where its output goes.
+pub(super) struct Pumped {
+    pub thread: ThreadClient,
+    pub publisher: ThreadPublisher,
+    pub tail: RolloutTail,
+    pub relative: String,
+    pub ops: async_nats::Subscriber,
+    /// A thread taken over: its follower saw its start from the first worker.
+    pub skip_session_configured: bool,
+}
+
+/// Publishes the thread's events and rollout lines until its turn ends, then shuts it down,
+/// publishes the last rollout lines and the end, and gives the lease up.
+pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
+    let Pumped {
+        mut thread,
+        mut publisher,
+        mut tail,
+        relative,
+        mut ops,
+        skip_session_configured,
+    } = pumped;
     let mut heartbeat = tokio::time::interval(ctx.cluster.options.lease_timeout / 3);
     let mut succeeded = false;
     loop {
         tokio::select! {
             event = thread.next_event() => {
                 let Some(event) = event else { break };
-                let payload = serde_json::to_vec(&event).context("cannot serialize an event")?;
-                publisher.append_retrying(Kind::Event, payload, None, APPEND_PATIENCE).await?;
+                let configured = matches!(event.msg, EventMsg::SessionConfigured { .. });
+                if !(configured && skip_session_configured) {
+                    let payload = serde_json::to_vec(&event).context("cannot serialize an event")?;
+                    publisher.append_retrying(Kind::Event, payload, None, APPEND_PATIENCE).await?;
+                }
                 publish_rollout(&mut publisher, &mut tail, &relative).await?;
                 match answer_event(&mut thread, &event)? {
                     Turn::Goes => {}
@@ -168,7 +219,7 @@ async fn follow(
 }
 
 /// Appends the rollout lines written since the last look.
-async fn publish_rollout(
+pub(super) async fn publish_rollout(
     publisher: &mut ThreadPublisher,
     tail: &mut RolloutTail,
     relative: &str,
