@@ -25,6 +25,9 @@ pub enum ClusterError {
     Fenced { thread: String },
     #[error("a message on {subject} is malformed: {reason}")]
     Malformed { subject: String, reason: String },
+    /// The message is larger than the server's `max_payload`: refused, never sent.
+    #[error("a message for {subject} is larger than the server accepts: {reason}")]
+    TooLarge { subject: String, reason: String },
     #[error("worker {worker} could not start the thread: {reason}")]
     SpawnRefused { worker: String, reason: String },
     #[error("the thread's worker did not answer: {0}")]

@@ -3,7 +3,7 @@
 //! a new one starting right after it, and drops anything at or before it, so nothing is
 //! lost and nothing is delivered twice.
 
-use crate::wire::{Kind, KIND_HEADER, ROLLOUT_HEADER};
+use crate::wire::{Kind, KIND_HEADER, PART_HEADER, ROLLOUT_HEADER};
 use crate::{Cluster, ClusterError};
 use async_nats::jetstream::consumer::{pull::OrderedConfig, DeliverPolicy};
 use futures::StreamExt;
@@ -17,6 +17,54 @@ pub struct ThreadMessage {
     pub payload: bytes::Bytes,
     /// For a rollout line: its path relative to `TROUPE_HOME`.
     pub rollout_path: Option<String>,
+    /// `(k, n)` of a message sent in parts.
+    pub part: Option<(usize, usize)>,
+}
+
+/// Reassembles messages sent in parts; parts must come in order, `1/n` to `n/n`.
+#[derive(Debug, Default)]
+pub struct Parts {
+    buffer: Vec<u8>,
+    next: usize,
+}
+
+impl Parts {
+    /// The whole message once `message` completes it (or is whole by itself).
+    pub fn add(
+        &mut self,
+        subject: &str,
+        message: ThreadMessage,
+    ) -> Result<Option<ThreadMessage>, ClusterError> {
+        let Some((k, n)) = message.part else {
+            if self.next != 0 {
+                return Err(self.broken(subject, message.seq));
+            }
+            return Ok(Some(message));
+        };
+        if k != self.next + 1 || k > n || n == 0 {
+            return Err(self.broken(subject, message.seq));
+        }
+        self.buffer.extend_from_slice(&message.payload);
+        if k < n {
+            self.next = k;
+            return Ok(None);
+        }
+        self.next = 0;
+        Ok(Some(ThreadMessage {
+            payload: std::mem::take(&mut self.buffer).into(),
+            part: None,
+            ..message
+        }))
+    }
+
+    fn broken(&mut self, subject: &str, seq: u64) -> ClusterError {
+        self.buffer.clear();
+        self.next = 0;
+        ClusterError::Malformed {
+            subject: subject.to_string(),
+            reason: format!("message {seq} breaks the order of a message sent in parts"),
+        }
+    }
 }
 
 /// Where a follower stands: the last sequence delivered.
@@ -54,6 +102,8 @@ pub struct ThreadFollower {
     subject: String,
     cursor: SeqCursor,
     messages: Option<Messages>,
+    /// The parts so far of a message sent in parts.
+    parts: Parts,
 }
 
 /// Pause before a broken consumer is made again.
@@ -66,6 +116,7 @@ impl ThreadFollower {
             subject: cluster.layout().events_subject(thread)?,
             cursor: SeqCursor::default(),
             messages: None,
+            parts: Parts::default(),
         })
     }
 
@@ -94,7 +145,10 @@ impl ThreadFollower {
                     if !self.cursor.accept(seq) {
                         continue;
                     }
-                    return parse(&self.subject, seq, &message);
+                    let parsed = parse(&self.subject, seq, &message)?;
+                    if let Some(whole) = self.parts.add(&self.subject, parsed)? {
+                        return Ok(whole);
+                    }
                 }
                 Some(Err(err)) => {
                     tracing::debug!(%err, "the thread's consumer broke; resuming after {}", self.cursor.last());
@@ -181,12 +235,26 @@ fn parse(
             subject: subject.to_string(),
             reason: format!("message {seq} has no valid {KIND_HEADER} header"),
         })?;
+    let part = match header(PART_HEADER) {
+        None => None,
+        Some(text) => Some(parse_part(&text).ok_or_else(|| ClusterError::Malformed {
+            subject: subject.to_string(),
+            reason: format!("message {seq} has a bad {PART_HEADER} `{text}`"),
+        })?),
+    };
     Ok(ThreadMessage {
         seq,
         kind,
         payload: message.payload.clone(),
         rollout_path: header(ROLLOUT_HEADER),
+        part,
     })
+}
+
+/// `k/n`.
+pub fn parse_part(text: &str) -> Option<(usize, usize)> {
+    let (k, n) = text.split_once('/')?;
+    Some((k.trim().parse().ok()?, n.trim().parse().ok()?))
 }
 
 #[cfg(test)]

@@ -11,6 +11,10 @@ pub const KIND_HEADER: &str = "Troupe-Kind";
 /// Header of a rollout line: the rollout's path relative to `TROUPE_HOME`.
 pub const ROLLOUT_HEADER: &str = "Troupe-Rollout";
 
+/// Header of one part of a message too large for one (`k/n`, 1-based); the follower
+/// delivers the message once its last part came.
+pub const PART_HEADER: &str = "Troupe-Part";
+
 /// The kinds of message on a thread's subject.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -242,3 +242,39 @@ fn a_nats_server_restart_mid_turn_loses_and_repeats_nothing() {
         std::fs::read_to_string(&worker_rollouts[0]).unwrap()
     );
 }
+
+#[test]
+fn messages_larger_than_the_server_accepts_go_in_parts_and_arrive_whole() {
+    // 16 KiB messages at most; the command prints 300 KB (its event and rollout line, even
+    // truncated for the model, are several times that).
+    let nats = NatsServer::start_with_config("max_payload: 16384\n");
+    let mut pool = Pool::with_nats(
+        nats,
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "printf '%0300000d' 0 | tr 0 x"]),
+            MockResponse::text("big output seen"),
+        ],
+        "",
+    );
+    pool.start_worker(1);
+    let child = pool
+        .remote_command(&["--json", "print a lot"])
+        .spawn()
+        .unwrap();
+    let out = wait_limited(child, Duration::from_secs(90));
+    assert!(
+        out.status.success(),
+        "{}\nworker: {}",
+        stderr(&out),
+        pool.workers[0].log()
+    );
+    let text = stdout(&out);
+    assert!(text.contains("big output seen"));
+    // The rollout holds a line several times the server's limit: it came in parts, whole.
+    let mirrored = pool.h.rollouts();
+    let worker_rollouts = pool.workers[0].rollouts();
+    let worker_text = std::fs::read_to_string(&worker_rollouts[0]).unwrap();
+    let longest = worker_text.lines().map(str::len).max().unwrap();
+    assert!(longest > 2 * 16_384, "{longest}");
+    assert_eq!(std::fs::read_to_string(&mirrored[0]).unwrap(), worker_text);
+}

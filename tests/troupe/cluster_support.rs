@@ -47,7 +47,11 @@ impl Worker {
 impl Pool {
     /// A pool whose `[cluster]` has `cluster_extra` lines (e.g. `spawn_deadline_ms = 1000`).
     pub fn new(script: Vec<MockResponse>, cluster_extra: &str) -> Self {
-        let nats = NatsServer::start();
+        Self::with_nats(NatsServer::start(), script, cluster_extra)
+    }
+
+    /// The same, on a server started by the caller.
+    pub fn with_nats(nats: NatsServer, script: Vec<MockResponse>, cluster_extra: &str) -> Self {
         let h = Harness::new(script);
         let pool = Self {
             nats,
@@ -150,20 +154,19 @@ pub fn rollout_items(path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Waits for `child` (stdout and stderr piped) at most `limit`; kills it and fails the test
-/// after that, so a failover that never happens cannot hang the suite.
-pub fn wait_limited(mut child: Child, limit: Duration) -> Output {
-    let deadline = Instant::now() + limit;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "`troupe exec --remote` did not finish within {limit:?}; stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+/// Waits for `child` (stdout and stderr piped, read meanwhile) at most `limit`; kills it
+/// and fails the test after that, so a failover that never happens cannot hang the suite.
+pub fn wait_limited(child: Child, limit: Duration) -> Output {
+    let pid = child.id() as i32;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("`troupe exec --remote` did not finish within {limit:?}");
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
-    child.wait_with_output().unwrap()
 }

@@ -176,34 +176,41 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         mut ops,
         skip_session_configured,
     } = pumped;
-    let mut heartbeat = tokio::time::interval(ctx.cluster.options.lease_timeout / 3);
-    let mut succeeded = false;
-    loop {
-        tokio::select! {
-            event = thread.next_event() => {
-                let Some(event) = event else { break };
-                let configured = matches!(event.msg, EventMsg::SessionConfigured { .. });
-                if !(configured && skip_session_configured) {
-                    let payload = serde_json::to_vec(&event).context("cannot serialize an event")?;
-                    publisher.append_retrying(Kind::Event, payload, None, APPEND_PATIENCE).await?;
-                }
-                publish_rollout(&mut publisher, &mut tail, &relative).await?;
-                match answer_event(&mut thread, &event)? {
-                    Turn::Goes => {}
-                    Turn::Ended { completed } => {
-                        succeeded = completed;
-                        break;
-                    }
-                }
-            }
-            Some(message) = ops.next() => handle_op(ctx, &mut thread, message).await,
-            _ = heartbeat.tick() => match publisher.heartbeat().await {
-                Err(err @ ClusterError::Fenced { .. }) => return Err(err.into()),
-                Err(err) => tracing::debug!(%err, "lease not renewed (retrying at the next beat)"),
-                Ok(()) => {}
-            },
+    let ran = run_turn(
+        ctx,
+        &mut thread,
+        &mut publisher,
+        &mut tail,
+        &relative,
+        &mut ops,
+        skip_session_configured,
+    )
+    .await;
+    let succeeded = match ran {
+        Ok(succeeded) => succeeded,
+        // Another worker owns the thread: not one more message.
+        Err(err) if matches!(err.downcast_ref(), Some(ClusterError::Fenced { .. })) => {
+            return Err(err)
         }
-    }
+        Err(err) => {
+            // The follower learns that the thread failed here rather than waiting on it.
+            let _ = thread.submit(Op::Interrupt);
+            let warning = Event {
+                id: String::new(),
+                msg: EventMsg::Warning {
+                    message: format!("the worker stopped the thread: {err:#}"),
+                },
+            };
+            if let Ok(payload) = serde_json::to_vec(&warning) {
+                let _ = publisher.append(Kind::Event, payload, None).await;
+            }
+            if let Ok(end) = serde_json::to_vec(&End { succeeded: false }) {
+                let _ = publisher.append(Kind::End, end, None).await;
+            }
+            publisher.finish().await;
+            return Err(err);
+        }
+    };
     // Flush the rollout: the session's shutdown writes and releases it.
     if thread.submit(Op::Shutdown).is_ok() {
         let drained = async { while thread.next_event().await.is_some() {} };
@@ -216,6 +223,69 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         .await?;
     publisher.finish().await;
     Ok(())
+}
+
+/// Publishes until the turn ends; whether it completed.
+async fn run_turn(
+    ctx: &WorkerContext,
+    thread: &mut ThreadClient,
+    publisher: &mut ThreadPublisher,
+    tail: &mut RolloutTail,
+    relative: &str,
+    ops: &mut async_nats::Subscriber,
+    skip_session_configured: bool,
+) -> Result<bool> {
+    let mut heartbeat = tokio::time::interval(ctx.cluster.options.lease_timeout / 3);
+    loop {
+        tokio::select! {
+            event = thread.next_event() => {
+                let Some(event) = event else { return Ok(false) };
+                let configured = matches!(event.msg, EventMsg::SessionConfigured { .. });
+                if !(configured && skip_session_configured) {
+                    publish_event(publisher, &event).await?;
+                }
+                publish_rollout(publisher, tail, relative).await?;
+                match answer_event(thread, &event)? {
+                    Turn::Goes => {}
+                    Turn::Ended { completed } => return Ok(completed),
+                }
+            }
+            Some(message) = ops.next() => handle_op(ctx, thread, message).await,
+            _ = heartbeat.tick() => match publisher.heartbeat().await {
+                Err(err @ ClusterError::Fenced { .. }) => return Err(err.into()),
+                Err(err) => tracing::debug!(%err, "lease not renewed (retrying at the next beat)"),
+                Ok(()) => {}
+            },
+        }
+    }
+}
+
+/// Appends one event; one larger than the server accepts goes as a warning saying so (the
+/// rollout line of its item still carries what the model saw).
+async fn publish_event(publisher: &mut ThreadPublisher, event: &Event) -> Result<()> {
+    let payload = serde_json::to_vec(event).context("cannot serialize an event")?;
+    let size = payload.len();
+    match publisher
+        .append_retrying(Kind::Event, payload, None, APPEND_PATIENCE)
+        .await
+    {
+        Err(ClusterError::TooLarge { reason, .. }) => {
+            let warning = Event {
+                id: event.id.clone(),
+                msg: EventMsg::Warning {
+                    message: format!(
+                        "an event of {size} bytes was not sent by the worker ({reason})"
+                    ),
+                },
+            };
+            let payload = serde_json::to_vec(&warning).context("cannot serialize an event")?;
+            publisher
+                .append_retrying(Kind::Event, payload, None, APPEND_PATIENCE)
+                .await?;
+            Ok(())
+        }
+        other => other.map(|_| ()).map_err(Into::into),
+    }
 }
 
 /// Appends the rollout lines written since the last look.

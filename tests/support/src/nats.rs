@@ -13,6 +13,7 @@ pub struct NatsServer {
     port: u16,
     store: tempfile::TempDir,
     auth: Option<(String, String)>,
+    config: Option<std::path::PathBuf>,
 }
 
 impl NatsServer {
@@ -26,17 +27,32 @@ impl NatsServer {
         Self::start_inner(Some((user.to_string(), password.to_string())))
     }
 
+    /// Starts a server with these lines of server configuration (e.g. `max_payload: 65536`).
+    pub fn start_with_config(config: &str) -> Self {
+        let mut server = Self::start_inner_unstarted(None);
+        let path = server.store.path().join("server.conf");
+        std::fs::write(&path, config).expect("write the server config");
+        server.config = Some(path);
+        server.spawn();
+        server
+    }
+
     fn start_inner(auth: Option<(String, String)>) -> Self {
+        let mut server = Self::start_inner_unstarted(auth);
+        server.spawn();
+        server
+    }
+
+    fn start_inner_unstarted(auth: Option<(String, String)>) -> Self {
         let port = free_port();
         let store = tempfile::tempdir().expect("nats store dir");
-        let mut server = Self {
+        Self {
             child: None,
             port,
             store,
             auth,
-        };
-        server.spawn();
-        server
+            config: None,
+        }
     }
 
     /// `nats://127.0.0.1:PORT`.
@@ -68,6 +84,9 @@ impl NatsServer {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        if let Some(config) = &self.config {
+            cmd.arg("-c").arg(config);
+        }
         if let Some((user, password)) = &self.auth {
             cmd.args(["--user", user, "--pass", password]);
         }
