@@ -278,3 +278,28 @@ fn messages_larger_than_the_server_accepts_go_in_parts_and_arrive_whole() {
     assert!(longest > 2 * 16_384, "{longest}");
     assert_eq!(std::fs::read_to_string(&mirrored[0]).unwrap(), worker_text);
 }
+
+#[test]
+fn a_command_needing_approval_on_the_worker_is_denied_and_the_requester_says_so() {
+    let mut pool = Pool::new(
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "echo needs-approval > made-by-remote"]),
+            MockResponse::text("denied, fine"),
+        ],
+        "",
+    );
+    // This worker asks before anything leaves its read-only sandbox.
+    pool.start_worker_with(
+        1,
+        "approval_policy = \"untrusted\"\nsandbox_mode = \"read-only\"\n",
+    );
+    let out = pool.exec_remote(&["write a file"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("needs approval, which nobody can give on a worker: denied"),
+        "{err}"
+    );
+    assert!(!pool.h.workdir.path().join("made-by-remote").exists());
+    assert_eq!(stdout(&out), "denied, fine\n");
+}

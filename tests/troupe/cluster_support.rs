@@ -65,9 +65,14 @@ impl Pool {
     /// Starts a worker with `slots` and a home of its own (the requester's config, which
     /// runs commands with full access, and the same `[cluster]`).
     pub fn start_worker(&mut self, slots: u32) -> usize {
+        self.start_worker_with(slots, "sandbox_mode = \"danger-full-access\"\n")
+    }
+
+    /// A worker whose config starts with `top` (top-level keys) before the requester's.
+    pub fn start_worker_with(&mut self, slots: u32, top: &str) -> usize {
         let home = tempfile::tempdir().unwrap();
         let config = std::fs::read_to_string(self.h.home.path().join("config.toml")).unwrap();
-        let config = format!("sandbox_mode = \"danger-full-access\"\n{config}");
+        let config = format!("{top}{config}");
         std::fs::write(home.path().join("config.toml"), config).unwrap();
         let log = home.path().join("worker.log");
         let child = Command::new(troupe_exe())

@@ -89,6 +89,13 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
                     continue;
                 }
                 renderer.render(&event.msg)?;
+                if let Some(what) = approval_subject(&event.msg) {
+                    warn(format!(
+                        "{what} needs approval, which nobody can give on a worker: denied (the \
+                         worker's own approval_policy and sandbox_mode decide what runs without \
+                         asking)"
+                    ));
+                }
                 if let EventMsg::TurnComplete {
                     last_agent_message, ..
                 } = event.msg
@@ -131,6 +138,18 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// What an approval request asks for, as the local `exec` names it.
+fn approval_subject(msg: &EventMsg) -> Option<String> {
+    if let EventMsg::ExecApprovalRequest { command, .. } = msg {
+        return Some(format!("`{}`", super::json_events::command_line(command)));
+    }
+    if let EventMsg::ApplyPatchApprovalRequest { files, .. } = msg {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        return Some(format!("a patch to {}", names.join(", ")));
+    }
+    None
 }
 
 /// What a remote run cannot do yet: said before anything starts, never silently dropped.
