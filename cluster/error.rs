@@ -28,6 +28,9 @@ pub enum ClusterError {
     /// The message is larger than the server's `max_payload`: refused, never sent.
     #[error("a message for {subject} is larger than the server accepts: {reason}")]
     TooLarge { subject: String, reason: String },
+    /// The pool's stream of threads was deleted: nothing can be read or committed.
+    #[error("the stream {stream} was deleted under the running thread; its events are gone")]
+    StreamGone { stream: String },
     #[error("worker {worker} could not start the thread: {reason}")]
     SpawnRefused { worker: String, reason: String },
     #[error("the thread's worker did not answer: {0}")]

@@ -106,6 +106,9 @@ pub struct ThreadFollower {
     parts: Parts,
 }
 
+/// How long the follower waits for a message before it checks that the stream still exists.
+const IDLE_CHECK: Duration = Duration::from_secs(2);
+
 /// Pause before a broken consumer is made again.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
@@ -131,6 +134,7 @@ impl ThreadFollower {
                 Some(messages) => messages,
                 None => match consumer(&self.cluster, &self.subject, self.cursor.start()).await {
                     Ok(messages) => self.messages.insert(messages),
+                    Err(err @ ClusterError::StreamGone { .. }) => return Err(err),
                     Err(err) => {
                         tracing::debug!(%err, "cannot follow the thread yet; retrying");
                         tokio::time::sleep(RETRY_PAUSE).await;
@@ -138,7 +142,17 @@ impl ThreadFollower {
                     }
                 },
             };
-            match messages.next().await {
+            let Ok(next) = tokio::time::timeout(IDLE_CHECK, messages.next()).await else {
+                // Quiet for a while: fine, unless the stream itself is gone (the consumer
+                // then waits for ever).
+                if let Err(err @ ClusterError::StreamGone { .. }) =
+                    stream_exists(&self.cluster).await
+                {
+                    return Err(err);
+                }
+                continue;
+            };
+            match next {
                 Some(Ok(message)) => {
                     let Ok(info) = message.info() else { continue };
                     let seq = info.stream_sequence;
@@ -199,7 +213,7 @@ async fn consumer(cluster: &Cluster, subject: &str, start: u64) -> Result<Messag
         .js
         .get_stream(layout.threads_stream())
         .await
-        .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), err))?;
+        .map_err(|err| stream_error(&layout.threads_stream(), err))?;
     let consumer = stream
         .create_consumer(OrderedConfig {
             filter_subject: subject.to_string(),
@@ -214,6 +228,33 @@ async fn consumer(cluster: &Cluster, subject: &str, start: u64) -> Result<Messag
         .messages()
         .await
         .map_err(|err| ClusterError::js(format!("messages of {subject}"), err))
+}
+
+/// `Ok` when the pool's stream of threads exists or its existence cannot be told now.
+async fn stream_exists(cluster: &Cluster) -> Result<(), ClusterError> {
+    let name = cluster.layout().threads_stream();
+    match cluster.js.get_stream(&name).await {
+        Ok(_) => Ok(()),
+        Err(err) => match stream_error(&name, err) {
+            gone @ ClusterError::StreamGone { .. } => Err(gone),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// A failure to open the stream; `StreamGone` when the server says it does not exist (a
+/// server that is restarting says something else, and the follower retries).
+fn stream_error(stream: &str, err: async_nats::jetstream::context::GetStreamError) -> ClusterError {
+    use async_nats::jetstream::context::GetStreamErrorKind;
+    use async_nats::jetstream::ErrorCode;
+    match err.kind() {
+        GetStreamErrorKind::JetStream(js) if js.error_code() == ErrorCode::STREAM_NOT_FOUND => {
+            ClusterError::StreamGone {
+                stream: stream.to_string(),
+            }
+        }
+        _ => ClusterError::js(format!("stream {stream}"), err),
+    }
 }
 
 fn parse(

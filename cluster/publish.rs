@@ -60,9 +60,11 @@ impl ThreadPublisher {
                     .await
                 {
                     Ok(seq) => break seq,
-                    Err(err @ (ClusterError::Fenced { .. } | ClusterError::TooLarge { .. })) => {
-                        return Err(err)
-                    }
+                    Err(
+                        err @ (ClusterError::Fenced { .. }
+                        | ClusterError::TooLarge { .. }
+                        | ClusterError::StreamGone { .. }),
+                    ) => return Err(err),
                     Err(err) if tokio::time::Instant::now() >= deadline => return Err(err),
                     Err(err) => {
                         tracing::debug!(%err, "append failed; retrying");
@@ -156,6 +158,9 @@ impl ThreadPublisher {
         match err.kind() {
             PublishErrorKind::WrongLastSequence => ClusterError::Fenced {
                 thread: self.lease.thread().to_string(),
+            },
+            PublishErrorKind::StreamNotFound => ClusterError::StreamGone {
+                stream: self.subject.clone(),
             },
             PublishErrorKind::MaxPayloadExceeded => ClusterError::TooLarge {
                 subject: self.subject.clone(),

@@ -303,3 +303,31 @@ fn a_command_needing_approval_on_the_worker_is_denied_and_the_requester_says_so(
     assert!(!pool.h.workdir.path().join("made-by-remote").exists());
     assert_eq!(stdout(&out), "denied, fine\n");
 }
+
+#[test]
+fn a_stream_deleted_under_a_running_thread_is_a_clear_error_not_a_hang() {
+    let mut pool = Pool::new(
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "sleep 2; echo gone"]),
+            MockResponse::text("not shown"),
+        ],
+        "",
+    );
+    pool.start_worker(1);
+    let child = pool.remote_command(&["--json", "go"]).spawn().unwrap();
+    wait_requests(&pool, 1);
+    let url = pool.nats.url();
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async move {
+            let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
+            js.delete_stream("TROUPE_default_THREADS").await.unwrap();
+        });
+    let out = wait_limited(child, Duration::from_secs(60));
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("TROUPE_default_THREADS was deleted under the running thread"),
+        "{err}"
+    );
+}
