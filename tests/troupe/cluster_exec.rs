@@ -331,3 +331,28 @@ fn a_stream_deleted_under_a_running_thread_is_a_clear_error_not_a_hang() {
         "{err}"
     );
 }
+
+#[test]
+fn a_remote_thread_resumes_locally_from_its_mirror() {
+    let mut pool = Pool::new(
+        vec![
+            MockResponse::text("first answer, remote"),
+            MockResponse::text("second answer, local"),
+        ],
+        "",
+    );
+    pool.start_worker(1);
+    let remote = pool.exec_remote(&["--json", "first question"]);
+    assert!(remote.status.success(), "{}", stderr(&remote));
+    let first = stdout(&remote);
+    let started: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    let thread_id = started["thread_id"].as_str().unwrap().to_string();
+    let resumed = pool.h.exec(&["resume", &thread_id, "second question"]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert_eq!(stdout(&resumed), "second answer, local\n");
+    // The local request carried the remote turn.
+    let requests = pool.h.mock.requests();
+    let last = requests.last().unwrap().body.to_string();
+    assert!(last.contains("first question"), "{last}");
+    assert!(last.contains("first answer, remote"), "{last}");
+}
