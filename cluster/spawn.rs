@@ -56,6 +56,8 @@ pub async fn request_spawn(
     match answer {
         Ok(answer) => {
             let answer = answer?;
+            // Read: the answer has served (the bucket keeps no record of old requests).
+            let _ = cluster.kv.purge(&key).await;
             match (&answer.thread_id, &answer.error) {
                 (Some(thread), None) => {
                     crate::layout::check_token(thread)?;

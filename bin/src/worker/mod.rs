@@ -148,6 +148,9 @@ pub async fn run(args: WorkerArgs) -> Result<ExitCode> {
             drop(permit);
         });
     }
+    // Gone from the pool's list of workers; its running threads' leases lapse, and other
+    // workers take them over.
+    let _ = cluster.kv.purge(worker_key(&worker_id)).await;
     eprintln!("worker {worker_id}: stopping");
     Ok(ExitCode::SUCCESS)
 }
