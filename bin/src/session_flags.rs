@@ -247,13 +247,17 @@ impl SessionFlags {
 }
 
 impl SessionFlags {
-    /// Only `[cluster]` of the config these flags select (`-c`, `-p`, …), for a process that
-    /// runs no session here (`exec --remote`, `worker`): no provider key is needed.
+    /// `[cluster]` and `[history]` of the config these flags select (`-c`, `-p`, …), for a
+    /// process that runs no session here (`exec --remote`, `worker`): no provider key is
+    /// needed.
     pub fn load_cluster(
         &self,
         home: &Path,
         cwd: PathBuf,
-    ) -> Result<troupe_config::cluster::ClusterToml> {
+    ) -> Result<(
+        troupe_config::cluster::ClusterToml,
+        troupe_config::file::HistoryToml,
+    )> {
         let loaded = load_config(
             home,
             &CliOverrides {
@@ -267,7 +271,7 @@ impl SessionFlags {
                 ignore_user_config: self.ignore_user_config,
             },
         )?;
-        Ok(loaded.cluster)
+        Ok((loaded.cluster, loaded.history))
     }
 
     /// The flags that shape the session itself, which `exec --remote` cannot carry (the

@@ -80,6 +80,9 @@ fn remote_exec_human_output_ends_with_the_last_message() {
     let out = pool.exec_remote(&["say hi"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "remote answer\n");
+    // The prompt is in this machine's history, as after a local run.
+    let history = std::fs::read_to_string(pool.h.home.path().join("history.jsonl")).unwrap();
+    assert!(history.contains("say hi"), "{history}");
 }
 
 #[test]

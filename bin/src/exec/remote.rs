@@ -31,7 +31,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     };
     args.flags.check_git_repo(&cwd)?;
     let prompt = super::prompt_input::read_prompt(args.prompt.as_deref())?;
-    let config = args.flags.load_cluster(&home, cwd.clone())?;
+    let (config, history) = args.flags.load_cluster(&home, cwd.clone())?;
     let options = ClusterOptions::from_config(&config, None)?;
     let deadline = options.spawn_deadline;
     let cluster = Cluster::connect(options, "troupe-exec").await?;
@@ -54,7 +54,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     let mut renderer: Box<dyn EventRenderer> = if args.json {
         Box::new(JsonOutput::default())
     } else {
-        Box::new(HumanOutput::new(prompt, args.color.enabled()))
+        Box::new(HumanOutput::new(prompt.clone(), args.color.enabled()))
     };
     let mut mirror = Mirror::new(&home);
     let mut last_message = None;
@@ -89,6 +89,14 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
                     continue;
                 }
                 renderer.render(&event.msg)?;
+                if let EventMsg::SessionConfigured { thread_id, .. } = &event.msg {
+                    // As a local `exec`: the prompt goes into this machine's history.
+                    if let Err(err) =
+                        crate::history::record(&home, &history, &thread_id.to_string(), &prompt)
+                    {
+                        warn(format!("the prompt history was not saved: {err:#}"));
+                    }
+                }
                 if let Some(what) = approval_subject(&event.msg) {
                     warn(format!(
                         "{what} needs approval, which nobody can give on a worker: denied (the \

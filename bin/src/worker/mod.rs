@@ -54,7 +54,7 @@ const FETCH_RETRY: Duration = Duration::from_millis(250);
 pub async fn run(args: WorkerArgs) -> Result<ExitCode> {
     let home = troupe_config::home::troupe_home()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let cluster_config = args.flags.load_cluster(&home, cwd)?;
+    let (cluster_config, _) = args.flags.load_cluster(&home, cwd)?;
     let options = ClusterOptions::from_config(&cluster_config, args.nats.as_deref())?;
     let lease_timeout = options.lease_timeout;
     let worker_id = uuid::Uuid::now_v7().simple().to_string();
