@@ -146,16 +146,7 @@ fn a_model_may_name_a_shell_only_from_the_system_directories() {
         assert!(is_plain_shell(shell), "{shell}");
     }
     // A file the model could have written, an unknown program, or busybox (needs an applet).
-    for shell in [
-        "./bash",
-        "/tmp/bash",
-        "/bash",
-        "work/bash",
-        "python3",
-        "busybox",
-        "/bin/busybox",
-        "/usr/local/bin/bash",
-    ] {
+    for shell in ["./bash", "/tmp/bash", "/bash", "work/bash", "python3", "busybox", "/bin/busybox", "/usr/local/bin/bash"] {
         assert!(!is_plain_shell(shell), "{shell}");
     }
 }

@@ -241,9 +241,8 @@ impl Inbox {
 
     /// The running turn recorded its input up to `seq`: those messages are delivered.
     pub(super) fn consumed_up_to(&mut self, seq: u64) {
-        let (delivered, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.injected)
-            .into_iter()
-            .partition(|(n, _)| *n <= seq);
+        let (delivered, waiting): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.injected).into_iter().partition(|(n, _)| *n <= seq);
         self.injected = waiting;
         if !delivered.is_empty() {
             let paths: Vec<PathBuf> = delivered.into_iter().map(|(_, path)| path).collect();
@@ -267,11 +266,7 @@ impl Inbox {
     pub(super) async fn release(&mut self) {
         self.active.store(false, Ordering::Relaxed);
         let mut back = std::mem::take(&mut self.held);
-        back.extend(
-            std::mem::take(&mut self.injected)
-                .into_iter()
-                .map(|(_, path)| path),
-        );
+        back.extend(std::mem::take(&mut self.injected).into_iter().map(|(_, path)| path));
         if !back.is_empty() {
             let _ = tokio::task::spawn_blocking(move || unclaim(&back)).await;
         }

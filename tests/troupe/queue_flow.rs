@@ -172,18 +172,8 @@ fn a_message_that_arrives_during_the_final_answer_waits_for_the_next_turn() {
 /// The id of the only thread in the harness's home (from its rollout's file name).
 fn latest_thread(h: &Harness) -> String {
     wait_until("the rollout", || !h.rollouts().is_empty());
-    let name = h.rollouts()[0]
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .to_string();
-    name.rsplit('-')
-        .take(5)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect::<Vec<_>>()
-        .join("-")
+    let name = h.rollouts()[0].file_stem().unwrap().to_string_lossy().to_string();
+    name.rsplit('-').take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("-")
 }
 
 #[test]

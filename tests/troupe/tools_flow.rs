@@ -338,10 +338,7 @@ fn exec_command_runs_on_pipes_unless_a_tty_is_asked_for() {
     assert!(first.contains("on-pipes\nerr-line\n"), "{first:?}");
     assert!(!first.contains('\r'), "{first:?}");
     let typed = &outputs(&requests[2].body)[1].1;
-    assert!(
-        typed.contains("stdin is closed for this session"),
-        "{typed}"
-    );
+    assert!(typed.contains("stdin is closed for this session"), "{typed}");
     let shell = &outputs(&requests[3].body)[2].1;
     assert!(shell.contains("`shell` must be one of"), "{shell}");
 }

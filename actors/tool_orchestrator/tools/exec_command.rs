@@ -65,11 +65,7 @@ impl ExecCommandArgs {
                 ))
             }
         };
-        let flag = if self.login.unwrap_or(true) {
-            "-lc"
-        } else {
-            "-c"
-        };
+        let flag = if self.login.unwrap_or(true) { "-lc" } else { "-c" };
         Ok(vec![shell.to_string(), flag.to_string(), self.cmd.clone()])
     }
 
@@ -91,12 +87,7 @@ impl ExecCommandArgs {
             .prefix_rule
             .as_ref()
             .filter(|prefix| !prefix.is_empty())
-            .map(|prefix| {
-                format!(
-                    "proposed rule: commands starting with `{}`",
-                    prefix.join(" ")
-                )
-            });
+            .map(|prefix| format!("proposed rule: commands starting with `{}`", prefix.join(" ")));
         match (self.justification.clone(), prefix) {
             (Some(why), Some(prefix)) => Some(format!("{why} ({prefix})")),
             (why, prefix) => why.or(prefix),
@@ -254,13 +245,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     } else {
         PtySession::spawn_piped
     };
-    let spawned = spawn(
-        &spawn_argv,
-        &cwd,
-        &env,
-        ctx.call.call_id.clone(),
-        Some(live),
-    );
+    let spawned = spawn(&spawn_argv, &cwd, &env, ctx.call.call_id.clone(), Some(live));
     let session = match spawned {
         Ok(session) => session,
         Err(message) => {
