@@ -24,6 +24,7 @@ mod threads_tree;
 mod trust;
 mod tui;
 mod web;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -96,6 +97,9 @@ enum Command {
     /// Queue a message for a thread: the process running it takes it at its next sampling
     /// boundary, or the thread takes it when resumed (`--resume`: resume it now).
     Queue(queue::QueueArgs),
+    /// Join a scale-out worker pool: run threads that `exec --remote` (or another troupe)
+    /// places on it, over NATS JetStream.
+    Worker(worker::WorkerArgs),
 }
 
 fn main() -> ExitCode {
@@ -161,6 +165,7 @@ fn main() -> ExitCode {
             runtime.block_on(exec::run(exec::ExecArgs::for_review(*args)))
         }
         Some(Command::Queue(args)) => home().and_then(|h| runtime.block_on(queue::run(&h, args))),
+        Some(Command::Worker(args)) => runtime.block_on(worker::run(args)),
         None => runtime.block_on(tui::run(cli.interactive)),
     };
     // Do not wait for background tasks (a stalled stream, a killed process) at exit.

@@ -246,6 +246,58 @@ impl SessionFlags {
     }
 }
 
+impl SessionFlags {
+    /// `[cluster]` and `[history]` of the config these flags select (`-c`, `-p`, …), for a
+    /// process that runs no session here (`exec --remote`, `worker`): no provider key is
+    /// needed.
+    pub fn load_cluster(
+        &self,
+        home: &Path,
+        cwd: PathBuf,
+    ) -> Result<(
+        troupe_config::cluster::ClusterToml,
+        troupe_config::file::HistoryToml,
+    )> {
+        let loaded = load_config(
+            home,
+            &CliOverrides {
+                raw: self.config.clone(),
+                model: None,
+                sandbox_mode: None,
+                approval_policy: None,
+                cwd: Some(cwd),
+                profile: self.profile.clone(),
+                strict_config: self.strict_config,
+                ignore_user_config: self.ignore_user_config,
+            },
+        )?;
+        Ok((loaded.cluster, loaded.history))
+    }
+
+    /// The flags that shape the session itself, which `exec --remote` cannot carry (the
+    /// thread runs under the worker's configuration): their names, when given.
+    pub fn session_shaping(&self) -> Vec<&'static str> {
+        let mut given = Vec::new();
+        let flags: [(&'static str, bool); 9] = [
+            ("--model", self.model.is_some()),
+            ("--sandbox", self.sandbox.is_some()),
+            ("--ask-for-approval", self.ask_for_approval.is_some()),
+            ("--full-auto", self.full_auto),
+            ("--dangerously-bypass-approvals-and-sandbox", self.yolo),
+            ("--oss", self.oss),
+            ("--local-provider", self.local_provider.is_some()),
+            ("--enable", !self.enable.is_empty()),
+            ("--disable", !self.disable.is_empty()),
+        ];
+        for (name, set) in flags {
+            if set {
+                given.push(name);
+            }
+        }
+        given
+    }
+}
+
 /// `--cd DIR`: an existing directory, made absolute.
 fn usable_dir(dir: &Path) -> Result<PathBuf> {
     let path = std::fs::canonicalize(dir)

@@ -300,3 +300,22 @@ fn an_unusable_base_url_is_a_config_error_naming_the_key() {
     );
     assert!(load_settings(home.path(), &CliOverrides::default()).is_ok());
 }
+
+#[test]
+fn cluster_keys_load_and_a_misspelt_one_is_an_error() {
+    let home = home_with(
+        "[cluster]\nnats_url = \"nats://127.0.0.1:4222\"\npool = \"farm\"\nlease_timeout_ms = 2000\n",
+    );
+    let loaded = crate::resolve::load_config(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(
+        loaded.cluster.nats_url.as_deref(),
+        Some("nats://127.0.0.1:4222")
+    );
+    assert_eq!(loaded.cluster.pool.as_deref(), Some("farm"));
+    assert_eq!(loaded.cluster.lease_timeout_ms, Some(2000));
+    let home = home_with("[cluster]\nnats_ulr = \"nats://x\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nats_ulr"), "{err}");
+}

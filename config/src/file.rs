@@ -78,6 +78,8 @@ pub struct ConfigToml {
     pub web_search: Option<WebSearchMode>,
     /// Follow-up turns an active goal may start in a row (default 10; 0 = none).
     pub max_goal_turns: Option<u32>,
+    /// `[cluster]`: the NATS server of a worker pool (scale-out).
+    pub cluster: Option<crate::cluster::ClusterToml>,
 }
 
 /// `[network_proxy]`; an unknown key is an error.

@@ -4,6 +4,7 @@
 //! Layering: defaults < system < user `config.toml` < profile < trusted, pinned project
 //! files < `-c` overrides < command-line flags; see `resolve.rs` and `trust.rs`.
 
+pub mod cluster;
 pub mod error;
 pub mod features;
 pub mod file;

@@ -64,6 +64,8 @@ pub struct LoadedConfig {
     pub layers: Vec<PathBuf>,
     /// `[history]`: whether and how much of the prompt history is kept.
     pub history: crate::file::HistoryToml,
+    /// `[cluster]`: the worker pool's NATS server, for `worker` and `exec --remote`.
+    pub cluster: crate::cluster::ClusterToml,
 }
 
 /// The warning for a key this build does not know; `--strict-config` turns these into errors.
@@ -205,6 +207,7 @@ pub fn load_config_in(
     let requirements = Requirements::load(&system.join("requirements.toml"))?;
     let features = config.features.clone();
     let history = config.history.clone().unwrap_or_default();
+    let cluster = config.cluster.clone().unwrap_or_default();
     let mut settings = resolve(config, home, cli, cwd, &requirements)?;
     for (name, enabled) in &features {
         match crate::features::find(name) {
@@ -248,6 +251,7 @@ pub fn load_config_in(
         warnings,
         layers,
         history,
+        cluster,
     })
 }
 

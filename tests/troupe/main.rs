@@ -6,6 +6,7 @@
 
 mod app_server_support;
 mod approval_support;
+mod cluster_support;
 mod escape_support;
 mod hooks_support;
 mod mcp_support;
@@ -19,6 +20,8 @@ mod approval_flow;
 mod approval_tools;
 mod cli_bad_input;
 mod cli_stdout;
+mod cluster_exec;
+mod cluster_failover;
 mod context_flow;
 mod exec_bad_input;
 mod exec_disk_full;

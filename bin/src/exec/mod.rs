@@ -6,6 +6,7 @@ mod human;
 pub mod json_events;
 mod output_schema;
 mod prompt_input;
+mod remote;
 pub mod render;
 pub mod resume;
 mod signals;
@@ -92,6 +93,9 @@ pub struct ExecArgs {
     prompt: Option<String>,
     #[command(subcommand)]
     command: Option<ExecCommand>,
+    /// Run the whole thread on a worker of the scale-out pool (`[cluster]`, `troupe worker`).
+    #[arg(long = "remote")]
+    remote: bool,
     /// `troupe review --json`: print the structured review (not an `exec` flag).
     #[arg(skip)]
     structured_review: bool,
@@ -145,6 +149,9 @@ struct ExecResume {
 
 /// Runs the task; the exit code says whether the turn completed.
 pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
+    if args.remote {
+        return remote::run(args).await;
+    }
     let home = troupe_config::home::troupe_home()?;
     // Bad arguments fail before anything is read, created or started.
     let output_schema = args

@@ -108,7 +108,8 @@ pub fn troupe_exe() -> PathBuf {
     exe
 }
 
-fn collect_jsonl(dir: &Path, found: &mut Vec<PathBuf>) {
+/// Every `.jsonl` file under `dir`, recursively.
+pub fn collect_jsonl(dir: &Path, found: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -6,7 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;
+pub mod nats;
 pub mod runtime;
 pub mod settings;
 
-pub use harness::{json_lines, stderr, stdout, tool_outputs, troupe_exe, Harness, KEY_VAR};
+pub use harness::{
+    collect_jsonl, json_lines, stderr, stdout, tool_outputs, troupe_exe, Harness, KEY_VAR,
+};

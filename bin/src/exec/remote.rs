@@ -1,0 +1,265 @@
+//! `troupe exec --remote`: the whole thread runs on a worker of the pool. This process
+//! publishes the spawn request, follows the thread's subject by stream sequence (resuming
+//! after the last sequence seen across reconnects), renders the events exactly as a local
+//! `exec` does, mirrors the rollout into its own `TROUPE_HOME` (so `list` and `resume` work
+//! on the thread), and sends Ctrl-C to the worker as a request.
+
+use super::human::HumanOutput;
+use super::json_events::JsonOutput;
+use super::render::EventRenderer;
+use super::signals::{self, StopSignal, StopSignals};
+use super::ExecArgs;
+use crate::output::warn;
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+use troupe_cluster::follow::ThreadFollower;
+use troupe_cluster::spawn::{request_spawn, thread_request};
+use troupe_cluster::wire::{End, Kind, SpawnRequest, ThreadRequest};
+use troupe_cluster::{Cluster, ClusterOptions};
+use troupe_messages::events::{Event, EventMsg};
+use troupe_messages::ops::UserInput;
+
+/// Runs the task on a worker of the pool.
+pub async fn run(args: ExecArgs) -> Result<ExitCode> {
+    refuse_local_only(&args)?;
+    let home = troupe_config::home::troupe_home()?;
+    let cwd = match args.flags.cd_dir()? {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    args.flags.check_git_repo(&cwd)?;
+    let prompt = super::prompt_input::read_prompt(args.prompt.as_deref())?;
+    let (config, history) = args.flags.load_cluster(&home, cwd.clone())?;
+    let options = ClusterOptions::from_config(&config, None)?;
+    let deadline = options.spawn_deadline;
+    let cluster = Cluster::connect(options, "troupe-exec").await?;
+    let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
+    let request = SpawnRequest {
+        request_id: uuid::Uuid::now_v7().simple().to_string(),
+        cwd,
+        items: vec![UserInput::Text {
+            text: prompt.clone(),
+        }],
+        deadline_ms: troupe_cluster::now_ms()
+            + i64::try_from(deadline.as_millis()).unwrap_or(i64::MAX / 2),
+    };
+    let answer = tokio::select! {
+        answer = request_spawn(&cluster, &request) => answer?,
+        signal = signals.next() => return Ok(signal.exit_code()),
+    };
+    let thread_id = answer.thread_id.unwrap_or_default();
+    let mut follower = ThreadFollower::new(&cluster, &thread_id)?;
+    let mut renderer: Box<dyn EventRenderer> = if args.json {
+        Box::new(JsonOutput::default())
+    } else {
+        Box::new(HumanOutput::new(prompt.clone(), args.color.enabled()))
+    };
+    let mut mirror = Mirror::new(&home);
+    let mut last_message = None;
+    let mut succeeded = false;
+    let mut turn_over = false;
+    let mut stopped: Option<StopSignal> = None;
+    loop {
+        let message = tokio::select! {
+            message = follower.next() => message?,
+            signal = signals.next() => {
+                if let Some(first) = stopped {
+                    return Ok(signals::give_up(first));
+                }
+                stopped = Some(signal);
+                warn(format!(
+                    "{} received: interrupting the turn on the worker (send it again to stop at once)",
+                    signal.name()
+                ));
+                if let Err(err) = thread_request(&cluster, &thread_id, &ThreadRequest::Interrupt).await {
+                    warn(format!("the interrupt did not reach the worker: {err}"));
+                }
+                continue;
+            }
+        };
+        match message.kind {
+            Kind::Event => {
+                let event: Event = serde_json::from_slice(&message.payload).with_context(|| {
+                    format!("event {} of thread {thread_id} is malformed", message.seq)
+                })?;
+                // As a local `exec`: nothing is shown after the turn's end.
+                if turn_over {
+                    continue;
+                }
+                renderer.render(&event.msg)?;
+                if let EventMsg::SessionConfigured { thread_id, .. } = &event.msg {
+                    // As a local `exec`: the prompt goes into this machine's history.
+                    if let Err(err) =
+                        crate::history::record(&home, &history, &thread_id.to_string(), &prompt)
+                    {
+                        warn(format!("the prompt history was not saved: {err:#}"));
+                    }
+                }
+                if let Some(what) = approval_subject(&event.msg) {
+                    warn(format!(
+                        "{what} needs approval, which nobody can give on a worker: denied (the \
+                         worker's own approval_policy and sandbox_mode decide what runs without \
+                         asking)"
+                    ));
+                }
+                if let EventMsg::TurnComplete {
+                    last_agent_message, ..
+                } = event.msg
+                {
+                    last_message = last_agent_message;
+                    succeeded = true;
+                    turn_over = true;
+                } else if let EventMsg::TurnAborted { .. } = event.msg {
+                    turn_over = true;
+                }
+            }
+            Kind::Rollout => {
+                let line =
+                    std::str::from_utf8(&message.payload).context("a rollout line is not UTF-8")?;
+                mirror.append(message.rollout_path.as_deref(), line)?;
+            }
+            Kind::End => {
+                let end: End = serde_json::from_slice(&message.payload)
+                    .context("the thread's end message is malformed")?;
+                succeeded = succeeded && end.succeeded;
+                break;
+            }
+        }
+    }
+    mirror.index(&home);
+    if let Some(path) = &args.output_last_message {
+        std::fs::write(path, last_message.as_deref().unwrap_or(""))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(signal) = stopped {
+        return Ok(signal.exit_code());
+    }
+    if !args.json {
+        if let Some(message) = &last_message {
+            crate::output::line(message)?;
+        }
+    }
+    Ok(if succeeded {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// What an approval request asks for, as the local `exec` names it.
+fn approval_subject(msg: &EventMsg) -> Option<String> {
+    if let EventMsg::ExecApprovalRequest { command, .. } = msg {
+        return Some(format!("`{}`", super::json_events::command_line(command)));
+    }
+    if let EventMsg::ApplyPatchApprovalRequest { files, .. } = msg {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        return Some(format!("a patch to {}", names.join(", ")));
+    }
+    None
+}
+
+/// What a remote run cannot do yet: said before anything starts, never silently dropped.
+fn refuse_local_only(args: &ExecArgs) -> Result<()> {
+    let mut refused: Vec<&str> = args.flags.session_shaping();
+    let options: [(&str, bool); 10] = [
+        ("resume/review", args.command.is_some()),
+        ("--image", !args.images.is_empty()),
+        ("--goal", args.goal.is_some()),
+        ("--worktree", args.worktree),
+        ("--ephemeral", args.ephemeral),
+        ("--output-schema", args.output_schema.is_some()),
+        ("--add-dir", !args.add_dir.is_empty()),
+        ("--ignore-rules", args.ignore_rules),
+        ("--trust", args.trust),
+        (
+            "-c (other than cluster.*)",
+            args.flags
+                .config
+                .iter()
+                .any(|c| !c.trim_start().starts_with("cluster.")),
+        ),
+    ];
+    refused.extend(
+        options
+            .iter()
+            .filter(|(_, set)| *set)
+            .map(|(name, _)| *name),
+    );
+    if !refused.is_empty() {
+        bail!(
+            "--remote runs the thread under the worker's configuration and cannot take {}",
+            refused.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The worker's rollout, copied line by line under this `TROUPE_HOME`.
+struct Mirror {
+    home: PathBuf,
+    file: Option<(PathBuf, std::fs::File)>,
+}
+
+impl Mirror {
+    fn new(home: &Path) -> Self {
+        Self {
+            home: home.to_path_buf(),
+            file: None,
+        }
+    }
+
+    /// Appends `line` to the rollout at `relative` (a path under `sessions/`, as the worker
+    /// named it; anything else is refused: a hostile peer must not write elsewhere).
+    fn append(&mut self, relative: Option<&str>, line: &str) -> Result<()> {
+        let relative = relative.context("a rollout line names no rollout")?;
+        let path = Path::new(relative);
+        let safe = path.starts_with("sessions")
+            && path.extension().is_some_and(|ext| ext == "jsonl")
+            && path.components().all(|c| matches!(c, Component::Normal(_)));
+        if !safe {
+            bail!("the worker named an unsafe rollout path `{relative}`");
+        }
+        let target = self.home.join(path);
+        if self.file.as_ref().is_none_or(|(open, _)| *open != target) {
+            if let Some(dir) = target.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&target)
+                .with_context(|| format!("cannot open {}", target.display()))?;
+            self.file = Some((target.clone(), file));
+        }
+        if let Some((_, file)) = &mut self.file {
+            writeln!(file, "{line}")
+                .with_context(|| format!("cannot write {}", target.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Puts the mirrored thread in this home's thread index (`troupe list`).
+    fn index(&self, home: &Path) {
+        let Some((path, file)) = &self.file else {
+            return;
+        };
+        let _ = file.sync_all();
+        let Some(store) = crate::threads::open_store(home, crate::threads::Reconcile::Skip) else {
+            return;
+        };
+        match troupe_actors::thread_store::reconcile::summarize_file(home, path) {
+            Ok(summary) => {
+                if let Err(err) = store.put(&summary) {
+                    warn(format!("the mirrored thread was not indexed: {err}"));
+                }
+            }
+            Err(err) => warn(format!(
+                "the mirrored rollout {} cannot be read back: {err}",
+                path.display()
+            )),
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Taking over the threads of a worker that died or hangs. Every worker watches the pool's
+//! leases; one whose revision has not moved for the lease timeout (by this worker's own
+//! clock) is taken over with a compare-and-set, when this worker has a free slot. The new
+//! holder rebuilds the thread's rollout from the committed lines on its subject, closes the
+//! tool calls that were in flight with an "aborted: worker lost" output, resumes the thread
+//! in a runtime of its own and carries the turn on to its end.
+
+use super::rollout_tail::RolloutTail;
+use super::thread::{self, Pumped, WorkerContext, APPEND_PATIENCE};
+use anyhow::{bail, Context, Result};
+use futures::StreamExt;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use troupe_actors::runtime::Runtime;
+use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_cluster::follow::ThreadFollower;
+use troupe_cluster::lease::{Lease, LeaseWatch};
+use troupe_cluster::publish::ThreadPublisher;
+use troupe_cluster::wire::{End, Kind, LeaseRecord};
+use troupe_messages::ops::{Op, UserInput};
+use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+
+/// What the tool calls in flight on a lost worker get as their output.
+pub const WORKER_LOST: &str = "aborted: worker lost";
+/// The input that carries a taken-over turn on (the model sees why its call was aborted).
+const CARRY_ON: &str = "The worker running this thread was lost; the tool calls in flight were \
+aborted. Carry on with the task.";
+
+/// Watches the leases for ever, taking over expired ones while slots are free.
+pub async fn monitor(ctx: Arc<WorkerContext>, slots: Arc<Semaphore>) {
+    let timeout = ctx.cluster.options.lease_timeout;
+    let mut tick = tokio::time::interval(timeout / 4);
+    let mut watch = LeaseWatch::default();
+    loop {
+        tick.tick().await;
+        if let Err(err) = scan(&ctx, &slots, &mut watch).await {
+            tracing::debug!(%err, "lease scan failed");
+        }
+    }
+}
+
+async fn scan(
+    ctx: &Arc<WorkerContext>,
+    slots: &Arc<Semaphore>,
+    watch: &mut LeaseWatch,
+) -> Result<()> {
+    let timeout = ctx.cluster.options.lease_timeout;
+    let kv = &ctx.cluster.kv;
+    let mut keys = kv.keys().await.context("lease keys")?;
+    let mut present = HashSet::new();
+    while let Some(key) = keys.next().await {
+        let Ok(key) = key else { continue };
+        if key.starts_with("lease.") {
+            present.insert(key);
+        }
+    }
+    watch.retain(&present);
+    for key in present {
+        let Ok(Some(entry)) = kv.entry(key.clone()).await else {
+            continue;
+        };
+        if entry.operation != async_nats::jetstream::kv::Operation::Put {
+            continue;
+        }
+        let Ok(record) = serde_json::from_slice::<LeaseRecord>(&entry.value) else {
+            continue;
+        };
+        if record.worker == ctx.worker_id
+            || !watch.expired(&key, entry.revision, Instant::now(), timeout)
+        {
+            continue;
+        }
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            continue;
+        };
+        let Some(thread_id) = key.strip_prefix("lease.") else {
+            continue;
+        };
+        let lease =
+            match Lease::take_over(kv, thread_id, &ctx.worker_id, &record, entry.revision).await {
+                Ok(lease) => lease,
+                Err(err) => {
+                    tracing::debug!(%err, thread_id, "take-over lost");
+                    continue;
+                }
+            };
+        eprintln!(
+            "worker {}: took over thread {thread_id} from worker {}",
+            ctx.worker_id, record.worker
+        );
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            let thread_id = lease.thread().to_string();
+            if let Err(err) = resume(ctx, lease, permit).await {
+                eprintln!("taken-over thread {thread_id}: {err:#}");
+            }
+        });
+    }
+    Ok(())
+}
+
+/// What the subject holds of a thread: its committed rollout lines and where the rollout
+/// lives, whether it ended, and its last sequence.
+struct Committed {
+    relative: Option<String>,
+    lines: Vec<String>,
+    ended: bool,
+    last_seq: u64,
+}
+
+async fn read_committed(ctx: &WorkerContext, thread_id: &str) -> Result<Committed> {
+    let mut follower = ThreadFollower::new(&ctx.cluster, thread_id)?;
+    let mut committed = Committed {
+        relative: None,
+        lines: Vec::new(),
+        ended: false,
+        last_seq: 0,
+    };
+    let Some(last) = ThreadFollower::last_sequence(&ctx.cluster, thread_id).await? else {
+        return Ok(committed);
+    };
+    committed.last_seq = last;
+    while follower.cursor().last() < last {
+        let message = tokio::time::timeout(APPEND_PATIENCE, follower.next())
+            .await
+            .context("the thread's subject stopped before its last message")??;
+        match message.kind {
+            Kind::Rollout => {
+                committed.relative = message.rollout_path.clone();
+                committed.lines.push(
+                    String::from_utf8(message.payload.to_vec())
+                        .context("a rollout line is not UTF-8")?,
+                );
+            }
+            Kind::End => committed.ended = true,
+            Kind::Event => {}
+        }
+    }
+    Ok(committed)
+}
+
+async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePermit) -> Result<()> {
+    let thread_id = lease.thread().to_string();
+    let cwd = lease.cwd().to_path_buf();
+    let committed = read_committed(&ctx, &thread_id).await?;
+    let mut publisher =
+        ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, committed.last_seq)?;
+    if committed.ended {
+        publisher.finish().await;
+        return Ok(());
+    }
+    let Some(relative) = committed.relative.clone() else {
+        // Nothing of the thread was committed: there is nothing to resume.
+        let end = serde_json::to_vec(&End { succeeded: false })?;
+        publisher
+            .append_retrying(Kind::End, end, None, APPEND_PATIENCE)
+            .await?;
+        publisher.finish().await;
+        bail!("thread {thread_id} had committed no rollout line; ended it");
+    };
+    // The calls in flight get their output now, committed before anything else.
+    let mut lines = committed.lines;
+    for line in lost_call_outputs(&lines)? {
+        publisher
+            .append_retrying(
+                Kind::Rollout,
+                line.clone().into_bytes(),
+                Some(&relative),
+                APPEND_PATIENCE,
+            )
+            .await?;
+        lines.push(line);
+    }
+    let rollout_dir = ctx
+        .home
+        .join("cluster")
+        .join("threads")
+        .join(format!("{thread_id}-{}", uuid::Uuid::now_v7().simple()));
+    let rollout_path = rollout_dir.join(&relative);
+    if !rollout_path.starts_with(&rollout_dir) || relative.contains("..") {
+        bail!("the thread's rollout path `{relative}` is unsafe");
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    let offset = text.len() as u64;
+    let write_path = rollout_path.clone();
+    tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+        if let Some(dir) = write_path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&write_path, text)
+    })
+    .await
+    .context("the rollout writer stopped")?
+    .with_context(|| format!("cannot write {}", rollout_path.display()))?;
+    let mut settings = ctx.flags.load(&ctx.home, cwd, ctx.approval).await?.settings;
+    settings.rollout_dir = Some(rollout_dir);
+    let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
+    let result = async {
+        let mut resumed = runtime
+            .resume_thread(settings, rollout_path.clone())
+            .await?;
+        let ops = thread::subscribe_ops(&ctx, &thread_id).await?;
+        resumed.submit(Op::UserInput {
+            items: vec![UserInput::Text {
+                text: CARRY_ON.into(),
+            }],
+        })?;
+        let pumped = Pumped {
+            thread: resumed,
+            publisher,
+            tail: RolloutTail::starting_at(rollout_path, offset),
+            relative,
+            ops,
+            skip_session_configured: true,
+        };
+        thread::pump(&ctx, pumped).await
+    }
+    .await;
+    runtime.stop();
+    drop(permit);
+    result
+}
+
+/// An output line for each tool call of `lines` that has none.
+fn lost_call_outputs(lines: &[String]) -> Result<Vec<String>> {
+    use troupe_actors::rollout_recorder::replay::dangling_calls;
+    use troupe_messages::tools::ToolOutput;
+    let mut items = Vec::new();
+    for line in lines {
+        if let Ok(parsed) = serde_json::from_str::<RolloutLine>(line) {
+            if let RolloutRecord::ResponseItem(item) = parsed.record {
+                items.push(item);
+            }
+        }
+    }
+    dangling_calls(&items)
+        .into_iter()
+        .map(|(call_id, custom)| {
+            let item = troupe_actors::turn::prompt::output_item(&ToolOutput {
+                call_id,
+                content: WORKER_LOST.into(),
+                success: false,
+                custom,
+                parts: Vec::new(),
+            });
+            let line = RolloutLine {
+                timestamp: troupe_actors::rollout_recorder::path::now_rfc3339(),
+                record: RolloutRecord::ResponseItem(item),
+            };
+            serde_json::to_string(&line).context("cannot serialize an output line")
+        })
+        .collect()
+}

@@ -1,0 +1,384 @@
+//! One thread on a worker: started in its own `Runtime`, its events and rollout lines
+//! appended to the thread's subject under its lease, interrupts taken from the thread's ops
+//! subject. A lost lease (`Fenced`) stops the thread here at once: nothing more is
+//! published for it.
+
+use super::rollout_tail::RolloutTail;
+use crate::session_flags::SessionFlags;
+use anyhow::{Context, Result};
+use futures::StreamExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use troupe_actors::runtime::{Runtime, ThreadClient};
+use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_cluster::layout::spawn_key;
+use troupe_cluster::lease::Lease;
+use troupe_cluster::publish::ThreadPublisher;
+use troupe_cluster::wire::{End, Kind, SpawnAnswer, SpawnRequest, ThreadReply, ThreadRequest};
+use troupe_cluster::{Cluster, ClusterError};
+use troupe_messages::events::{Event, EventMsg};
+use troupe_messages::ops::{Op, ReviewDecision};
+use troupe_messages::policy::AskForApproval;
+
+/// What every thread of a worker shares.
+pub struct WorkerContext {
+    pub cluster: Cluster,
+    pub worker_id: String,
+    /// The worker's `TROUPE_HOME`: its config, rules and credentials apply to every thread.
+    pub home: PathBuf,
+    pub flags: SessionFlags,
+    pub approval: AskForApproval,
+}
+
+/// How long an append may retry through a reconnect before the thread is given up.
+pub(super) const APPEND_PATIENCE: Duration = Duration::from_secs(60);
+/// How long the session may take to shut down after its turn.
+const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Runs the thread `request` asks for, answering the request first.
+pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
+    let answer_key = spawn_key(&request.request_id);
+    let started = start(&ctx, &request).await;
+    let (runtime, thread, rollout_dir) = match started {
+        Ok(started) => started,
+        Err(err) => {
+            answer(&ctx, &answer_key, None, Some(format!("{err:#}"))).await;
+            return Err(err);
+        }
+    };
+    let thread_id = thread.handle.thread_id.to_string();
+    let result = follow(&ctx, &request, thread, rollout_dir, &answer_key, &thread_id).await;
+    runtime.stop();
+    match result {
+        Err(err) if matches!(err.downcast_ref(), Some(ClusterError::Fenced { .. })) => {
+            eprintln!(
+                "worker {}: lost the lease of thread {thread_id}; stopped it here",
+                ctx.worker_id
+            );
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+async fn start(
+    ctx: &WorkerContext,
+    request: &SpawnRequest,
+) -> Result<(Runtime, ThreadClient, PathBuf)> {
+    let loaded = ctx
+        .flags
+        .load(&ctx.home, request.cwd.clone(), ctx.approval)
+        .await?;
+    let mut settings = loaded.settings;
+    // Each thread's rollouts in a directory of its own under the worker's home.
+    let rollout_dir = ctx
+        .home
+        .join("cluster")
+        .join("threads")
+        .join(&request.request_id);
+    tokio::fs::create_dir_all(&rollout_dir)
+        .await
+        .with_context(|| format!("cannot create {}", rollout_dir.display()))?;
+    settings.rollout_dir = Some(rollout_dir.clone());
+    let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
+    let thread = runtime.start_thread(settings).await?;
+    Ok((runtime, thread, rollout_dir))
+}
+
+async fn answer(ctx: &WorkerContext, key: &str, thread_id: Option<String>, error: Option<String>) {
+    let answer = SpawnAnswer {
+        worker: ctx.worker_id.clone(),
+        thread_id,
+        error,
+    };
+    let Ok(value) = serde_json::to_vec(&answer) else {
+        return;
+    };
+    if let Err(err) = ctx.cluster.kv.put(key, value.into()).await {
+        tracing::warn!(%err, "cannot answer the spawn request");
+    }
+}
+
+async fn follow(
+    ctx: &WorkerContext,
+    request: &SpawnRequest,
+    mut thread: ThreadClient,
+    rollout_dir: PathBuf,
+    answer_key: &str,
+    thread_id: &str,
+) -> Result<()> {
+    let lease = Lease::acquire(&ctx.cluster.kv, thread_id, &ctx.worker_id, &request.cwd).await?;
+    let publisher = ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, 0)?;
+    let ops = subscribe_ops(ctx, thread_id).await?;
+    answer(ctx, answer_key, Some(thread_id.to_string()), None).await;
+    thread.submit(Op::UserInput {
+        items: request.items.clone(),
+    })?;
+    let relative = relative_rollout(&thread, &rollout_dir)?;
+    let tail = RolloutTail::new(thread.handle.rollout_path.clone());
+    let pumped = Pumped {
+        thread,
+        publisher,
+        tail,
+        relative,
+        ops,
+        // A new thread's start is news to its follower.
+        skip_session_configured: false,
+    };
+    pump(ctx, pumped).await
+}
+
+/// The thread's rollout path relative to its directory (the follower's mirror uses it).
+pub(super) fn relative_rollout(
+    thread: &ThreadClient,
+    rollout_dir: &std::path::Path,
+) -> Result<String> {
+    Ok(thread
+        .handle
+        .rollout_path
+        .strip_prefix(rollout_dir)
+        .context("the rollout is outside the thread's directory")?
+        .display()
+        .to_string())
+}
+
+pub(super) async fn subscribe_ops(
+    ctx: &WorkerContext,
+    thread_id: &str,
+) -> Result<async_nats::Subscriber> {
+    ctx.cluster
+        .client
+        .subscribe(ctx.cluster.layout().ops_subject(thread_id)?)
+        .await
+        .context("cannot subscribe to the thread's ops")
+}
+
+/// A running thread and where its output goes.
+pub(super) struct Pumped {
+    pub thread: ThreadClient,
+    pub publisher: ThreadPublisher,
+    pub tail: RolloutTail,
+    pub relative: String,
+    pub ops: async_nats::Subscriber,
+    /// A thread taken over: its follower saw its start from the first worker.
+    pub skip_session_configured: bool,
+}
+
+/// Publishes the thread's events and rollout lines until its turn ends, then shuts it down,
+/// publishes the last rollout lines and the end, and gives the lease up.
+pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
+    let Pumped {
+        mut thread,
+        mut publisher,
+        mut tail,
+        relative,
+        mut ops,
+        skip_session_configured,
+    } = pumped;
+    let ran = run_turn(
+        ctx,
+        &mut thread,
+        &mut publisher,
+        &mut tail,
+        &relative,
+        &mut ops,
+        skip_session_configured,
+    )
+    .await;
+    let succeeded = match ran {
+        Ok(succeeded) => succeeded,
+        // Another worker owns the thread: not one more message.
+        Err(err) if matches!(err.downcast_ref(), Some(ClusterError::Fenced { .. })) => {
+            return Err(err)
+        }
+        Err(err) => {
+            // The follower learns that the thread failed here rather than waiting on it.
+            let _ = thread.submit(Op::Interrupt);
+            let warning = Event {
+                id: String::new(),
+                msg: EventMsg::Warning {
+                    message: format!("the worker stopped the thread: {err:#}"),
+                },
+            };
+            if let Ok(payload) = serde_json::to_vec(&warning) {
+                let _ = publisher.append(Kind::Event, payload, None).await;
+            }
+            if let Ok(end) = serde_json::to_vec(&End { succeeded: false }) {
+                let _ = publisher.append(Kind::End, end, None).await;
+            }
+            publisher.finish().await;
+            return Err(err);
+        }
+    };
+    // Flush the rollout: the session's shutdown writes and releases it.
+    if thread.submit(Op::Shutdown).is_ok() {
+        let drained = async { while thread.next_event().await.is_some() {} };
+        let _ = tokio::time::timeout(SHUTDOWN_PATIENCE, drained).await;
+    }
+    publish_rollout(&mut publisher, &mut tail, &relative).await?;
+    let end = serde_json::to_vec(&End { succeeded }).context("cannot serialize the end")?;
+    publisher
+        .append_retrying(Kind::End, end, None, APPEND_PATIENCE)
+        .await?;
+    publisher.finish().await;
+    Ok(())
+}
+
+/// Publishes until the turn ends; whether it completed.
+async fn run_turn(
+    ctx: &WorkerContext,
+    thread: &mut ThreadClient,
+    publisher: &mut ThreadPublisher,
+    tail: &mut RolloutTail,
+    relative: &str,
+    ops: &mut async_nats::Subscriber,
+    skip_session_configured: bool,
+) -> Result<bool> {
+    let mut heartbeat = tokio::time::interval(ctx.cluster.options.lease_timeout / 3);
+    loop {
+        tokio::select! {
+            event = thread.next_event() => {
+                let Some(event) = event else { return Ok(false) };
+                let configured = matches!(event.msg, EventMsg::SessionConfigured { .. });
+                if !(configured && skip_session_configured) {
+                    publish_event(publisher, &event).await?;
+                }
+                publish_rollout(publisher, tail, relative).await?;
+                match answer_event(thread, &event)? {
+                    Turn::Goes => {}
+                    Turn::Ended { completed } => return Ok(completed),
+                }
+            }
+            Some(message) = ops.next() => handle_op(ctx, thread, message).await,
+            _ = heartbeat.tick() => match publisher.heartbeat().await {
+                Err(err @ ClusterError::Fenced { .. }) => return Err(err.into()),
+                Err(err) => tracing::debug!(%err, "lease not renewed (retrying at the next beat)"),
+                Ok(()) => {}
+            },
+        }
+    }
+}
+
+/// Appends one event; one larger than the server accepts goes as a warning saying so (the
+/// rollout line of its item still carries what the model saw).
+async fn publish_event(publisher: &mut ThreadPublisher, event: &Event) -> Result<()> {
+    let payload = serde_json::to_vec(event).context("cannot serialize an event")?;
+    let size = payload.len();
+    match publisher
+        .append_retrying(Kind::Event, payload, None, APPEND_PATIENCE)
+        .await
+    {
+        Err(ClusterError::TooLarge { reason, .. }) => {
+            let warning = Event {
+                id: event.id.clone(),
+                msg: EventMsg::Warning {
+                    message: format!(
+                        "an event of {size} bytes was not sent by the worker ({reason})"
+                    ),
+                },
+            };
+            let payload = serde_json::to_vec(&warning).context("cannot serialize an event")?;
+            publisher
+                .append_retrying(Kind::Event, payload, None, APPEND_PATIENCE)
+                .await?;
+            Ok(())
+        }
+        other => other.map(|_| ()).map_err(Into::into),
+    }
+}
+
+/// Appends the rollout lines written since the last look.
+pub(super) async fn publish_rollout(
+    publisher: &mut ThreadPublisher,
+    tail: &mut RolloutTail,
+    relative: &str,
+) -> Result<()> {
+    let mut moved = std::mem::replace(tail, RolloutTail::new(PathBuf::new()));
+    let (moved, lines) = tokio::task::spawn_blocking(move || {
+        let lines = moved.read_new_lines();
+        (moved, lines)
+    })
+    .await
+    .context("the rollout reader stopped")?;
+    *tail = moved;
+    let lines = lines.with_context(|| format!("cannot read {}", tail.path().display()))?;
+    for line in lines {
+        publisher
+            .append_retrying(
+                Kind::Rollout,
+                line.into_bytes(),
+                Some(relative),
+                APPEND_PATIENCE,
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+enum Turn {
+    Goes,
+    Ended { completed: bool },
+}
+
+/// What the thread needs from its supervisor, which a worker cannot ask anyone for: as
+/// `exec`, approvals are denied and questions get their recommended answers.
+fn answer_event(thread: &mut ThreadClient, event: &Event) -> Result<Turn> {
+    if let EventMsg::ExecApprovalRequest { call_id, .. }
+    | EventMsg::ApplyPatchApprovalRequest { call_id, .. } = &event.msg
+    {
+        // One op answers both kinds, as in `exec`.
+        thread.submit(Op::ExecApproval {
+            call_id: call_id.clone(),
+            decision: ReviewDecision::Denied,
+        })?;
+    }
+    if let EventMsg::RequestUserInput { call_id, questions } = &event.msg {
+        use troupe_actors::tool_orchestrator::tools::request_user_input::recommended_answers;
+        thread.submit(Op::UserInputAnswer {
+            call_id: call_id.clone(),
+            answers: recommended_answers(questions),
+        })?;
+    }
+    if let EventMsg::AgentEvent { thread_id, msg, .. } = &event.msg {
+        if let EventMsg::ExecApprovalRequest { call_id, .. }
+        | EventMsg::ApplyPatchApprovalRequest { call_id, .. } = msg.as_ref()
+        {
+            thread.submit(Op::AgentApproval {
+                thread_id: *thread_id,
+                call_id: call_id.clone(),
+                decision: ReviewDecision::Denied,
+            })?;
+        }
+    }
+    if let EventMsg::TurnComplete { .. } = event.msg {
+        return Ok(Turn::Ended { completed: true });
+    }
+    if let EventMsg::TurnAborted { .. } = event.msg {
+        return Ok(Turn::Ended { completed: false });
+    }
+    Ok(Turn::Goes)
+}
+
+/// A request from whoever follows the thread.
+async fn handle_op(ctx: &WorkerContext, thread: &mut ThreadClient, message: async_nats::Message) {
+    let reply = match serde_json::from_slice::<ThreadRequest>(&message.payload) {
+        Ok(ThreadRequest::Interrupt) => match thread.submit(Op::Interrupt) {
+            Ok(_) => ThreadReply {
+                ok: true,
+                error: None,
+            },
+            Err(err) => ThreadReply {
+                ok: false,
+                error: Some(err.to_string()),
+            },
+        },
+        Err(err) => ThreadReply {
+            ok: false,
+            error: Some(format!("not a thread request: {err}")),
+        },
+    };
+    if let (Some(to), Ok(payload)) = (message.reply, serde_json::to_vec(&reply)) {
+        let _ = ctx.cluster.client.publish(to, payload.into()).await;
+    }
+}

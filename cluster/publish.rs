@@ -1,0 +1,199 @@
+//! A worker's appends to one thread's subject, fenced twice: each append first renews the
+//! thread's lease (compare-and-set on its revision), then publishes with the subject's last
+//! sequence this worker saw as the expected one. A worker that lost the lease, or whose
+//! successor has appended since, gets `Fenced` and must publish nothing more.
+
+use crate::lease::Lease;
+use crate::wire::{Kind, KIND_HEADER, PART_HEADER, ROLLOUT_HEADER};
+use crate::{Cluster, ClusterError};
+use async_nats::jetstream::context::PublishErrorKind;
+use async_nats::HeaderMap;
+
+/// The appending side of one thread's subject.
+pub struct ThreadPublisher {
+    js: async_nats::jetstream::Context,
+    client: async_nats::Client,
+    subject: String,
+    lease: Lease,
+    /// The subject's last sequence as this worker knows it (0: empty).
+    last_seq: u64,
+    /// Appends made, for the message ids that make a retried append land once.
+    appended: u64,
+    worker: String,
+}
+
+impl ThreadPublisher {
+    /// Appends to `thread`'s subject under `lease`, the subject's last sequence being
+    /// `last_seq`.
+    pub fn new(
+        cluster: &Cluster,
+        lease: Lease,
+        worker: &str,
+        last_seq: u64,
+    ) -> Result<Self, ClusterError> {
+        Ok(Self {
+            js: cluster.js.clone(),
+            client: cluster.client.clone(),
+            subject: cluster.layout().events_subject(lease.thread())?,
+            lease,
+            last_seq,
+            appended: 0,
+            worker: worker.to_string(),
+        })
+    }
+
+    /// Appends one message, retrying through a reconnect (the message id makes a retry of
+    /// an append that did land a no-op) for up to `patience`; `Fenced` is final at once.
+    pub async fn append_retrying(
+        &mut self,
+        kind: Kind,
+        payload: Vec<u8>,
+        rollout_path: Option<&str>,
+        patience: std::time::Duration,
+    ) -> Result<u64, ClusterError> {
+        let deadline = tokio::time::Instant::now() + patience;
+        let mut seq = 0;
+        for (chunk, part) in split(payload, self.part_limit()) {
+            seq = loop {
+                match self
+                    .append_part(kind, chunk.clone(), rollout_path, part)
+                    .await
+                {
+                    Ok(seq) => break seq,
+                    Err(
+                        err @ (ClusterError::Fenced { .. }
+                        | ClusterError::TooLarge { .. }
+                        | ClusterError::StreamGone { .. }),
+                    ) => return Err(err),
+                    Err(err) if tokio::time::Instant::now() >= deadline => return Err(err),
+                    Err(err) => {
+                        tracing::debug!(%err, "append failed; retrying");
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    }
+                }
+            };
+        }
+        Ok(seq)
+    }
+
+    /// Appends one message (in parts when it is larger than the server accepts), without
+    /// retrying; the sequence of its last part.
+    pub async fn append(
+        &mut self,
+        kind: Kind,
+        payload: Vec<u8>,
+        rollout_path: Option<&str>,
+    ) -> Result<u64, ClusterError> {
+        let mut seq = 0;
+        for (chunk, part) in split(payload, self.part_limit()) {
+            seq = self.append_part(kind, chunk, rollout_path, part).await?;
+        }
+        Ok(seq)
+    }
+
+    /// The largest part this server takes, leaving room for the headers.
+    fn part_limit(&self) -> usize {
+        self.client
+            .server_info()
+            .max_payload
+            .saturating_sub(HEADER_ROOM)
+            .max(MIN_PART)
+    }
+
+    async fn append_part(
+        &mut self,
+        kind: Kind,
+        payload: Vec<u8>,
+        rollout_path: Option<&str>,
+        part: Option<(usize, usize)>,
+    ) -> Result<u64, ClusterError> {
+        self.lease.renew().await?;
+        let mut headers = HeaderMap::new();
+        headers.insert(KIND_HEADER, kind.as_str());
+        headers.insert(
+            async_nats::header::NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
+            self.last_seq.to_string().as_str(),
+        );
+        if let Some(path) = rollout_path {
+            headers.insert(ROLLOUT_HEADER, path);
+        }
+        if let Some((k, n)) = part {
+            headers.insert(PART_HEADER, format!("{k}/{n}").as_str());
+        }
+        // The same id on a retry: the server keeps one copy (its duplicate window).
+        let id = format!(
+            "{}:{}:{}",
+            self.lease.thread(),
+            self.worker,
+            self.appended + 1
+        );
+        headers.insert(async_nats::header::NATS_MESSAGE_ID, id.as_str());
+        let ack = self
+            .js
+            .publish_with_headers(self.subject.clone(), headers, payload.into())
+            .await
+            .map_err(|err| self.publish_error(err))?
+            .await
+            .map_err(|err| self.publish_error(err))?;
+        self.last_seq = ack.sequence;
+        self.appended += 1;
+        Ok(ack.sequence)
+    }
+
+    /// Renews the lease without appending (the heartbeat of a quiet thread).
+    pub async fn heartbeat(&mut self) -> Result<(), ClusterError> {
+        self.lease.renew().await
+    }
+
+    pub fn thread(&self) -> &str {
+        self.lease.thread()
+    }
+
+    /// The thread is finished: the lease goes.
+    pub async fn finish(self) {
+        self.lease.release().await;
+    }
+
+    fn publish_error(&self, err: async_nats::jetstream::context::PublishError) -> ClusterError {
+        match err.kind() {
+            PublishErrorKind::WrongLastSequence => ClusterError::Fenced {
+                thread: self.lease.thread().to_string(),
+            },
+            PublishErrorKind::StreamNotFound => ClusterError::StreamGone {
+                stream: self.subject.clone(),
+            },
+            PublishErrorKind::MaxPayloadExceeded => ClusterError::TooLarge {
+                subject: self.subject.clone(),
+                reason: err.to_string(),
+            },
+            _ => ClusterError::js(format!("publish to {}", self.subject), err),
+        }
+    }
+}
+
+/// `(k, n)`: part k (1-based) of n.
+pub type Part = (usize, usize);
+
+/// Room left in each message for its headers.
+const HEADER_ROOM: usize = 4096;
+/// The smallest part (a server with a tiny `max_payload` still gets progress).
+const MIN_PART: usize = 1024;
+
+/// `payload` in parts of at most `limit` bytes, each with its `(k, n)` (1-based); a payload
+/// that fits is one message without a part number.
+pub fn split(payload: Vec<u8>, limit: usize) -> Vec<(Vec<u8>, Option<Part>)> {
+    if payload.len() <= limit || limit == 0 {
+        return vec![(payload, None)];
+    }
+    let chunks: Vec<Vec<u8>> = payload.chunks(limit).map(<[u8]>::to_vec).collect();
+    let n = chunks.len();
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| (chunk, Some((i + 1, n))))
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "publish_tests.rs"]
+mod tests;

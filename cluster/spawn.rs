@@ -1,0 +1,111 @@
+//! The requester's side of placement: publish a spawn request to the pool's work queue and
+//! wait for a worker's answer; and requests to a running thread's worker.
+
+use crate::layout::spawn_key;
+use crate::wire::{SpawnAnswer, SpawnRequest, ThreadReply, ThreadRequest};
+use crate::{Cluster, ClusterError};
+use async_nats::jetstream::kv::Operation;
+use futures::StreamExt;
+use std::time::Duration;
+
+/// How long a request to a thread's worker may take.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Publishes `request` and waits (up to the pool's spawn deadline) for the worker that took
+/// it. On the deadline the request is taken back out of the queue, so no worker starts it
+/// later, and the error says so.
+pub async fn request_spawn(
+    cluster: &Cluster,
+    request: &SpawnRequest,
+) -> Result<SpawnAnswer, ClusterError> {
+    crate::layout::check_token(&request.request_id)?;
+    let key = spawn_key(&request.request_id);
+    // Watch first: an answer written before the watch starts is delivered by it too.
+    let mut watch = cluster
+        .kv
+        .watch_with_history(&key)
+        .await
+        .map_err(|err| ClusterError::js("watch of the spawn answer", err))?;
+    let payload =
+        serde_json::to_vec(request).map_err(|err| ClusterError::js("spawn request", err))?;
+    let layout = cluster.layout();
+    let ack = cluster
+        .js
+        .publish(layout.spawn_subject(), payload.into())
+        .await
+        .map_err(|err| ClusterError::js("spawn request", err))?
+        .await
+        .map_err(|err| ClusterError::js("spawn request", err))?;
+    let deadline = cluster.options.spawn_deadline;
+    let answer = tokio::time::timeout(deadline, async {
+        while let Some(entry) = watch.next().await {
+            let Ok(entry) = entry else { continue };
+            if entry.operation != Operation::Put {
+                continue;
+            }
+            return serde_json::from_slice::<SpawnAnswer>(&entry.value).map_err(|err| {
+                ClusterError::Malformed {
+                    subject: key.clone(),
+                    reason: err.to_string(),
+                }
+            });
+        }
+        Err(ClusterError::js("watch of the spawn answer", "ended"))
+    })
+    .await;
+    match answer {
+        Ok(answer) => {
+            let answer = answer?;
+            // Read: the answer has served (the bucket keeps no record of old requests).
+            let _ = cluster.kv.purge(&key).await;
+            match (&answer.thread_id, &answer.error) {
+                (Some(thread), None) => {
+                    crate::layout::check_token(thread)?;
+                    Ok(answer)
+                }
+                (_, error) => Err(ClusterError::SpawnRefused {
+                    worker: answer.worker.clone(),
+                    reason: error.clone().unwrap_or_else(|| "no reason given".into()),
+                }),
+            }
+        }
+        Err(_) => {
+            // Not taken: out of the queue. (Already taken means a worker acked it just now;
+            // it will see the deadline passed and refuse it.)
+            if let Ok(stream) = cluster.js.get_stream(layout.spawn_stream()).await {
+                let _ = stream.delete_message(ack.sequence).await;
+            }
+            Err(ClusterError::SpawnDeadline {
+                deadline_ms: u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX),
+                pool: layout.pool().to_string(),
+            })
+        }
+    }
+}
+
+/// Asks the worker running `thread` to do `request`.
+pub async fn thread_request(
+    cluster: &Cluster,
+    thread: &str,
+    request: &ThreadRequest,
+) -> Result<(), ClusterError> {
+    let subject = cluster.layout().ops_subject(thread)?;
+    let payload =
+        serde_json::to_vec(request).map_err(|err| ClusterError::js("thread request", err))?;
+    let reply = tokio::time::timeout(
+        REQUEST_TIMEOUT,
+        cluster.client.request(subject.clone(), payload.into()),
+    )
+    .await
+    .map_err(|_| ClusterError::NoReply(format!("no answer on {subject}")))?
+    .map_err(|err| ClusterError::NoReply(err.to_string()))?;
+    let reply: ThreadReply =
+        serde_json::from_slice(&reply.payload).map_err(|err| ClusterError::Malformed {
+            subject: subject.clone(),
+            reason: err.to_string(),
+        })?;
+    match reply.error {
+        Some(error) if !reply.ok => Err(ClusterError::NoReply(error)),
+        _ => Ok(()),
+    }
+}

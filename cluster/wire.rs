@@ -1,0 +1,111 @@
+//! What travels over NATS, as JSON. Every payload from the network is parsed into these
+//! types and anything else is a `Malformed` error, never a panic.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use troupe_messages::ops::UserInput;
+
+/// Header saying what a message on a thread's subject is.
+pub const KIND_HEADER: &str = "Troupe-Kind";
+/// Header of a rollout line: the rollout's path relative to `TROUPE_HOME`.
+pub const ROLLOUT_HEADER: &str = "Troupe-Rollout";
+
+/// Header of one part of a message too large for one (`k/n`, 1-based); the follower
+/// delivers the message once its last part came.
+pub const PART_HEADER: &str = "Troupe-Part";
+
+/// The kinds of message on a thread's subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A serialized `troupe_messages::events::Event`.
+    Event,
+    /// One line of the thread's rollout, as the worker wrote it.
+    Rollout,
+    /// The thread has finished on its worker; nothing follows. Payload: [`End`].
+    End,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Event => "event",
+            Kind::Rollout => "rollout",
+            Kind::End => "end",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "event" => Some(Kind::Event),
+            "rollout" => Some(Kind::Rollout),
+            "end" => Some(Kind::End),
+            _ => None,
+        }
+    }
+}
+
+/// A request to run a whole thread on some worker of the pool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpawnRequest {
+    /// Chosen by the requester; the answer is stored under `spawn.<request_id>`.
+    pub request_id: String,
+    /// Where the thread works: a path the requester and the workers share.
+    pub cwd: PathBuf,
+    /// The first turn's input.
+    pub items: Vec<UserInput>,
+    /// Unix ms after which no worker may take the request (the requester has given up).
+    pub deadline_ms: i64,
+}
+
+/// The answer to a spawn request: which thread it became, on which worker, or why the
+/// worker that took it could not start it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpawnAnswer {
+    pub worker: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A worker's heartbeat (`worker.<id>`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerStatus {
+    pub worker: String,
+    pub slots: u32,
+    pub free: u32,
+    pub labels: BTreeMap<String, String>,
+    pub at_ms: i64,
+}
+
+/// The value of `lease.<thread>`: who holds it, renewed when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseRecord {
+    pub worker: String,
+    pub at_ms: i64,
+    /// Where the thread works (a worker taking the thread over needs it).
+    pub cwd: PathBuf,
+}
+
+/// The payload of [`Kind::End`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct End {
+    /// Whether the turn completed.
+    pub succeeded: bool,
+}
+
+/// A request to a thread's worker (`troupe.<pool>.thread.<id>.ops`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ThreadRequest {
+    Interrupt,
+}
+
+/// The worker's reply to a [`ThreadRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadReply {
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
