@@ -28,6 +28,8 @@ fuzz_target!(|data: &[u8]| {
         parallel_tool_calls: true,
         prompt_cache_key: String::new(),
         reasoning_effort: None,
+        verbosity: None,
+        output_schema: None,
     };
     for api in [WireApi::Responses, WireApi::Chat, WireApi::Anthropic] {
         let mut decoder = wire_for(api).decoder(&request);
