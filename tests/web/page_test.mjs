@@ -338,8 +338,16 @@ cases.twenty_streams_frames = async (page) => {
   assert(figures.twenty_streams_frames.runningAtStart > 0, `nothing streamed while measured: ${JSON.stringify(figures.twenty_streams_frames)}`);
   // The streams end: the open one's answer is whole, and the list shows them done.
   await page.locator('#transcript .item-agentMessage', { hasText: 'STREAM-END' }).waitFor({ timeout: 120_000 });
-  await page.waitForFunction(() => [...document.querySelectorAll('.thread-row[data-status=done]')]
-    .filter((r) => /stream-\d+-task/.test(r.textContent)).length >= 10, null, { timeout: 120_000, polling: 250 });
+  try {
+    await page.waitForFunction(() => [...document.querySelectorAll('.thread-row[data-status=done]')]
+      .filter((r) => /stream-\d+-task/.test(r.textContent)).length >= 10, null, { timeout: 120_000, polling: 250 });
+  } catch (err) {
+    // What the page believes of each stream: wire status / last turn / lastTurn / followed.
+    const states = await page.evaluate(() => [...window.troupePage.store.threads.values()]
+      .filter((t) => /stream-\d+-task/.test(t.preview ?? ''))
+      .map((t) => `${t.wireStatus?.type}/${t.turns.at(-1)?.status}/${t.lastTurn}/${t.subscribed}`));
+    throw new Error(`fewer than 10 of the 20 streams are shown done: ${JSON.stringify(states)}`);
+  }
 };
 
 let failed = false;
