@@ -106,11 +106,34 @@ pub async fn decide(
 pub const PLAN_MODE_NO_ESCALATION: &str = "plan mode: commands run read-only and cannot be \
 escalated; investigate without changing anything and propose the change in your plan";
 
+/// Whether a command tool's call asks to run outside the sandbox: `sandbox_permissions`
+/// (`"require_escalated"` or `"use_default"`), or the legacy `with_escalated_permissions`.
+pub fn wants_escalation(
+    tool: &str,
+    sandbox_permissions: Option<&str>,
+    with_escalated_permissions: Option<bool>,
+) -> Result<bool, String> {
+    match sandbox_permissions {
+        None | Some("use_default") => Ok(with_escalated_permissions == Some(true)),
+        Some("require_escalated") => Ok(true),
+        Some(other) => Err(format!(
+            "{tool}: `sandbox_permissions` must be \"use_default\" or \"require_escalated\"; \
+             got {other:?}"
+        )),
+    }
+}
+
 /// Runs a validated shell call through approval and the sandbox.
 pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolOutcome {
     let policy = ctx.settings.approval_policy;
-    let escalation = args.sandbox_permissions.as_deref() == Some("require_escalated")
-        || args.with_escalated_permissions == Some(true);
+    let escalation = match wants_escalation(
+        "shell",
+        args.sandbox_permissions.as_deref(),
+        args.with_escalated_permissions,
+    ) {
+        Ok(escalation) => escalation,
+        Err(message) => return ToolOutcome::error(message),
+    };
     let decision = match decide(
         ctx,
         &args.command,

@@ -73,18 +73,6 @@ impl ExecCommandArgs {
         Ok(vec![shell.to_string(), flag.to_string(), self.cmd.clone()])
     }
 
-    /// Whether the call asks to run outside the sandbox.
-    fn escalation(&self) -> Result<bool, String> {
-        match self.sandbox_permissions.as_deref() {
-            None | Some("use_default") => Ok(self.with_escalated_permissions == Some(true)),
-            Some("require_escalated") => Ok(true),
-            Some(other) => Err(format!(
-                "exec_command: `sandbox_permissions` must be \"use_default\" or \
-                 \"require_escalated\"; got {other:?}"
-            )),
-        }
-    }
-
     /// The justification shown with an approval, with the proposed prefix rule if any.
     fn approval_reason(&self) -> Option<String> {
         let prefix = self
@@ -199,7 +187,14 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
             sessions::MAX_SESSIONS
         ));
     }
-    let (argv, escalation) = match (args.argv(), args.escalation()) {
+    let (argv, escalation) = match (
+        args.argv(),
+        crate::tool_orchestrator::exec_flow::wants_escalation(
+            "exec_command",
+            args.sandbox_permissions.as_deref(),
+            args.with_escalated_permissions,
+        ),
+    ) {
         (Ok(argv), Ok(escalation)) => (argv, escalation),
         (Err(message), _) | (_, Err(message)) => return ToolOutcome::error(message),
     };
