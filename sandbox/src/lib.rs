@@ -18,6 +18,7 @@ pub mod probe;
 pub mod process;
 pub mod profile;
 pub mod session_kill;
+pub mod spawn_trampoline;
 pub mod zygote_wire;
 
 #[cfg(test)]
@@ -29,3 +30,6 @@ mod live_output_tests;
 #[cfg(test)]
 #[path = "process_tests.rs"]
 mod process_tests;
+#[cfg(test)]
+#[path = "spawn_trampoline_tests.rs"]
+mod spawn_trampoline_tests;

@@ -58,6 +58,26 @@ pub fn helper_exe() -> Result<PathBuf, String> {
     Ok(if small.is_file() { small } else { exe })
 }
 
+/// The binary that can act as the spawn trampoline (`spawn_trampoline.rs`): the helper set
+/// for tests, `troupe-sandbox` next to this executable, or `troupe` itself. None when this
+/// process is something else (a library's test binary), which then forks as before.
+pub fn trampoline_exe() -> Option<&'static std::path::Path> {
+    static TRAMPOLINE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    TRAMPOLINE
+        .get_or_init(|| {
+            if let Some(path) = HELPER_EXE.get() {
+                return Some(path.clone());
+            }
+            let exe = std::env::current_exe().ok()?;
+            let small = exe.with_file_name(HELPER_BINARY);
+            if small.is_file() {
+                return Some(small);
+            }
+            (exe.file_name()? == "troupe").then_some(exe)
+        })
+        .as_deref()
+}
+
 /// Whether this process may create a user namespace (probed in a throwaway child).
 pub fn user_namespaces_work() -> bool {
     *USERNS.get_or_init(|| {

@@ -4,7 +4,9 @@
 //! Each process gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with troupe even when troupe is
 //! killed outright; the kernel sends that signal when the *thread* that forked it exits, so
 //! every spawn happens on one thread that lives as long as the process ([`spawner`]), never
-//! on a tokio blocking thread that may leave after a few idle seconds.
+//! on a tokio blocking thread that may leave after a few idle seconds. The signal is set by
+//! the spawn trampoline where one is available (`spawn_trampoline.rs`), so the runtime itself
+//! never forks.
 
 use crate::descendants::{self, OrphanFilter, RUN_MARKER_VAR};
 use crate::head_tail::HeadTailBuffer;
@@ -133,10 +135,8 @@ pub async fn run_process(
         .split_first()
         .ok_or_else(|| "empty command".to_string())?;
     let started = Instant::now();
-    let mut command = Command::new(program);
-    own_session(&mut command);
+    let mut command = session_command(program, args, request)?;
     command
-        .args(args)
         .current_dir(&request.cwd)
         .env_clear()
         .envs(&request.env)
@@ -191,6 +191,43 @@ pub async fn run_process(
         kill_group(pgid);
     }
     Ok(result)
+}
+
+/// The command for `program args`: through the spawn trampoline when one is available (see
+/// `spawn_trampoline.rs` for why), else forked here with the same two settings.
+fn session_command(
+    program: &str,
+    args: &[String],
+    request: &ExecRequest,
+) -> Result<Command, String> {
+    let Some(trampoline) = crate::probe::trampoline_exe() else {
+        let mut command = Command::new(program);
+        own_session(&mut command);
+        spawner::die_with_runtime(&mut command);
+        command.args(args);
+        return Ok(command);
+    };
+    let path_var = request.env.get("PATH").map(std::ffi::OsStr::new);
+    let resolved = crate::spawn_trampoline::resolve_program(
+        std::ffi::OsStr::new(program),
+        &request.cwd,
+        path_var,
+    )
+    .ok_or_else(|| {
+        format!(
+            "failed to start `{program}` in {}: {}",
+            request.cwd.display(),
+            std::io::Error::from(std::io::ErrorKind::NotFound)
+        )
+    })?;
+    let mut command = Command::new(trampoline);
+    command
+        .arg(crate::spawn_trampoline::SPAWN_ARG)
+        .arg(std::process::id().to_string())
+        .arg("--")
+        .arg(resolved)
+        .args(args);
+    Ok(command)
 }
 
 /// The process leads a new session (hence a new process group, killed as one): it has no
@@ -369,9 +406,8 @@ pub mod spawner {
             .as_ref()
     }
 
-    /// Spawns `command` with `PR_SET_PDEATHSIG(SIGKILL)` from the spawner thread, within the
-    /// caller's tokio runtime (whose driver reaps the child).
-    pub async fn spawn(mut command: Command) -> std::io::Result<Child> {
+    /// Makes the forked child set `PR_SET_PDEATHSIG(SIGKILL)` before it execs.
+    pub fn die_with_runtime(command: &mut Command) {
         let parent = std::process::id() as libc::pid_t;
         // SAFETY: prctl and getppid are async-signal-safe; nothing else runs between fork
         // and exec.
@@ -387,6 +423,12 @@ pub mod spawner {
                 Ok(())
             });
         }
+    }
+
+    /// Spawns `command` from the spawner thread, within the caller's tokio runtime (whose
+    /// driver reaps the child): a child tied to the runtime with `PR_SET_PDEATHSIG` is tied
+    /// to the thread that started it.
+    pub async fn spawn(mut command: Command) -> std::io::Result<Child> {
         let runtime = tokio::runtime::Handle::current();
         let (tx, rx) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move || {

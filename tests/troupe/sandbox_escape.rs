@@ -17,9 +17,20 @@ fn run_battery(mode: Mode, backend: &str, via: &[String]) {
             continue;
         }
         // 1. Unsandboxed: the attempt itself must work.
-        let env = Env::new();
-        let plain = env.run_plain(&attempt.script);
-        if !plain.status.success() || !(attempt.verify)(&env) {
+        // A baseline that fails once under load proves nothing either way, so it gets three
+        // tries; the sandboxed run below gets exactly one.
+        let mut baseline = None;
+        for _ in 0..3 {
+            let env = Env::new();
+            let plain = env.run_plain(&attempt.script);
+            let worked = plain.status.success() && (attempt.verify)(&env);
+            baseline = Some((worked, plain));
+            if worked {
+                break;
+            }
+        }
+        let (worked, plain) = baseline.expect("three tries ran");
+        if !worked {
             failures.push(format!(
                 "{}: does not work even WITHOUT the sandbox (so it proves nothing): {}",
                 attempt.name,

@@ -77,6 +77,9 @@ pub fn helper_argv(
 pub fn run_if_helper() {
     let args: Vec<OsString> = std::env::args_os().collect();
     let first = args.get(1).map(|a| a.as_bytes());
+    if first == Some(crate::spawn_trampoline::SPAWN_ARG.as_bytes()) {
+        std::process::exit(crate::spawn_trampoline::run(&args[2..]));
+    }
     if first == Some(crate::zygote_wire::ZYGOTE_ARG.as_bytes()) {
         std::process::exit(zygote::run(&args[2..]));
     }

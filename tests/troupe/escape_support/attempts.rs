@@ -129,11 +129,14 @@ pub fn battery(mode: Mode) -> Vec<Attempt> {
         root(code(
             "process_vm_readv an outside process",
             py(&format!(
-                "start = int(open('/proc/@PID@/maps').readline().split('-')[0], 16)\n\
+                "line = next(l for l in open('/proc/@PID@/maps') if l.split()[1].startswith('r'))\n\
+                 start = int(line.split('-')[0], 16)\n\
                  buf = ctypes.create_string_buffer(8)\n\
                  local = struct.pack('QQ', ctypes.addressof(buf), 8)\n\
                  remote = struct.pack('QQ', start, 8)\n\
-                 sys.exit(0 if libc.syscall({}, @PID@, local, 1, remote, 1, 0) == 8 else 1)",
+                 got = libc.syscall({}, @PID@, local, 1, remote, 1, 0)\n\
+                 if got != 8: print('process_vm_readv returned', got, os.strerror(ctypes.get_errno()), 'reading', line.strip(), file=sys.stderr)\n\
+                 sys.exit(0 if got == 8 else 1)",
                 libc::SYS_process_vm_readv
             ))
         )),
