@@ -226,6 +226,7 @@ fn session_command(
         .arg(std::process::id().to_string())
         .arg("--")
         .arg(resolved)
+        .arg(program)
         .args(args);
     Ok(command)
 }

@@ -13,14 +13,15 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 /// First argument that turns the helper binary into the trampoline:
-/// `SPAWN_ARG PARENT_PID -- PROGRAM ARGS...` where PROGRAM is already a resolved path.
+/// `SPAWN_ARG PARENT_PID -- PATH ARGV0 ARGS...`: PATH is the program already resolved, ARGV0
+/// the name it was asked for (what the command sees as its own name, as when forked).
 pub const SPAWN_ARG: &str = "--troupe-sandbox-spawn";
 /// Exit code when the runtime died before the trampoline could tie itself to it.
 pub const PARENT_GONE_EXIT: i32 = 125;
 
 /// The trampoline half. Never returns when it execs the command.
 pub fn run(args: &[OsString]) -> i32 {
-    let (parent, argv) = match parse(args) {
+    let (parent, path, argv) = match parse(args) {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("troupe: {message}");
@@ -50,11 +51,11 @@ pub fn run(args: &[OsString]) -> i32 {
     // SAFETY: `pointers` is a NULL-terminated array of C strings that outlive the call. The
     // same `execvp` the standard library uses after fork, so scripts without `#!` still run
     // through /bin/sh as before.
-    unsafe { libc::execvp(pointers[0], pointers.as_ptr()) };
+    unsafe { libc::execvp(path.as_ptr(), pointers.as_ptr()) };
     let err = std::io::Error::last_os_error();
     eprintln!(
         "troupe: cannot run `{}`: {err}",
-        String::from_utf8_lossy(argv[0].as_bytes())
+        String::from_utf8_lossy(path.as_bytes())
     );
     if err.kind() == std::io::ErrorKind::NotFound {
         127
@@ -63,24 +64,25 @@ pub fn run(args: &[OsString]) -> i32 {
     }
 }
 
-fn parse(args: &[OsString]) -> Result<(libc::pid_t, Vec<CString>), String> {
-    let usage = || format!("usage: troupe-sandbox {SPAWN_ARG} PARENT_PID -- PROGRAM [ARGS...]");
+fn parse(args: &[OsString]) -> Result<(libc::pid_t, CString, Vec<CString>), String> {
+    let usage = || format!("usage: troupe-sandbox {SPAWN_ARG} PARENT_PID -- PATH ARGV0 [ARGS...]");
     let parent = args
         .first()
         .and_then(|pid| pid.to_str())
         .and_then(|pid| pid.parse::<libc::pid_t>().ok())
         .ok_or_else(usage)?;
-    if args.get(1).map(|a| a.as_bytes()) != Some(b"--") || args.len() < 3 {
+    if args.get(1).map(|a| a.as_bytes()) != Some(b"--") || args.len() < 4 {
         return Err(usage());
     }
-    let argv = args[2..]
+    let mut strings = args[2..]
         .iter()
         .map(|arg| {
             CString::new(arg.clone().into_vec())
                 .map_err(|_| "an argument contains a NUL byte".to_string())
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((parent, argv))
+    let path = strings.remove(0);
+    Ok((parent, path, strings))
 }
 
 /// Where `program` would be found by `execvp` run in `cwd` with `path_var` as `PATH`: the
