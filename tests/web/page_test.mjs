@@ -412,12 +412,53 @@ cases.transcript_follows_its_end = async (page) => {
   assert(report.lastLine && report.bold === 30 && report.paragraphs === 1, `the streamed answer is not whole: ${JSON.stringify(report)}`);
 };
 
-// Twenty threads streaming at once. In the default run a smoke (they all stream and end, and
-// frame times are recorded, not judged); run alone against a release server for the figures
-// of docs/web.md (TROUPE_WEB_CASES=twenty_streams_frames TROUPE_WEB_BIN=target/release/troupe).
-cases.twenty_streams_frames = async (page) => {
+// The page alone, without the server: 20 threads each receive 100 deltas a second (2,000
+// in all, each its own task and JSON text, as from the socket) while one of them is open.
+// Recorded, not judged: the page's frames at a rate well above what the mock and a debug
+// server deliver (twenty_streams_frames).
+cases.synthetic_streams_frames = async (page) => {
   await connected(page);
-  const measure = (ms) => page.evaluate(async (ms) => {
+  const ids = await page.evaluate(() => {
+    const { store } = window.troupePage;
+    const turnId = 'turn-1';
+    const ids = Array.from({ length: 20 }, (_, i) => `00000000-0000-0000-0000-0000005e${String(i).padStart(4, '0')}`);
+    ids.forEach((threadId, i) => {
+      store.mergeThread({ id: threadId, preview: `synthetic stream ${i}`, createdAt: 10 + i, status: { type: 'active', activeFlags: [] } }).subscribed = true;
+      store.apply({ method: 'turn/started', params: { threadId, turn: { id: turnId } } });
+      store.apply({ method: 'item/started', params: { threadId, turnId, item: { id: `answer-${i}`, type: 'agentMessage', text: '' } } });
+    });
+    const words = ['word ', '**bold** ', '`code` ', 'and ', 'more\n', 'text ', '[link](https://example.com) ', '\n\n'];
+    let n = 0;
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (event) => store.apply(JSON.parse(event.data));
+    window.__synthetic = setInterval(() => {
+      for (const [i, threadId] of ids.entries()) {
+        const delta = words[(n + i) % words.length];
+        channel.port2.postMessage(JSON.stringify({ method: 'item/agentMessage/delta', params: { threadId, turnId, itemId: `answer-${i}`, delta } }));
+      }
+      n += 1;
+    }, 10);
+    return ids;
+  });
+  await page.locator(`.thread-row[data-thread-id="${ids[19]}"]`).click();
+  const stopProfiling = profileDir ? await startProfiling(page, 'synthetic_streams') : null;
+  figures.synthetic_streams_frames = await measureFrames(page, 5000);
+  if (stopProfiling) await stopProfiling();
+  const shown = await page.evaluate((id) => {
+    clearInterval(window.__synthetic);
+    return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+      const item = window.troupePage.store.threads.get(id).items.get('answer-19');
+      const node = document.querySelector('#transcript [data-item-id=answer-19]');
+      done({ stored: item.text.replace(/\*\*|`|\[|\]\([^)]*\)|\s/g, '').length, drawn: node.textContent.replace(/\s/g, '').length });
+    })));
+  }, ids[19]);
+  assert(figures.synthetic_streams_frames.streamedChars > 0, `nothing streamed: ${JSON.stringify(figures.synthetic_streams_frames)}`);
+  assert(shown.drawn === shown.stored && shown.drawn > 0, `the open answer is not drawn whole: ${JSON.stringify(shown)}`);
+};
+
+/** Frame gaps (`requestAnimationFrame`) over `ms`, and what streamed to the page meanwhile. */
+function measureFrames(page, ms) {
+  return page.evaluate(async (ms) => {
     const running = () => document.querySelectorAll('.thread-row[data-status=running]').length;
     // What reached the page meanwhile: agent text characters across all threads.
     const streamed = () => [...window.troupePage.store.threads.values()]
@@ -451,6 +492,14 @@ cases.twenty_streams_frames = async (page) => {
       streamedChars: streamed() - charsBefore,
     };
   }, ms);
+}
+
+// Twenty threads streaming at once. In the default run a smoke (they all stream and end, and
+// frame times are recorded, not judged); run alone against a release server for the figures
+// of docs/web.md (TROUPE_WEB_CASES=twenty_streams_frames TROUPE_WEB_BIN=target/release/troupe).
+cases.twenty_streams_frames = async (page) => {
+  await connected(page);
+  const measure = (ms) => measureFrames(page, ms);
   // The same page with nothing streaming: what the machine gives when the page does nothing.
   figures.idle_frames = await measure(3000);
   for (let i = 0; i < 20; i += 1) await startThread(page, `stream-${i}-task: go`);

@@ -109,7 +109,7 @@ export class ThreadList {
     setIf(row.elapsed, 'textContent', thread.turnStartedAt ? elapsed(Date.now() - thread.turnStartedAt) : '');
     setIf(row.tokens, 'textContent', thread.tokens ? `${thread.tokens.toLocaleString()} tok` : '');
     setIf(row.activity, 'textContent', activity);
-    row.activity.hidden = !activity;
+    setIf(row.activity, 'hidden', !activity);
   }
 }
 
