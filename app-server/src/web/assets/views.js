@@ -125,6 +125,9 @@ export class Transcript {
     this.threadId = null;
     this.nodes = new Map();
     this.dirtyItems = new Set();
+    this.newItems = new Set();
+    // The drawn turns: turnId → { section, timeline }, where new items of a turn are inserted.
+    this.sections = new Map();
     this.full = true;
     this.showAll = false;
     // Whether the view follows the end of the transcript: known from scroll events, so a draw
@@ -145,6 +148,7 @@ export class Transcript {
   itemChanged(threadId, itemId) {
     if (threadId !== this.threadId) return;
     if (itemId && this.nodes.has(itemId)) this.dirtyItems.add(itemId);
+    else if (itemId) this.newItems.add(itemId);
     else this.full = true;
   }
 
@@ -153,9 +157,11 @@ export class Transcript {
     if (!thread) {
       this.root.replaceChildren(el('div', 'empty', 'Select a thread, or start one below.'));
       this.nodes.clear();
+      this.sections.clear();
+      this.newItems.clear();
       return;
     }
-    if (!this.full) {
+    if (!this.full && this.insertNewItems(thread)) {
       for (const id of this.dirtyItems) {
         const item = thread.items.get(id);
         const old = this.nodes.get(id);
@@ -171,7 +177,9 @@ export class Transcript {
     }
     this.full = false;
     this.dirtyItems.clear();
+    this.newItems.clear();
     this.nodes.clear();
+    this.sections.clear();
     const body = el('div', 'transcript-body');
     const header = el('div', 'transcript-header');
     header.append(
@@ -214,16 +222,45 @@ export class Transcript {
       const plan = thread.plans.get(turn.id);
       if (plan) section.append(renderPlan(plan));
       if (turn.error) section.append(el('div', 'turn-error', stripTerminalCodes(turn.error.message ?? 'failed')));
-      const timeline = renderTimeline(thread, turn);
-      if (timeline.childElementCount > 0) {
-        const details = el('details', 'timeline-box');
-        details.append(el('summary', null, 'tool timeline'), timeline);
-        section.append(details);
-      }
+      const timeline = timelineBox(thread, turn);
+      if (timeline) section.append(timeline);
+      this.sections.set(turn.id, { section, timeline });
       body.append(section);
     }
     this.root.replaceChildren(body);
     this.stickToBottom();
+  }
+
+  /**
+   * Puts items that appeared since the last frame into their drawn turn, after the item
+   * before them, rather than drawing the transcript again (up to 200 items) for each one; the
+   * next whole draw trims the tail again. False when one's turn is not drawn.
+   */
+  insertNewItems(thread) {
+    for (const id of this.newItems) {
+      const item = thread.items.get(id);
+      const turn = item && thread.turns.find((t) => t.id === item.turnId);
+      const drawn = turn && this.sections.get(turn.id);
+      if (!drawn) return false;
+      if (this.nodes.has(id)) continue;
+      const node = renderItem(item);
+      let before = null;
+      for (let i = turn.itemIds.indexOf(id) - 1; i >= 0 && !before; i -= 1) before = this.nodes.get(turn.itemIds[i]) ?? null;
+      if (before) before.after(node);
+      else drawn.section.querySelector(':scope > .turn-label').after(node);
+      this.nodes.set(id, node);
+      // A new tool call belongs on the turn's timeline; an open timeline stays open.
+      const timeline = timelineBox(thread, turn);
+      if (timeline && drawn.timeline) {
+        timeline.open = drawn.timeline.open;
+        drawn.timeline.replaceWith(timeline);
+      } else if (timeline) {
+        drawn.section.append(timeline);
+      }
+      drawn.timeline = timeline ?? drawn.timeline;
+    }
+    this.newItems.clear();
+    return true;
   }
 
   atBottom() {
@@ -234,6 +271,15 @@ export class Transcript {
   stickToBottom() {
     if (this.following) this.root.scrollTop = this.root.scrollHeight;
   }
+}
+
+/** A turn's tool calls on a time axis, folded; null when it made none. */
+function timelineBox(thread, turn) {
+  const timeline = renderTimeline(thread, turn);
+  if (timeline.childElementCount === 0) return null;
+  const details = el('details', 'timeline-box');
+  details.append(el('summary', null, 'tool timeline'), timeline);
+  return details;
 }
 
 export class ApprovalQueue {
