@@ -95,7 +95,15 @@ export function addStreamingCases(cases, { browser, connected, startThread, asse
       await frame();
       await stream(10);
       const live = document.querySelector('#transcript [data-item-id=live]');
+      // A new item goes after the last one, and a tool call onto the turn's timeline.
+      store.apply({ method: 'item/started', params: { threadId, turnId, item: { id: 'after-live', type: 'commandExecution', command: 'echo after', status: 'inProgress' } } });
+      store.apply({ method: 'item/completed', params: { threadId, turnId, item: { id: 'after-live', type: 'commandExecution', command: 'echo after', status: 'completed', exitCode: 0 } } });
+      await frame();
+      const order = [...document.querySelectorAll('#transcript [data-item-id]')].map((n) => n.dataset.itemId);
       return {
+        last: order.slice(-2).join(','),
+        items: order.length,
+        timeline: document.querySelectorAll('#transcript .timeline-row').length,
         overflows: pane.scrollHeight > pane.clientHeight * 2,
         opened,
         streaming,
@@ -109,6 +117,7 @@ export function addStreamingCases(cases, { browser, connected, startThread, asse
     assert(report.opened < 80 && report.streaming < 80, `the end is not in view while streaming: ${JSON.stringify(report)}`);
     assert(report.scrolledUp === 0, `the page scrolled away from where the reader went: ${JSON.stringify(report)}`);
     assert(report.lastLine && report.bold === 30 && report.paragraphs === 1, `the streamed answer is not whole: ${JSON.stringify(report)}`);
+    assert(report.last === 'live,after-live' && report.items === 62 && report.timeline === 1, `the new item is misplaced: ${JSON.stringify(report)}`);
   };
 
   // The page alone, without the server: 20 threads each receive 100 deltas a second (2,000
