@@ -25,12 +25,13 @@ export function addStreamingCases(cases, { browser, connected, startThread, asse
     };
   }
 
-  // The streamed markdown is drawn line by line (markdown.js `MarkdownStream`): at every cut of
-  // these texts, and after all of them, it must be exactly what a whole render draws.
+  // The streamed markdown is drawn line by line (markdown.js `MarkdownStream`, and
+  // `PlainTextStream` for reasoning): at every cut of these texts, and after all of them, it
+  // must be exactly what a whole render draws.
   cases.markdown_streams_as_whole = async (page) => {
     await connected(page);
     const mismatch = await page.evaluate(async () => {
-      const { MarkdownStream, renderMarkdown } = await import('/markdown.js');
+      const { MarkdownStream, PlainTextStream, renderMarkdown } = await import('/markdown.js');
       const texts = [
         'Intro **bold** and `code`\nsame paragraph\n\n- one\n- two [x](https://example.com/a)\n1. three\n\n> quote\n# Head\n---\nend',
         '```js\nlet a = 1;\n\nlet b = `x`;\n```\nafter *fence*\n~~~\nopen fence never closed\n- not a list',
@@ -47,14 +48,23 @@ export function addStreamingCases(cases, { browser, connected, startThread, asse
         for (const step of [1, 3, 7]) {
           const box = document.createElement('div');
           const stream = new MarkdownStream(box);
+          const plainBox = document.createElement('div');
+          const plain = new PlainTextStream(plainBox);
           for (let end = 0; end <= text.length + step; end += step) {
             const prefix = text.slice(0, end);
             stream.update(prefix);
             const whole = html((b) => b.append(renderMarkdown(prefix)));
             if (box.innerHTML !== whole) return { text, end, step, streamed: box.innerHTML, whole };
+            plain.update(prefix);
+            const wholePlain = html((b) => new PlainTextStream(b).update(prefix));
+            if (plainBox.innerHTML !== wholePlain) return { text, end, step, plain: plainBox.innerHTML, wholePlain };
           }
         }
       }
+      // An OSC escape left open hides what follows up to its terminator, across lines too.
+      const osc = document.createElement('div');
+      osc.append(renderMarkdown('a\x1b]2;left open\nswallowed\x07shown'));
+      if (osc.textContent !== 'ashown') return { osc: osc.textContent };
       return null;
     });
     assert(mismatch === null, `streamed markdown differs from the whole render: ${JSON.stringify(mismatch)}`);

@@ -83,6 +83,55 @@ const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
 const OPEN_OSC = /\x1b\][^\x07\x1b]*$/;
 
 /**
+ * One line without terminal codes. An OSC sequence left open at the end of a line goes on
+ * into the next ones up to its terminator: `state.inOsc` carries that from line to line.
+ */
+function cleanLine(raw, state) {
+  let line = raw;
+  if (state.inOsc) {
+    const stop = line.search(/[\x07\x1b]/);
+    if (stop === -1) return '';
+    line = line.slice(line[stop] === '\x07' ? stop + 1 : line[stop + 1] === '\\' ? stop + 2 : stop);
+    state.inOsc = false;
+  }
+  state.inOsc = OPEN_OSC.test(line);
+  return stripTerminalCodes(line);
+}
+
+/**
+ * Plain text (a reasoning summary) drawn as it streams in, like `MarkdownStream`: finished
+ * lines are appended once, the unfinished last one is drawn again on each update.
+ */
+export class PlainTextStream {
+  constructor(node) {
+    this.node = node;
+    this.consumed = 0;
+    this.inOsc = false;
+    this.provisional = null;
+  }
+
+  update(text) {
+    this.provisional?.remove();
+    this.provisional = null;
+    let finished = '';
+    let end = text.indexOf('\n', this.consumed);
+    while (end !== -1) {
+      finished += `${cleanLine(text.slice(this.consumed, end), this)}\n`;
+      this.consumed = end + 1;
+      end = text.indexOf('\n', this.consumed);
+    }
+    if (finished) this.node.append(finished);
+    const inOsc = this.inOsc;
+    const last = cleanLine(text.slice(this.consumed), this);
+    this.inOsc = inOsc;
+    if (last) {
+      this.provisional = document.createTextNode(last);
+      this.node.append(this.provisional);
+    }
+  }
+}
+
+/**
  * Markdown rendered as it streams in. Lines are rendered one at a time and a finished line's
  * nodes never change (what a line becomes depends only on the lines before it), so `update`
  * with a longer text renders only the new lines; the unfinished last line is drawn
@@ -134,26 +183,13 @@ export class MarkdownStream {
     this.put(parent, nodes);
   }
 
-  /** The line without terminal codes; an OSC left open swallows the next line up to its end. */
-  clean(raw) {
-    let line = raw;
-    if (this.inOsc) {
-      const stop = line.search(/[\x07\x1b]/);
-      if (stop === -1) return '';
-      line = line.slice(line[stop] === '\x07' ? stop + 1 : line[stop + 1] === '\\' ? stop + 2 : stop);
-      this.inOsc = false;
-    }
-    this.inOsc = OPEN_OSC.test(line);
-    return stripTerminalCodes(line);
-  }
-
   flush() {
     this.list = null;
     this.paragraph = null;
   }
 
   line(raw) {
-    const line = this.clean(raw);
+    const line = cleanLine(raw, this);
     if (this.fence) {
       if (line.trim().startsWith(this.fence.marker)) {
         this.fence = null;

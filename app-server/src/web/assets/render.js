@@ -1,7 +1,7 @@
 // Items of a transcript as DOM nodes. Every model, command and file text goes through
 // textContent (or the markdown renderer, which uses it too): nothing here parses markup.
 
-import { MarkdownStream, stripTerminalCodes } from './markdown.js';
+import { MarkdownStream, PlainTextStream, stripTerminalCodes } from './markdown.js';
 import { commandText } from './state.js';
 
 /** Characters of a command's output drawn; the rest sits behind "show all". */
@@ -14,8 +14,8 @@ export function el(tag, className, text) {
   return node;
 }
 
-// An agent message's node and what its markdown has drawn: the next delta draws only what
-// it appended (see `updateItem`).
+// A streamed item's node (agent message, reasoning summary) and what its text has drawn: the
+// next delta draws only what it appended (see `updateItem`).
 const streams = new WeakMap();
 
 /** A node for one item (replaced whole when the item changes, unless `updateItem` can). */
@@ -29,12 +29,15 @@ export function renderItem(item) {
     case 'agentMessage': {
       const markdown = new MarkdownStream(box);
       markdown.update(item.text ?? '');
-      streams.set(box, { markdown, revision: item.textRevision });
+      streams.set(box, { stream: markdown, revision: item.textRevision, field: 'text' });
       break;
     }
     case 'reasoning': {
-      const text = item.summaryText ?? (item.summary ?? []).join('\n');
-      box.append(el('div', 'who', 'thinking'), el('div', 'reasoning-text', stripTerminalCodes(text)));
+      const text = el('div', 'reasoning-text');
+      const plain = new PlainTextStream(text);
+      plain.update(item.summaryText ?? (item.summary ?? []).join('\n'));
+      if (item.summaryText !== undefined) streams.set(box, { stream: plain, revision: item.textRevision, field: 'summaryText' });
+      box.append(el('div', 'who', 'thinking'), text);
       break;
     }
     case 'commandExecution':
@@ -64,12 +67,13 @@ export function renderItem(item) {
 
 /**
  * Brings an item's node up to date in place when only its streamed text grew (an agent
- * message: only the appended lines are drawn); false when it must be drawn afresh.
+ * message or a reasoning summary: only the appended lines are drawn); false when it must be
+ * drawn afresh.
  */
 export function updateItem(node, item) {
   const drawn = streams.get(node);
-  if (!drawn || item.type !== 'agentMessage' || drawn.revision !== item.textRevision) return false;
-  drawn.markdown.update(item.text ?? '');
+  if (!drawn || drawn.revision !== item.textRevision || typeof item[drawn.field] !== 'string') return false;
+  drawn.stream.update(item[drawn.field]);
   return true;
 }
 
