@@ -324,6 +324,7 @@ async fn a_person_supervises_threads_from_headless_chromium() {
         "screenshots": std::env::var("TROUPE_WEB_SCREENSHOTS").ok(),
         "failureShots": failure_shots.path(),
         "only": std::env::var("TROUPE_WEB_CASES").ok(),
+        "profileDir": std::env::var("TROUPE_WEB_PROFILE").ok(),
     });
     let run = tokio::time::timeout(
         Duration::from_secs(600),

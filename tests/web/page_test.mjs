@@ -7,9 +7,10 @@ import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { addStreamingCases } from './streaming_cases.mjs';
 
 const config = JSON.parse(process.argv[2]);
-const { url, workdir, interruptMarker, screenshots, only } = config;
+const { url, workdir, interruptMarker, screenshots, only, profileDir } = config;
 const origin = new URL(url).origin;
 const WAIT = 45_000;
 const figures = {};
@@ -307,48 +308,7 @@ const cases = {
   },
 };
 
-// Twenty threads streaming at once. In the default run a smoke (they all stream and end, and
-// frame times are recorded, not judged); run alone against a release server for the figures
-// of docs/web.md (TROUPE_WEB_CASES=twenty_streams_frames TROUPE_WEB_BIN=target/release/troupe).
-cases.twenty_streams_frames = async (page) => {
-  await connected(page);
-  const measure = (ms) => page.evaluate(async (ms) => {
-    const running = () => document.querySelectorAll('.thread-row[data-status=running]').length;
-    const atStart = running();
-    const gaps = [];
-    let last = performance.now();
-    const until = last + ms;
-    await new Promise((done) => {
-      const tick = (now) => {
-        gaps.push(now - last);
-        last = now;
-        if (now < until) requestAnimationFrame(tick);
-        else done();
-      };
-      requestAnimationFrame(tick);
-    });
-    gaps.sort((a, b) => a - b);
-    const at = (q) => Math.round(gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] * 10) / 10;
-    return { runningAtStart: atStart, frames: gaps.length, p50: at(0.5), p95: at(0.95), max: at(1), over16: gaps.filter((g) => g > 16.7).length };
-  }, ms);
-  // The same page with nothing streaming: what the machine gives when the page does nothing.
-  figures.idle_frames = await measure(3000);
-  for (let i = 0; i < 20; i += 1) await startThread(page, `stream-${i}-task: go`);
-  figures.twenty_streams_frames = await measure(5000);
-  assert(figures.twenty_streams_frames.runningAtStart > 0, `nothing streamed while measured: ${JSON.stringify(figures.twenty_streams_frames)}`);
-  // The streams end: the open one's answer is whole, and the list shows them done.
-  await page.locator('#transcript .item-agentMessage', { hasText: 'STREAM-END' }).waitFor({ timeout: 120_000 });
-  try {
-    await page.waitForFunction(() => [...document.querySelectorAll('.thread-row[data-status=done]')]
-      .filter((r) => /stream-\d+-task/.test(r.textContent)).length >= 10, null, { timeout: 120_000, polling: 250 });
-  } catch (err) {
-    // What the page believes of each stream: wire status / last turn / lastTurn / followed.
-    const states = await page.evaluate(() => [...window.troupePage.store.threads.values()]
-      .filter((t) => /stream-\d+-task/.test(t.preview ?? ''))
-      .map((t) => `${t.wireStatus?.type}/${t.turns.at(-1)?.status}/${t.lastTurn}/${t.subscribed}`));
-    throw new Error(`fewer than 10 of the 20 streams are shown done: ${JSON.stringify(states)}`);
-  }
-};
+addStreamingCases(cases, { browser, connected, startThread, assert, figures, profileDir });
 
 let failed = false;
 const names = only ? only.split(',') : Object.keys(cases);

@@ -3,7 +3,7 @@
 
 import { Rpc } from './rpc.js';
 import { Store } from './state.js';
-import { ApprovalQueue, ThreadList, Transcript } from './views.js';
+import { ApprovalQueue, ThreadList, Transcript, setIf } from './views.js';
 
 const LIST_POLL_MS = 3000;
 const $ = (id) => document.getElementById(id);
@@ -196,13 +196,15 @@ function selectedThread() {
   return transcript.threadId ? store.threads.get(transcript.threadId) : null;
 }
 
+// Runs every frame something changed: it writes only what differs, since setting even the
+// same textContent replaces the text node and costs the frame a layout.
 function updateComposer() {
   const thread = selectedThread();
-  const running = thread && ['running', 'approval'].includes(Store.statusOf(thread));
-  $('send').textContent = !thread ? 'Start thread' : running ? 'Steer' : 'Send';
-  $('interrupt').disabled = !running;
-  $('new-thread-options').hidden = Boolean(thread);
-  $('composer-target').textContent = thread ? `to ${thread.nickname ?? thread.preview?.slice(0, 40) ?? thread.id}` : 'new thread';
+  const running = Boolean(thread) && ['running', 'approval'].includes(Store.statusOf(thread));
+  setIf($('send'), 'textContent', !thread ? 'Start thread' : running ? 'Steer' : 'Send');
+  setIf($('interrupt'), 'disabled', !running);
+  setIf($('new-thread-options'), 'hidden', Boolean(thread));
+  setIf($('composer-target'), 'textContent', thread ? `to ${thread.nickname ?? thread.preview?.slice(0, 40) ?? thread.id}` : 'new thread');
 }
 
 async function send(event) {

@@ -1,7 +1,7 @@
 // Items of a transcript as DOM nodes. Every model, command and file text goes through
 // textContent (or the markdown renderer, which uses it too): nothing here parses markup.
 
-import { renderMarkdown, stripTerminalCodes } from './markdown.js';
+import { MarkdownStream, PlainTextStream, stripTerminalCodes } from './markdown.js';
 import { commandText } from './state.js';
 
 /** Characters of a command's output drawn; the rest sits behind "show all". */
@@ -14,7 +14,11 @@ export function el(tag, className, text) {
   return node;
 }
 
-/** A node for one item (replaced whole when the item changes). */
+// A streamed item's node (agent message, reasoning summary) and what its text has drawn: the
+// next delta draws only what it appended (see `updateItem`).
+const streams = new WeakMap();
+
+/** A node for one item (replaced whole when the item changes, unless `updateItem` can). */
 export function renderItem(item) {
   const box = el('div', `item item-${item.type}`);
   box.dataset.itemId = item.id;
@@ -22,12 +26,18 @@ export function renderItem(item) {
     case 'userMessage':
       box.append(el('div', 'who', 'you'), el('div', 'user-text', userText(item)));
       break;
-    case 'agentMessage':
-      box.append(renderMarkdown(item.text ?? ''));
+    case 'agentMessage': {
+      const markdown = new MarkdownStream(box);
+      markdown.update(item.text ?? '');
+      streams.set(box, { stream: markdown, revision: item.textRevision, field: 'text' });
       break;
+    }
     case 'reasoning': {
-      const text = item.summaryText ?? (item.summary ?? []).join('\n');
-      box.append(el('div', 'who', 'thinking'), el('div', 'reasoning-text', stripTerminalCodes(text)));
+      const text = el('div', 'reasoning-text');
+      const plain = new PlainTextStream(text);
+      plain.update(item.summaryText ?? (item.summary ?? []).join('\n'));
+      if (item.summaryText !== undefined) streams.set(box, { stream: plain, revision: item.textRevision, field: 'summaryText' });
+      box.append(el('div', 'who', 'thinking'), text);
       break;
     }
     case 'commandExecution':
@@ -55,6 +65,18 @@ export function renderItem(item) {
   return box;
 }
 
+/**
+ * Brings an item's node up to date in place when only its streamed text grew (an agent
+ * message or a reasoning summary: only the appended lines are drawn); false when it must be
+ * drawn afresh.
+ */
+export function updateItem(node, item) {
+  const drawn = streams.get(node);
+  if (!drawn || drawn.revision !== item.textRevision || typeof item[drawn.field] !== 'string') return false;
+  drawn.stream.update(item[drawn.field]);
+  return true;
+}
+
 function userText(item) {
   return (item.content ?? [])
     .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
@@ -73,24 +95,39 @@ function renderCommand(item) {
   );
   cell.append(head);
   if (item.cwd) cell.append(el('div', 'muted', item.cwd));
-  const output = stripTerminalCodes(item.aggregatedOutput ?? '');
+  const raw = item.aggregatedOutput ?? '';
+  const { text: output, unread } = outputTail(raw);
   if (output || item.droppedChars) {
     const pre = el('pre', 'output');
-    const hidden = output.length - OUTPUT_SHOWN_CHARS;
+    const hidden = unread + output.length - OUTPUT_SHOWN_CHARS;
     if (hidden > 0 || item.droppedChars) {
       const note = el('button', 'more', `${(Math.max(hidden, 0) + (item.droppedChars ?? 0)).toLocaleString()} earlier characters hidden`);
       if (hidden > 0) {
         note.addEventListener('click', () => {
-          pre.textContent = output;
+          pre.textContent = stripTerminalCodes(raw);
           if (item.droppedChars) pre.prepend(el('div', 'muted', `(${item.droppedChars} characters not kept)`));
         });
       }
       cell.append(note);
     }
-    pre.textContent = hidden > 0 ? output.slice(hidden) : output;
+    pre.textContent = output.length > OUTPUT_SHOWN_CHARS ? output.slice(output.length - OUTPUT_SHOWN_CHARS) : output;
     cell.append(pre);
   }
   return cell;
+}
+
+/**
+ * The end of a command's output without terminal codes, cleaned from a window a little
+ * larger than what is shown (the output kept can be 256 KiB and is redrawn while it streams),
+ * starting at a line so no escape sequence is cut; `unread` counts the raw characters before.
+ */
+function outputTail(raw) {
+  const window = OUTPUT_SHOWN_CHARS * 2;
+  if (raw.length <= window) return { text: stripTerminalCodes(raw), unread: 0 };
+  let from = raw.length - window;
+  const line = raw.indexOf('\n', from);
+  if (line !== -1 && line < raw.length - OUTPUT_SHOWN_CHARS) from = line + 1;
+  return { text: stripTerminalCodes(raw.slice(from)), unread: from };
 }
 
 function renderFileChange(item) {

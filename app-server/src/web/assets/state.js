@@ -5,6 +5,11 @@
 /** The tail of a command's output kept in memory; the rest is counted, not kept. */
 export const OUTPUT_TAIL_CHARS = 256 * 1024;
 
+// The fields deltas append to. An item's `textRevision` changes when one of them changes other
+// than by growing at its end (replaced by a completed item, or cut to its tail), so a view
+// that draws only what was appended knows when to draw the item afresh.
+const STREAMED_FIELDS = ['text', 'summaryText', 'aggregatedOutput', 'output'];
+
 export class Store {
   constructor() {
     this.threads = new Map();
@@ -102,10 +107,13 @@ export class Store {
       if (item.type === 'commandExecution' && item.aggregatedOutput == null) {
         merged.aggregatedOutput = known.aggregatedOutput;
       }
+      if (STREAMED_FIELDS.some((field) => merged[field] !== known[field])) {
+        merged.textRevision = (known.textRevision ?? 0) + 1;
+      }
       thread.items.set(item.id, merged);
       return merged;
     }
-    const record = { ...item, turnId: turn.id, droppedChars: 0 };
+    const record = { ...item, turnId: turn.id, droppedChars: 0, textRevision: 0 };
     thread.items.set(item.id, record);
     turn.itemIds.push(item.id);
     return record;
@@ -214,6 +222,7 @@ export class Store {
     if (text.length > OUTPUT_TAIL_CHARS) {
       item.droppedChars = (item.droppedChars ?? 0) + text.length - OUTPUT_TAIL_CHARS;
       text = text.slice(text.length - OUTPUT_TAIL_CHARS);
+      item.textRevision = (item.textRevision ?? 0) + 1;
     }
     item[field] = text;
     return this.touch(thread, item.id);

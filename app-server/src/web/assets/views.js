@@ -2,7 +2,7 @@
 // approvals queue. Each redraws at most once per animation frame, and only what changed.
 
 import { Store, commandText } from './state.js';
-import { el, renderContextChart, renderItem, renderPlan, renderTimeline, renderTokenChart } from './render.js';
+import { el, renderContextChart, renderItem, renderPlan, renderTimeline, renderTokenChart, updateItem } from './render.js';
 import { stripTerminalCodes } from './markdown.js';
 
 /** Items drawn at the end of a transcript; earlier ones wait behind a button. */
@@ -43,38 +43,79 @@ export class ThreadList {
 
   draw() {
     const rows = this.store.tree(this.filter());
-    const list = el('ul', 'thread-tree');
-    for (const [thread, depth] of rows) {
-      const status = Store.statusOf(thread);
-      const li = el('li', `thread-row status-${status}${thread.id === this.selected ? ' selected' : ''}`);
-      li.dataset.threadId = thread.id;
-      li.dataset.status = status;
-      li.style.paddingLeft = `${0.5 + depth * 1.2}rem`;
-      li.tabIndex = 0;
-      const base = thread.nickname || thread.name || thread.preview || thread.id.slice(0, 8);
-      const title = thread.parentId ? `${base} (sub-agent)` : base;
-      const head = el('div', 'thread-head');
-      head.append(el('span', `dot dot-${status}`), el('span', 'thread-title', stripTerminalCodes(title).slice(0, 80)));
-      const meta = el('div', 'thread-meta');
-      const since = thread.turnStartedAt ? elapsed(Date.now() - thread.turnStartedAt) : '';
-      meta.append(
-        el('span', `status-label`, STATUS_LABEL[status]),
-        el('span', 'elapsed', since),
-        el('span', 'tokens', thread.tokens ? `${thread.tokens.toLocaleString()} tok` : ''),
-      );
-      li.append(head, meta);
-      if (thread.activity && status !== 'done' && status !== 'idle') {
-        li.append(el('div', 'activity', stripTerminalCodes(thread.activity).slice(0, 100)));
-      }
-      li.addEventListener('click', () => this.onSelect(thread.id));
-      li.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter') this.onSelect(thread.id);
-      });
-      list.append(li);
+    if (!this.list) {
+      this.list = el('ul', 'thread-tree');
+      this.rows = new Map();
+      this.root.replaceChildren(this.list);
     }
-    if (rows.length === 0) list.append(el('li', 'empty', 'no threads'));
-    this.root.replaceChildren(list);
+    // Rows are kept and only their changed cells rewritten: the list is redrawn every second
+    // (elapsed times) and whenever a row's status, activity or tokens change.
+    const shown = new Set();
+    const order = [];
+    for (const [thread, depth] of rows) {
+      let row = this.rows.get(thread.id);
+      if (!row) {
+        row = this.makeRow(thread.id);
+        this.rows.set(thread.id, row);
+      }
+      this.fillRow(row, thread, depth);
+      shown.add(thread.id);
+      order.push(row.li);
+    }
+    for (const id of this.rows.keys()) if (!shown.has(id)) this.rows.delete(id);
+    if (rows.length === 0) order.push(this.empty ?? (this.empty = el('li', 'empty', 'no threads')));
+    const children = this.list.children;
+    if (children.length !== order.length || order.some((li, i) => children[i] !== li)) {
+      this.list.replaceChildren(...order);
+    }
   }
+
+  makeRow(threadId) {
+    const li = el('li');
+    li.dataset.threadId = threadId;
+    li.tabIndex = 0;
+    const row = {
+      li,
+      dot: el('span'),
+      title: el('span', 'thread-title'),
+      status: el('span', 'status-label'),
+      elapsed: el('span', 'elapsed'),
+      tokens: el('span', 'tokens'),
+      activity: el('div', 'activity'),
+    };
+    const head = el('div', 'thread-head');
+    head.append(row.dot, row.title);
+    const meta = el('div', 'thread-meta');
+    meta.append(row.status, row.elapsed, row.tokens);
+    li.append(head, meta, row.activity);
+    li.addEventListener('click', () => this.onSelect(threadId));
+    li.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') this.onSelect(threadId);
+    });
+    return row;
+  }
+
+  fillRow(row, thread, depth) {
+    const status = Store.statusOf(thread);
+    const base = thread.nickname || thread.name || thread.preview || thread.id.slice(0, 8);
+    const title = thread.parentId ? `${base} (sub-agent)` : base;
+    const activity = thread.activity && status !== 'done' && status !== 'idle' ? stripTerminalCodes(thread.activity).slice(0, 100) : '';
+    setIf(row.li, 'className', `thread-row status-${status}${thread.id === this.selected ? ' selected' : ''}`);
+    if (row.li.dataset.status !== status) row.li.dataset.status = status;
+    setIf(row.li.style, 'paddingLeft', `${(0.5 + depth * 1.2).toFixed(1)}rem`);
+    setIf(row.dot, 'className', `dot dot-${status}`);
+    setIf(row.title, 'textContent', stripTerminalCodes(title).slice(0, 80));
+    setIf(row.status, 'textContent', STATUS_LABEL[status]);
+    setIf(row.elapsed, 'textContent', thread.turnStartedAt ? elapsed(Date.now() - thread.turnStartedAt) : '');
+    setIf(row.tokens, 'textContent', thread.tokens ? `${thread.tokens.toLocaleString()} tok` : '');
+    setIf(row.activity, 'textContent', activity);
+    setIf(row.activity, 'hidden', !activity);
+  }
+}
+
+/** Writes a property only when it changes: an unchanged write still costs style and layout. */
+export function setIf(target, property, value) {
+  if (target[property] !== value) target[property] = value;
 }
 
 export class Transcript {
@@ -84,19 +125,30 @@ export class Transcript {
     this.threadId = null;
     this.nodes = new Map();
     this.dirtyItems = new Set();
+    this.newItems = new Set();
+    // The drawn turns: turnId → { section, timeline }, where new items of a turn are inserted.
+    this.sections = new Map();
     this.full = true;
     this.showAll = false;
+    // Whether the view follows the end of the transcript: known from scroll events, so a draw
+    // never reads layout it has just invalidated to decide it.
+    this.following = true;
+    root.addEventListener('scroll', () => {
+      this.following = this.atBottom();
+    }, { passive: true });
   }
 
   show(threadId) {
     this.threadId = threadId;
     this.showAll = false;
     this.full = true;
+    this.following = true;
   }
 
   itemChanged(threadId, itemId) {
     if (threadId !== this.threadId) return;
     if (itemId && this.nodes.has(itemId)) this.dirtyItems.add(itemId);
+    else if (itemId) this.newItems.add(itemId);
     else this.full = true;
   }
 
@@ -105,13 +157,15 @@ export class Transcript {
     if (!thread) {
       this.root.replaceChildren(el('div', 'empty', 'Select a thread, or start one below.'));
       this.nodes.clear();
+      this.sections.clear();
+      this.newItems.clear();
       return;
     }
-    if (!this.full) {
+    if (!this.full && this.insertNewItems(thread)) {
       for (const id of this.dirtyItems) {
         const item = thread.items.get(id);
         const old = this.nodes.get(id);
-        if (item && old) {
+        if (item && old && !updateItem(old, item)) {
           const fresh = renderItem(item);
           old.replaceWith(fresh);
           this.nodes.set(id, fresh);
@@ -123,8 +177,9 @@ export class Transcript {
     }
     this.full = false;
     this.dirtyItems.clear();
+    this.newItems.clear();
     this.nodes.clear();
-    const wasAtBottom = this.atBottom();
+    this.sections.clear();
     const body = el('div', 'transcript-body');
     const header = el('div', 'transcript-header');
     header.append(
@@ -167,25 +222,64 @@ export class Transcript {
       const plan = thread.plans.get(turn.id);
       if (plan) section.append(renderPlan(plan));
       if (turn.error) section.append(el('div', 'turn-error', stripTerminalCodes(turn.error.message ?? 'failed')));
-      const timeline = renderTimeline(thread, turn);
-      if (timeline.childElementCount > 0) {
-        const details = el('details', 'timeline-box');
-        details.append(el('summary', null, 'tool timeline'), timeline);
-        section.append(details);
-      }
+      const timeline = timelineBox(thread, turn);
+      if (timeline) section.append(timeline);
+      this.sections.set(turn.id, { section, timeline });
       body.append(section);
     }
     this.root.replaceChildren(body);
-    if (wasAtBottom) this.root.scrollTop = this.root.scrollHeight;
+    this.stickToBottom();
+  }
+
+  /**
+   * Puts items that appeared since the last frame into their drawn turn, after the item
+   * before them, rather than drawing the transcript again (up to 200 items) for each one; the
+   * next whole draw trims the tail again. False when one's turn is not drawn.
+   */
+  insertNewItems(thread) {
+    for (const id of this.newItems) {
+      const item = thread.items.get(id);
+      const turn = item && thread.turns.find((t) => t.id === item.turnId);
+      const drawn = turn && this.sections.get(turn.id);
+      if (!drawn) return false;
+      if (this.nodes.has(id)) continue;
+      const node = renderItem(item);
+      let before = null;
+      for (let i = turn.itemIds.indexOf(id) - 1; i >= 0 && !before; i -= 1) before = this.nodes.get(turn.itemIds[i]) ?? null;
+      if (before) before.after(node);
+      else drawn.section.querySelector(':scope > .turn-label').after(node);
+      this.nodes.set(id, node);
+      // A new tool call belongs on the turn's timeline; an open timeline stays open.
+      const timeline = timelineBox(thread, turn);
+      if (timeline && drawn.timeline) {
+        timeline.open = drawn.timeline.open;
+        drawn.timeline.replaceWith(timeline);
+      } else if (timeline) {
+        drawn.section.append(timeline);
+      }
+      drawn.timeline = timeline ?? drawn.timeline;
+    }
+    this.newItems.clear();
+    return true;
   }
 
   atBottom() {
     return this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 80;
   }
 
+  /** Keeps the end in view while following it: one layout, after all of the frame's writes. */
   stickToBottom() {
-    if (this.atBottom() || this.root.scrollTop === 0) this.root.scrollTop = this.root.scrollHeight;
+    if (this.following) this.root.scrollTop = this.root.scrollHeight;
   }
+}
+
+/** A turn's tool calls on a time axis, folded; null when it made none. */
+function timelineBox(thread, turn) {
+  const timeline = renderTimeline(thread, turn);
+  if (timeline.childElementCount === 0) return null;
+  const details = el('details', 'timeline-box');
+  details.append(el('summary', null, 'tool timeline'), timeline);
+  return details;
 }
 
 export class ApprovalQueue {
