@@ -161,3 +161,7 @@ async fn respond(stream: &mut TcpStream, status: u16, body: &str) {
     let _ = stream.write_all(response.as_bytes()).await;
     let _ = stream.shutdown().await;
 }
+
+#[cfg(test)]
+#[path = "callback_tests.rs"]
+mod tests;

@@ -282,3 +282,7 @@ impl CredentialStore for ServerCredentialStore {
             .map_err(store_error)
     }
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;
