@@ -97,7 +97,10 @@ async fn auth_statuses(
         let status = auth_status(name, server, client).await?;
         Ok::<_, anyhow::Error>((name.clone(), status))
     });
-    futures::future::join_all(probes).await.into_iter().collect()
+    futures::future::join_all(probes)
+        .await
+        .into_iter()
+        .collect()
 }
 
 fn configured(home: &Path) -> Result<BTreeMap<String, McpServerSettings>> {
@@ -156,7 +159,11 @@ fn to_json(name: &str, server: &McpServerSettings, auth: McpAuthStatus) -> serde
 async fn list(home: &Path, args: ListArgs) -> Result<()> {
     let servers = configured(home)?;
     let auth = auth_statuses(&servers).await?;
-    let auth_of = |name: &str| auth.get(name).copied().unwrap_or(McpAuthStatus::Unsupported);
+    let auth_of = |name: &str| {
+        auth.get(name)
+            .copied()
+            .unwrap_or(McpAuthStatus::Unsupported)
+    };
     if args.json {
         let entries: Vec<_> = servers
             .iter()

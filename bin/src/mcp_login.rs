@@ -45,7 +45,10 @@ fn http_server(
             http_headers,
             env_http_headers,
             ..
-        } => Ok((url.clone(), http_client(name, http_headers, env_http_headers)?)),
+        } => Ok((
+            url.clone(),
+            http_client(name, http_headers, env_http_headers)?,
+        )),
         McpTransport::Stdio { .. } => bail!(
             "OAuth {verb} is only supported for streamable HTTP servers: '{name}' is a stdio \
              server (it has a `command`, not a `url`)."

@@ -245,9 +245,11 @@ impl TryFrom<String> for OAuthCredentialsStoreToml {
         match value.as_str() {
             "auto" => Ok(Self::Auto),
             "file" => Ok(Self::File),
-            "keyring" => Err("`keyring` is not supported by troupe: MCP OAuth tokens are kept \
+            "keyring" => Err(
+                "`keyring` is not supported by troupe: MCP OAuth tokens are kept \
                  in $TROUPE_HOME/.credentials.json (mode 0600); use \"file\" or \"auto\""
-                .into()),
+                    .into(),
+            ),
             other => Err(format!(
                 "unknown value `{other}`: expected \"auto\", \"file\" or \"keyring\""
             )),

@@ -16,8 +16,8 @@ use crate::requirements::Requirements;
 use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
-use troupe_messages::mcp::MCP_CREDENTIALS_FILE;
 use troupe_messages::hooks::{HookHandler, HookSettings, DEFAULT_MAX_STOP_CONTINUATIONS};
+use troupe_messages::mcp::MCP_CREDENTIALS_FILE;
 use troupe_messages::policy::{
     AskForApproval, NetworkProxySettings, SandboxBackendKind, SandboxMode, SandboxSettings,
     DEFAULT_PROXY_PORT,

@@ -117,7 +117,8 @@ impl Connection {
                                 })?;
                                 config = config.auth_header(token);
                             }
-                            let transport = StreamableHttpClientTransport::with_client(client, config);
+                            let transport =
+                                StreamableHttpClientTransport::with_client(client, config);
                             ().serve(transport)
                                 .await
                                 .map_err(|err| handshake_failed(err.to_string()))?

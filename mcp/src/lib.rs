@@ -28,9 +28,7 @@ pub enum McpError {
     Handshake { server: String, reason: String },
     #[error("the server did not start within {seconds} s (startup_timeout_sec)")]
     StartupTimeout { server: String, seconds: f64 },
-    #[error(
-        "the server requires OAuth and no token is stored: run `troupe mcp login {server}`"
-    )]
+    #[error("the server requires OAuth and no token is stored: run `troupe mcp login {server}`")]
     NotLoggedIn { server: String },
     #[error(
         "the server refused the stored OAuth token and it could not be refreshed: run \

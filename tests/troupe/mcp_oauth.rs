@@ -62,7 +62,11 @@ fn start_login(harness: &Harness) -> PendingLogin {
     let mut printed = String::new();
     loop {
         let mut line = String::new();
-        assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "no URL in {printed:?}");
+        assert_ne!(
+            stdout.read_line(&mut line).unwrap(),
+            0,
+            "no URL in {printed:?}"
+        );
         printed.push_str(&line);
         if line.starts_with("http://") {
             let url = line.trim().to_string();
@@ -104,7 +108,10 @@ fn login(harness: &Harness, server: &OAuthMcpServer) {
         "{out}"
     );
     for token in server.issued_tokens() {
-        assert!(!out.contains(&token) && !err.contains(&token), "token printed");
+        assert!(
+            !out.contains(&token) && !err.contains(&token),
+            "token printed"
+        );
     }
 }
 
@@ -146,13 +153,21 @@ fn login_stores_tokens_privately_and_a_turn_calls_the_tool_with_them() {
     let url = url::Url::parse(&pending.url).unwrap();
     let query: std::collections::BTreeMap<_, _> = url.query_pairs().into_owned().collect();
     assert_eq!(query["code_challenge_method"], "S256");
-    assert!(query["redirect_uri"].starts_with("http://127.0.0.1:"), "{query:?}");
-    assert_eq!(query["scope"], "tools.read", "the advertised scopes by default");
+    assert!(
+        query["redirect_uri"].starts_with("http://127.0.0.1:"),
+        "{query:?}"
+    );
+    assert_eq!(
+        query["scope"], "tools.read",
+        "the advertised scopes by default"
+    );
     let (status, body) = server.play_browser(&pending.url, None);
     assert_eq!(status, 200, "{body}");
     let (ok, out, err) = pending.finish();
     assert!(ok, "stdout: {out}\nstderr: {err}");
-    assert!(out.ends_with(&format!("Successfully logged in to MCP server '{SERVER}'.\n")));
+    assert!(out.ends_with(&format!(
+        "Successfully logged in to MCP server '{SERVER}'.\n"
+    )));
 
     let path = harness.home.path().join(".credentials.json");
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
@@ -161,23 +176,33 @@ fn login_stores_tokens_privately_and_a_turn_calls_the_tool_with_them() {
     let issued = server.issued_tokens();
     assert_eq!(entry["access_token"], issued[0]);
     assert_eq!(entry["server_name"], SERVER);
-    assert!(entry["refresh_token"].as_str().unwrap().starts_with("refresh-"));
+    assert!(entry["refresh_token"]
+        .as_str()
+        .unwrap()
+        .starts_with("refresh-"));
     assert!(entry["expires_at"].as_u64().is_some());
     assert_eq!(entry["scopes"], serde_json::json!(["tools.read"]));
     for token in &issued {
-        assert!(!out.contains(token) && !err.contains(token), "token printed");
+        assert!(
+            !out.contains(token) && !err.contains(token),
+            "token printed"
+        );
     }
 
     let listed = stdout(&mcp(&harness, &["list"]));
     let row = listed.lines().find(|l| l.starts_with(SERVER)).unwrap();
     assert!(row.trim_end().ends_with("OAuth"), "{listed}");
-    let json: serde_json::Value = serde_json::from_str(&stdout(&mcp(&harness, &["list", "--json"]))).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&mcp(&harness, &["list", "--json"]))).unwrap();
     assert_eq!(json[0]["auth_status"], "o_auth");
 
     let output = turn_output(&harness);
     assert!(output.contains(TOOL_ANSWER), "{output}");
     let used = server.mcp_tokens();
-    assert!(!used.is_empty() && used.iter().all(|t| *t == issued[0]), "{used:?}");
+    assert!(
+        !used.is_empty() && used.iter().all(|t| *t == issued[0]),
+        "{used:?}"
+    );
     // Nothing the turn recorded holds the token.
     for rollout in harness.rollouts() {
         let text = std::fs::read_to_string(rollout).unwrap();
@@ -244,7 +269,7 @@ fn logout_removes_the_tokens_and_the_next_connection_asks_for_login() {
         stderr(&again)
     );
 
-    let out = harness.exec(&["--json", "who am i"]);
+    let out = harness.exec(&["who am i"]);
     let err = stderr(&out);
     assert!(
         err.contains(&format!(

@@ -3,9 +3,9 @@
 //! others (a forged or stale callback must neither end nor complete the login).
 
 use super::OAuthError;
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use std::time::Duration;
 
 /// The path of the redirect URI.
 pub const CALLBACK_PATH: &str = "/callback";
@@ -87,15 +87,14 @@ impl CallbackListener {
                 .accept()
                 .await
                 .map_err(OAuthError::CallbackListener)?;
-            let target = match tokio::time::timeout(REQUEST_READ_TIMEOUT, read_target(&mut stream))
-                .await
-            {
-                Ok(Some(target)) => target,
-                Ok(None) | Err(_) => {
-                    respond(&mut stream, 400, "Invalid OAuth callback").await;
-                    continue;
-                }
-            };
+            let target =
+                match tokio::time::timeout(REQUEST_READ_TIMEOUT, read_target(&mut stream)).await {
+                    Ok(Some(target)) => target,
+                    Ok(None) | Err(_) => {
+                        respond(&mut stream, 400, "Invalid OAuth callback").await;
+                        continue;
+                    }
+                };
             match parse_callback(&target) {
                 CallbackOutcome::Code { code, state } if state == expected_state => {
                     respond(

@@ -14,7 +14,12 @@ fn a_callback_carries_code_and_state() {
 
 #[test]
 fn other_paths_and_empty_queries_are_invalid() {
-    for target in ["/callback", "/other?code=a&state=b", "/callback?code=a", "/"] {
+    for target in [
+        "/callback",
+        "/other?code=a&state=b",
+        "/callback?code=a",
+        "/",
+    ] {
         assert_eq!(parse_callback(target), CallbackOutcome::Invalid, "{target}");
     }
 }

@@ -107,9 +107,9 @@ impl StoredTokens {
                 .refresh_token()
                 .map(|t| t.secret().clone())
                 .or_else(|| previous.and_then(|p| p.refresh_token.clone())),
-            expires_at: response.expires_in().map(|d| {
-                now_ms.saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-            }),
+            expires_at: response
+                .expires_in()
+                .map(|d| now_ms.saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))),
             scopes,
         }
     }
@@ -215,7 +215,8 @@ impl CredentialsFile {
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let text = serde_json::to_string_pretty(all).map_err(|e| failed(std::io::Error::other(e)))?;
+        let text =
+            serde_json::to_string_pretty(all).map_err(|e| failed(std::io::Error::other(e)))?;
         let written = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)

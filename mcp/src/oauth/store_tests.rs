@@ -60,14 +60,8 @@ fn expiry_is_absolute_and_counts_down_in_the_token_response() {
         Some(Duration::ZERO),
         "an expired token reads as expiring now, so rmcp refreshes it"
     );
-    let back = StoredTokens::from_token_response(
-        &server,
-        "client-1".into(),
-        &response,
-        &[],
-        None,
-        4_000,
-    );
+    let back =
+        StoredTokens::from_token_response(&server, "client-1".into(), &response, &[], None, 4_000);
     assert_eq!(back, stored);
 }
 
@@ -98,5 +92,8 @@ fn a_refresh_answer_without_refresh_token_or_scopes_keeps_the_old_ones() {
 #[test]
 fn debug_output_leaves_the_tokens_out() {
     let text = format!("{:?}", tokens(&ServerKey::new("docs", "u"), "tok-secret"));
-    assert!(!text.contains("tok-secret") && !text.contains("refresh-1"), "{text}");
+    assert!(
+        !text.contains("tok-secret") && !text.contains("refresh-1"),
+        "{text}"
+    );
 }

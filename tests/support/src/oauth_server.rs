@@ -137,7 +137,11 @@ impl OAuthMcpServer {
                 let pairs: Vec<(String, String)> = callback
                     .query_pairs()
                     .map(|(k, v)| {
-                        let v = if k == "state" { forged.to_string() } else { v.into_owned() };
+                        let v = if k == "state" {
+                            forged.to_string()
+                        } else {
+                            v.into_owned()
+                        };
                         (k.into_owned(), v)
                     })
                     .collect();
@@ -195,7 +199,11 @@ async fn register(State(s): State<Shared>, Json(body): Json<Value>) -> Response 
         .filter_map(|u| u.as_str().map(str::to_string))
         .collect();
     if redirect_uris.is_empty() || body["token_endpoint_auth_method"] != "none" {
-        return (StatusCode::BAD_REQUEST, "a public client with redirect_uris").into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            "a public client with redirect_uris",
+        )
+            .into_response();
     }
     let mut inner = s.lock();
     inner.counter += 1;
@@ -244,7 +252,11 @@ async fn authorize(
         .query_pairs_mut()
         .append_pair("code", &code)
         .append_pair("state", &field("state"));
-    (StatusCode::FOUND, [(header::LOCATION, location.to_string())]).into_response()
+    (
+        StatusCode::FOUND,
+        [(header::LOCATION, location.to_string())],
+    )
+        .into_response()
 }
 
 fn token_error(error: &str) -> Response {
@@ -341,7 +353,11 @@ async fn mcp_delete(State(s): State<Shared>, headers: HeaderMap) -> Response {
     }
 }
 
-async fn mcp_post(State(s): State<Shared>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+async fn mcp_post(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
     let Some(token) = authorized(&s, &headers) else {
         return unauthorized(&s);
     };
