@@ -14,6 +14,8 @@ use troupe_messages::mcp::{McpServerSettings, McpTransport, MCP_CREDENTIALS_FILE
 
 /// How long the login waits for the browser to come back (Codex's default).
 const CALLBACK_TIMEOUT: Duration = Duration::from_secs(300);
+/// Discovery and registration: a few requests to the servers, before the user is involved.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Args)]
 pub struct LoginArgs {
@@ -66,14 +68,22 @@ pub async fn login(home: &Path, args: LoginArgs) -> Result<()> {
         .map(|scope| scope.trim().to_string())
         .filter(|scope| !scope.is_empty())
         .collect();
-    let pending = PendingLogin::start(LoginRequest {
+    let start = PendingLogin::start(LoginRequest {
         server: ServerKey::new(&name, &url),
         http_client: client,
         scopes,
         credentials: CredentialsFile::new(home.join(MCP_CREDENTIALS_FILE)),
-    })
-    .await
-    .with_context(|| format!("OAuth login to MCP server '{name}' failed"))?;
+    });
+    let pending = tokio::time::timeout(SETUP_TIMEOUT, start)
+        .await
+        .map_err(|_| {
+            anyhow!(
+                "the OAuth discovery and client registration of '{name}' did not finish within \
+                 {} s",
+                SETUP_TIMEOUT.as_secs()
+            )
+        })?
+        .with_context(|| format!("OAuth login to MCP server '{name}' failed"))?;
     let auth_url = pending.authorization_url();
     println!("Authorize `{name}` by opening this URL in your browser:\n{auth_url}\n");
     if webbrowser::open(auth_url).is_err() {

@@ -75,53 +75,13 @@ impl Connection {
                     env_http_headers,
                 } => {
                     let client = http_client(id, http_headers, env_http_headers)?;
-                    let handshake_failed = |reason: String| McpError::Handshake {
-                        server: id.to_string(),
-                        reason,
-                    };
                     match (bearer_token_env_var, &settings.oauth_credentials_file) {
                         // Stored OAuth tokens serve only when no bearer token is configured.
                         (None, Some(credentials)) => {
-                            let session = Arc::new(OAuthSession::new(
-                                ServerKey::new(id, url),
-                                CredentialsFile::new(credentials),
-                                client.clone(),
-                            ));
-                            let transport = StreamableHttpClientTransport::with_client(
-                                OAuthHttpClient {
-                                    inner: client,
-                                    session: session.clone(),
-                                },
-                                StreamableHttpClientTransportConfig::with_uri(url.as_str()),
-                            );
-                            match ().serve(transport).await {
-                                Ok(service) => service,
-                                Err(err) if session.was_refused() => {
-                                    tracing::debug!(server = id, %err, "MCP server answered 401");
-                                    let server = id.to_string();
-                                    return Err(match session.has_tokens() {
-                                        Ok(true) => McpError::LoginExpired { server },
-                                        Ok(false) | Err(_) => McpError::NotLoggedIn { server },
-                                    });
-                                }
-                                Err(err) => return Err(handshake_failed(err.to_string())),
-                            }
+                            serve_with_oauth(id, url, client, credentials).await?
                         }
                         (bearer, _) => {
-                            let mut config =
-                                StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                            if let Some(var) = bearer {
-                                let token = std::env::var(var).map_err(|_| McpError::Config {
-                                    server: id.to_string(),
-                                    reason: format!("bearer_token_env_var `{var}` is not set"),
-                                })?;
-                                config = config.auth_header(token);
-                            }
-                            let transport =
-                                StreamableHttpClientTransport::with_client(client, config);
-                            ().serve(transport)
-                                .await
-                                .map_err(|err| handshake_failed(err.to_string()))?
+                            serve_with_bearer(id, url, client, bearer.as_deref()).await?
                         }
                     }
                 }
@@ -252,6 +212,71 @@ fn child_transport(
         .stderr(Stdio::null())
         .spawn()?;
     Ok(transport)
+}
+
+type Service = RunningService<RoleClient, ()>;
+
+/// Streamable HTTP with the token of `bearer_token_env_var`, or none.
+async fn serve_with_bearer(
+    id: &str,
+    url: &str,
+    client: reqwest::Client,
+    bearer_token_env_var: Option<&str>,
+) -> Result<Service, McpError> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(var) = bearer_token_env_var {
+        let token = std::env::var(var).map_err(|_| McpError::Config {
+            server: id.to_string(),
+            reason: format!("bearer_token_env_var `{var}` is not set"),
+        })?;
+        config = config.auth_header(token);
+    }
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    ().serve(transport)
+        .await
+        .map_err(|err| McpError::Handshake {
+            server: id.to_string(),
+            reason: err.to_string(),
+        })
+}
+
+/// Streamable HTTP with the tokens `troupe mcp login` stored, if any; a 401 they cannot
+/// cure says to log in.
+async fn serve_with_oauth(
+    id: &str,
+    url: &str,
+    client: reqwest::Client,
+    credentials: &std::path::Path,
+) -> Result<Service, McpError> {
+    let session = Arc::new(OAuthSession::new(
+        ServerKey::new(id, url),
+        CredentialsFile::new(credentials),
+        client.clone(),
+    ));
+    let transport = StreamableHttpClientTransport::with_client(
+        OAuthHttpClient {
+            inner: client,
+            session: session.clone(),
+        },
+        StreamableHttpClientTransportConfig::with_uri(url),
+    );
+    let handshake_failed = |reason: String| McpError::Handshake {
+        server: id.to_string(),
+        reason,
+    };
+    match ().serve(transport).await {
+        Ok(service) => Ok(service),
+        Err(err) if session.was_refused() => {
+            tracing::debug!(server = id, %err, "MCP server answered 401");
+            let server = id.to_string();
+            Err(match session.has_tokens() {
+                Ok(true) => McpError::LoginExpired { server },
+                Ok(false) => McpError::NotLoggedIn { server },
+                Err(file) => handshake_failed(file.to_string()),
+            })
+        }
+        Err(err) => Err(handshake_failed(err.to_string())),
+    }
 }
 
 /// A client sending the configured headers (`http_headers`, and `env_http_headers` whose

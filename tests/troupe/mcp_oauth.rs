@@ -60,6 +60,17 @@ fn start_login(harness: &Harness) -> PendingLogin {
         .unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut printed = String::new();
+    let url = read_url(&mut stdout, &mut printed);
+    PendingLogin {
+        child,
+        stdout,
+        printed,
+        url,
+    }
+}
+
+/// Reads lines (kept in `printed`) up to the authorization URL.
+fn read_url(stdout: &mut BufReader<ChildStdout>, printed: &mut String) -> String {
     loop {
         let mut line = String::new();
         assert_ne!(
@@ -69,13 +80,7 @@ fn start_login(harness: &Harness) -> PendingLogin {
         );
         printed.push_str(&line);
         if line.starts_with("http://") {
-            let url = line.trim().to_string();
-            return PendingLogin {
-                child,
-                stdout,
-                printed,
-                url,
-            };
+            return line.trim().to_string();
         }
     }
 }

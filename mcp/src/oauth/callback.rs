@@ -79,6 +79,19 @@ impl CallbackListener {
         format!("http://127.0.0.1:{}{CALLBACK_PATH}", self.port)
     }
 
+    /// [`Self::wait_for_code`], given up after `timeout`.
+    pub async fn wait_for_code_within(
+        &self,
+        expected_state: &str,
+        timeout: Duration,
+    ) -> Result<String, OAuthError> {
+        tokio::time::timeout(timeout, self.wait_for_code(expected_state))
+            .await
+            .map_err(|_| OAuthError::CallbackTimeout {
+                seconds: timeout.as_secs(),
+            })?
+    }
+
     /// Waits for the callback that carries `expected_state`; answers every request.
     pub async fn wait_for_code(&self, expected_state: &str) -> Result<String, OAuthError> {
         loop {

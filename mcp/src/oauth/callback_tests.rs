@@ -64,3 +64,14 @@ async fn only_the_callback_with_this_logins_state_ends_the_wait() {
     assert!(accepted.starts_with("HTTP/1.1 200"), "{accepted}");
     assert_eq!(waiting.await.unwrap().unwrap(), "c2");
 }
+
+#[tokio::test]
+async fn no_callback_in_time_is_a_timeout_error() {
+    let listener = CallbackListener::bind().await.unwrap();
+    let err = listener
+        .wait_for_code_within("state", Duration::from_millis(100))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, OAuthError::CallbackTimeout { .. }), "{err}");
+    assert!(err.to_string().contains("timed out"), "{err}");
+}

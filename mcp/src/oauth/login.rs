@@ -108,11 +108,10 @@ impl PendingLogin {
     /// Waits (at most `timeout`) for the callback, exchanges the code (with the PKCE
     /// verifier) and stores the tokens.
     pub async fn finish(self, timeout: Duration) -> Result<(), OAuthError> {
-        let code = tokio::time::timeout(timeout, self.listener.wait_for_code(&self.state))
-            .await
-            .map_err(|_| OAuthError::CallbackTimeout {
-                seconds: timeout.as_secs(),
-            })??;
+        let code = self
+            .listener
+            .wait_for_code_within(&self.state, timeout)
+            .await?;
         self.manager
             .exchange_code_for_token(&code, &self.state)
             .await
