@@ -11,6 +11,7 @@ mod features;
 mod history;
 mod login;
 mod mcp_cmd;
+mod mcp_login;
 mod mcp_server;
 mod models;
 mod output;
@@ -156,7 +157,9 @@ fn main() -> ExitCode {
         Some(Command::Models(args)) => home()
             .and_then(|h| runtime.block_on(models::run(&h, args)))
             .map(ok),
-        Some(Command::Mcp(command)) => home().and_then(|h| mcp_cmd::run(&h, command)).map(ok),
+        Some(Command::Mcp(command)) => home()
+            .and_then(|h| runtime.block_on(mcp_cmd::run(&h, command)))
+            .map(ok),
         Some(Command::McpServer(args)) => runtime.block_on(mcp_server::run(args)).map(ok),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),

@@ -8,6 +8,8 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 use troupe_config::resolve::{load_settings, CliOverrides};
+use troupe_mcp::connection::http_client;
+use troupe_mcp::oauth::{auth_status, McpAuthStatus};
 use troupe_messages::mcp::{McpServerSettings, McpTransport};
 
 #[derive(Debug, Subcommand)]
@@ -20,10 +22,10 @@ pub enum McpCommand {
     Add(AddArgs),
     /// Remove a server entry from the user config.
     Remove(NameArg),
-    /// OAuth login to a server (not supported).
-    Login(NameArg),
-    /// OAuth logout (not supported).
-    Logout(NameArg),
+    /// Log in to a streamable HTTP server with OAuth.
+    Login(LoginArgs),
+    /// Remove the stored OAuth credentials of a server.
+    Logout(LogoutArgs),
 }
 
 #[derive(Debug, Args)]
@@ -41,6 +43,8 @@ pub struct GetArgs {
     #[arg(long)]
     json: bool,
 }
+
+use crate::mcp_login::{LoginArgs, LogoutArgs};
 
 #[derive(Debug, Args)]
 pub struct NameArg {
@@ -66,18 +70,37 @@ pub struct AddArgs {
     command: Vec<String>,
 }
 
-pub fn run(home: &Path, command: McpCommand) -> Result<()> {
+pub async fn run(home: &Path, command: McpCommand) -> Result<()> {
     match command {
-        McpCommand::List(args) => list(home, args),
-        McpCommand::Get(args) => get(home, args),
+        McpCommand::List(args) => list(home, args).await,
+        McpCommand::Get(args) => get(home, args).await,
         McpCommand::Add(args) => add(home, args),
         McpCommand::Remove(args) => remove(home, &args.name),
-        McpCommand::Login(args) | McpCommand::Logout(args) => bail!(
-            "OAuth for MCP servers is not supported by troupe (server '{}'): put a token in \
-             an environment variable and set `bearer_token_env_var`",
-            args.name
-        ),
+        McpCommand::Login(args) => crate::mcp_login::login(home, args).await,
+        McpCommand::Logout(args) => crate::mcp_login::logout(home, args),
     }
+}
+
+/// Each server's auth column, probed in parallel (a probe is bounded in time).
+async fn auth_statuses(
+    servers: &BTreeMap<String, McpServerSettings>,
+) -> Result<BTreeMap<String, McpAuthStatus>> {
+    let probes = servers.iter().map(|(name, server)| async move {
+        let client = match &server.transport {
+            McpTransport::StreamableHttp {
+                http_headers,
+                env_http_headers,
+                ..
+            } => http_client(name, http_headers, env_http_headers)?,
+            McpTransport::Stdio { .. } => reqwest::Client::new(),
+        };
+        let status = auth_status(name, server, client).await?;
+        Ok::<_, anyhow::Error>((name.clone(), status))
+    });
+    futures::future::join_all(probes)
+        .await
+        .into_iter()
+        .collect()
 }
 
 fn configured(home: &Path) -> Result<BTreeMap<String, McpServerSettings>> {
@@ -102,7 +125,7 @@ fn status(server: &McpServerSettings) -> &'static str {
     }
 }
 
-fn to_json(name: &str, server: &McpServerSettings) -> serde_json::Value {
+fn to_json(name: &str, server: &McpServerSettings, auth: McpAuthStatus) -> serde_json::Value {
     let transport = match &server.transport {
         McpTransport::Stdio {
             command,
@@ -129,14 +152,23 @@ fn to_json(name: &str, server: &McpServerSettings) -> serde_json::Value {
         "transport": transport,
         "startup_timeout_sec": server.startup_timeout_ms as f64 / 1000.0,
         "tool_timeout_sec": server.tool_timeout_ms as f64 / 1000.0,
-        "auth_status": "unsupported",
+        "auth_status": auth.json_name(),
     })
 }
 
-fn list(home: &Path, args: ListArgs) -> Result<()> {
+async fn list(home: &Path, args: ListArgs) -> Result<()> {
     let servers = configured(home)?;
+    let auth = auth_statuses(&servers).await?;
+    let auth_of = |name: &str| {
+        auth.get(name)
+            .copied()
+            .unwrap_or(McpAuthStatus::Unsupported)
+    };
     if args.json {
-        let entries: Vec<_> = servers.iter().map(|(n, s)| to_json(n, s)).collect();
+        let entries: Vec<_> = servers
+            .iter()
+            .map(|(n, s)| to_json(n, s, auth_of(n)))
+            .collect();
         println!("{}", serde_json::to_string_pretty(&entries)?);
         return Ok(());
     }
@@ -167,7 +199,7 @@ fn list(home: &Path, args: ListArgs) -> Result<()> {
                 masked_env(env),
                 cwd.as_ref().map_or("-".into(), |c| c.display().to_string()),
                 status(server).into(),
-                "Unsupported".into(),
+                auth_of(name).label().into(),
             ]),
             McpTransport::StreamableHttp {
                 url,
@@ -178,7 +210,7 @@ fn list(home: &Path, args: ListArgs) -> Result<()> {
                 url.clone(),
                 bearer_token_env_var.clone().unwrap_or_else(|| "-".into()),
                 status(server).into(),
-                "Unsupported".into(),
+                auth_of(name).label().into(),
             ]),
         }
     }
@@ -211,15 +243,20 @@ fn print_table<const N: usize>(rows: &[[String; N]]) {
     }
 }
 
-fn get(home: &Path, args: GetArgs) -> Result<()> {
+async fn get(home: &Path, args: GetArgs) -> Result<()> {
     let servers = configured(home)?;
     let Some(server) = servers.get(&args.name) else {
         bail!("No MCP server named '{}' found.", args.name);
     };
     if args.json {
+        let single = BTreeMap::from([(args.name.clone(), server.clone())]);
+        let auth = auth_statuses(&single)
+            .await?
+            .remove(&args.name)
+            .unwrap_or(McpAuthStatus::Unsupported);
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&args.name, server))?
+            serde_json::to_string_pretty(&to_json(&args.name, server, auth))?
         );
         return Ok(());
     }

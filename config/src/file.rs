@@ -48,6 +48,8 @@ pub struct ConfigToml {
     pub collaboration_mode: Option<CollaborationMode>,
     /// `[mcp_servers.<id>]` (see `mcp.rs`).
     pub mcp_servers: BTreeMap<String, crate::mcp::McpServerToml>,
+    /// Where `troupe mcp login` keeps tokens: `file` or `auto` (both the file).
+    pub mcp_oauth_credentials_store: Option<crate::mcp::OAuthCredentialsStoreToml>,
     /// `[[hooks.<Event>]]` groups (see `hooks.rs`); collected per layer, not merged.
     pub hooks: Option<crate::hooks::HooksToml>,
     /// Times Stop hooks may send one turn back to the model (default 3).

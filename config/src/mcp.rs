@@ -58,7 +58,8 @@ pub struct RawMcpServerToml {
     enabled_tools: Option<Vec<String>>,
     disabled_tools: Option<Vec<String>>,
     tools: Option<BTreeMap<String, McpToolToml>>,
-    /// Codex accepts these; Troupe does not do OAuth, so they are errors, not ignored.
+    /// Codex accepts these; Troupe does not implement them (OAuth goes through
+    /// `troupe mcp login` with dynamic registration), so they are errors, not ignored.
     bearer_token: Option<toml::Value>,
     oauth: Option<toml::Value>,
     oauth_resource: Option<toml::Value>,
@@ -84,8 +85,9 @@ impl TryFrom<RawMcpServerToml> for McpServerToml {
         ] {
             if set {
                 return Err(format!(
-                    "`{key}` is not supported by troupe (no OAuth or remote environments); \
-                     use `bearer_token_env_var` for a token"
+                    "`{key}` is not supported by troupe (no static bearer token, OAuth \
+                     client settings or remote environments): use `troupe mcp login` or \
+                     `bearer_token_env_var`"
                 ));
             }
         }
@@ -138,6 +140,7 @@ impl TryFrom<RawMcpServerToml> for McpServerToml {
                 .collect(),
             enabled_tools: raw.enabled_tools,
             disabled_tools: raw.disabled_tools.unwrap_or_default(),
+            oauth_credentials_file: None,
         }))
     }
 }
@@ -210,10 +213,46 @@ fn transport(raw: &RawMcpServerToml) -> Result<McpTransport, String> {
     }
 }
 
-/// The resolved servers of a config, by id.
-pub fn resolve(servers: BTreeMap<String, McpServerToml>) -> BTreeMap<String, McpServerSettings> {
+/// The resolved servers of a config, by id, told where `troupe mcp login` keeps tokens.
+pub fn resolve(
+    servers: BTreeMap<String, McpServerToml>,
+    credentials_file: &std::path::Path,
+) -> BTreeMap<String, McpServerSettings> {
     servers
         .into_iter()
-        .map(|(id, server)| (id, server.0))
+        .map(|(id, server)| {
+            let mut settings = server.0;
+            settings.oauth_credentials_file = Some(credentials_file.to_path_buf());
+            (id, settings)
+        })
         .collect()
+}
+
+/// `mcp_oauth_credentials_store`: Codex's `auto` | `file` | `keyring`. Troupe has only the
+/// file, so `auto` resolves to it (as Codex's does without a keyring) and `keyring` is an
+/// error rather than a silent file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum OAuthCredentialsStoreToml {
+    Auto,
+    File,
+}
+
+impl TryFrom<String> for OAuthCredentialsStoreToml {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, String> {
+        match value.as_str() {
+            "auto" => Ok(Self::Auto),
+            "file" => Ok(Self::File),
+            "keyring" => Err(
+                "`keyring` is not supported by troupe: MCP OAuth tokens are kept \
+                 in $TROUPE_HOME/.credentials.json (mode 0600); use \"file\" or \"auto\""
+                    .into(),
+            ),
+            other => Err(format!(
+                "unknown value `{other}`: expected \"auto\", \"file\" or \"keyring\""
+            )),
+        }
+    }
 }

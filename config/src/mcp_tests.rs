@@ -117,3 +117,42 @@ fn keys_of_the_other_transport_and_unsupported_keys_are_errors() {
         assert!(err.contains("config.toml"), "{config}: {err}");
     }
 }
+
+#[test]
+fn servers_learn_where_oauth_tokens_are_kept() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[mcp_servers.remote]\nurl = \"https://example.invalid/mcp\"\n",
+    )
+    .unwrap();
+    let cli = CliOverrides {
+        cwd: Some("/tmp".into()),
+        ..CliOverrides::default()
+    };
+    let settings = load_settings(home.path(), &cli).unwrap();
+    assert_eq!(
+        settings.mcp_servers["remote"].oauth_credentials_file,
+        Some(home.path().join(".credentials.json"))
+    );
+}
+
+#[test]
+fn the_credentials_store_is_the_file_and_keyring_is_refused() {
+    for value in ["file", "auto"] {
+        load(&format!("mcp_oauth_credentials_store = \"{value}\"\n")).unwrap();
+    }
+    for (value, needle) in [
+        ("keyring", "`keyring` is not supported by troupe"),
+        ("vault", "unknown value `vault`"),
+    ] {
+        let err = load(&format!("mcp_oauth_credentials_store = \"{value}\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(needle), "{value}: {err}");
+        assert!(
+            err.contains("mcp_oauth_credentials_store"),
+            "{value}: {err}"
+        );
+    }
+}

@@ -17,6 +17,7 @@ use crate::trust::TrustStore;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 use troupe_messages::hooks::{HookHandler, HookSettings, DEFAULT_MAX_STOP_CONTINUATIONS};
+use troupe_messages::mcp::MCP_CREDENTIALS_FILE;
 use troupe_messages::policy::{
     AskForApproval, NetworkProxySettings, SandboxBackendKind, SandboxMode, SandboxSettings,
     DEFAULT_PROXY_PORT,
@@ -433,7 +434,7 @@ fn resolve(
                 .max_stop_continuations
                 .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
         },
-        mcp_servers: crate::mcp::resolve(config.mcp_servers),
+        mcp_servers: crate::mcp::resolve(config.mcp_servers, &home.join(MCP_CREDENTIALS_FILE)),
     })
 }
 

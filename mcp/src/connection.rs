@@ -1,6 +1,8 @@
 //! One live connection to an MCP server (stdio child or streamable HTTP), started with a
 //! deadline that covers the handshake and the first tool list.
 
+use crate::oauth::client::{OAuthHttpClient, OAuthSession};
+use crate::oauth::store::{CredentialsFile, ServerKey};
 use crate::McpError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
@@ -12,6 +14,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use std::collections::BTreeMap;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 use troupe_messages::mcp::{McpServerSettings, McpTransport};
 
@@ -71,19 +74,16 @@ impl Connection {
                     http_headers,
                     env_http_headers,
                 } => {
-                    let transport = http_transport(
-                        id,
-                        url,
-                        bearer_token_env_var.as_deref(),
-                        http_headers,
-                        env_http_headers,
-                    )?;
-                    ().serve(transport)
-                        .await
-                        .map_err(|err| McpError::Handshake {
-                            server: id.to_string(),
-                            reason: err.to_string(),
-                        })?
+                    let client = http_client(id, http_headers, env_http_headers)?;
+                    match (bearer_token_env_var, &settings.oauth_credentials_file) {
+                        // Stored OAuth tokens serve only when no bearer token is configured.
+                        (None, Some(credentials)) => {
+                            serve_with_oauth(id, url, client, credentials).await?
+                        }
+                        (bearer, _) => {
+                            serve_with_bearer(id, url, client, bearer.as_deref()).await?
+                        }
+                    }
                 }
             };
             let tools = service
@@ -214,13 +214,78 @@ fn child_transport(
     Ok(transport)
 }
 
-fn http_transport(
+type Service = RunningService<RoleClient, ()>;
+
+/// Streamable HTTP with the token of `bearer_token_env_var`, or none.
+async fn serve_with_bearer(
     id: &str,
     url: &str,
+    client: reqwest::Client,
     bearer_token_env_var: Option<&str>,
+) -> Result<Service, McpError> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(var) = bearer_token_env_var {
+        let token = std::env::var(var).map_err(|_| McpError::Config {
+            server: id.to_string(),
+            reason: format!("bearer_token_env_var `{var}` is not set"),
+        })?;
+        config = config.auth_header(token);
+    }
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    ().serve(transport)
+        .await
+        .map_err(|err| McpError::Handshake {
+            server: id.to_string(),
+            reason: err.to_string(),
+        })
+}
+
+/// Streamable HTTP with the tokens `troupe mcp login` stored, if any; a 401 they cannot
+/// cure says to log in.
+async fn serve_with_oauth(
+    id: &str,
+    url: &str,
+    client: reqwest::Client,
+    credentials: &std::path::Path,
+) -> Result<Service, McpError> {
+    let session = Arc::new(OAuthSession::new(
+        ServerKey::new(id, url),
+        CredentialsFile::new(credentials),
+        client.clone(),
+    ));
+    let transport = StreamableHttpClientTransport::with_client(
+        OAuthHttpClient {
+            inner: client,
+            session: session.clone(),
+        },
+        StreamableHttpClientTransportConfig::with_uri(url),
+    );
+    let handshake_failed = |reason: String| McpError::Handshake {
+        server: id.to_string(),
+        reason,
+    };
+    match ().serve(transport).await {
+        Ok(service) => Ok(service),
+        Err(err) if session.was_refused() => {
+            tracing::debug!(server = id, %err, "MCP server answered 401");
+            let server = id.to_string();
+            Err(match session.has_tokens() {
+                Ok(true) => McpError::LoginExpired { server },
+                Ok(false) => McpError::NotLoggedIn { server },
+                Err(file) => handshake_failed(file.to_string()),
+            })
+        }
+        Err(err) => Err(handshake_failed(err.to_string())),
+    }
+}
+
+/// A client sending the configured headers (`http_headers`, and `env_http_headers` whose
+/// variable is set).
+pub fn http_client(
+    id: &str,
     http_headers: &BTreeMap<String, String>,
     env_http_headers: &BTreeMap<String, String>,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+) -> Result<reqwest::Client, McpError> {
     let bad = |reason: String| McpError::Config {
         server: id.to_string(),
         reason,
@@ -240,16 +305,9 @@ fn http_transport(
             .map_err(|err| bad(format!("header `{name}`: {err}")))?;
         headers.insert(name, value);
     }
-    let client = reqwest::Client::builder()
+    reqwest::Client::builder()
         .default_headers(headers)
         .connect_timeout(Duration::from_secs(10))
         .build()
-        .map_err(|err| bad(err.to_string()))?;
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-    if let Some(var) = bearer_token_env_var {
-        let token = std::env::var(var)
-            .map_err(|_| bad(format!("bearer_token_env_var `{var}` is not set")))?;
-        config = config.auth_header(token);
-    }
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+        .map_err(|err| bad(err.to_string()))
 }

@@ -6,6 +6,7 @@ pub mod approval;
 pub mod connection;
 pub mod manager;
 pub mod names;
+pub mod oauth;
 pub mod output;
 pub mod resources;
 
@@ -27,6 +28,13 @@ pub enum McpError {
     Handshake { server: String, reason: String },
     #[error("the server did not start within {seconds} s (startup_timeout_sec)")]
     StartupTimeout { server: String, seconds: f64 },
+    #[error("the server requires OAuth and no token is stored: run `troupe mcp login {server}`")]
+    NotLoggedIn { server: String },
+    #[error(
+        "the server refused the stored OAuth token and it could not be refreshed: run \
+         `troupe mcp login {server}` again"
+    )]
+    LoginExpired { server: String },
     #[error("invalid configuration: {reason}")]
     Config { server: String, reason: String },
     #[error("the call to MCP server `{server}` failed: {reason}")]

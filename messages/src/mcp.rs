@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// The file under `$TROUPE_HOME` where `troupe mcp login` keeps OAuth tokens (Codex's name).
+pub const MCP_CREDENTIALS_FILE: &str = ".credentials.json";
 /// Codex's default wait for a server to start and list its tools.
 pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 10_000;
 /// Codex's default deadline of one tool call.
@@ -25,6 +27,11 @@ pub struct McpServerSettings {
     pub enabled_tools: Option<Vec<String>>,
     /// `disabled_tools`: removed after `enabled_tools`.
     pub disabled_tools: Vec<String>,
+    /// Where `troupe mcp login` keeps OAuth tokens (`$TROUPE_HOME/.credentials.json`); a
+    /// streamable-HTTP server without `bearer_token_env_var` uses the ones stored for it.
+    /// `None` when the settings were built without a home (then no stored token is used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth_credentials_file: Option<PathBuf>,
 }
 
 impl McpServerSettings {

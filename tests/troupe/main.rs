@@ -35,6 +35,7 @@ mod hooks_turns;
 mod mcp_cli;
 mod mcp_client;
 mod mcp_items;
+mod mcp_oauth;
 mod mcp_server;
 mod network_proxy;
 mod parity_config;

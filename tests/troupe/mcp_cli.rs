@@ -71,6 +71,18 @@ fn add_list_get_remove_edit_the_user_config() {
         listing.contains("https://example.invalid/mcp  TOK"),
         "{listing}"
     );
+    let auth_of = |name: &str| {
+        let row = listing.lines().find(|l| l.starts_with(name)).unwrap();
+        row.trim_end().to_string()
+    };
+    assert!(
+        auth_of("docs").ends_with("enabled  Unsupported"),
+        "{listing}"
+    );
+    assert!(
+        auth_of("remote").ends_with("enabled  Bearer token"),
+        "{listing}"
+    );
 
     let out = mcp(&h, &["list", "--json"]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -81,6 +93,8 @@ fn add_list_get_remove_edit_the_user_config() {
         serde_json::json!(["--port", "4000"])
     );
     assert_eq!(json[1]["transport"]["type"], "streamable_http");
+    assert_eq!(json[0]["auth_status"], "unsupported");
+    assert_eq!(json[1]["auth_status"], "bearer_token");
 
     let out = mcp(&h, &["get", "docs"]);
     assert!(
@@ -127,6 +141,10 @@ fn bad_names_and_entries_are_refused_and_nothing_is_written() {
     assert!(!out.status.success());
     let out = mcp(&h, &["login", "docs"]);
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("not supported"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("No MCP server named 'docs' found."),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }

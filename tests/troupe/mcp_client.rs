@@ -162,6 +162,7 @@ fn everything_settings(mode: McpToolApproval, marker: &str) -> BTreeMap<String, 
             tool_approval_modes: BTreeMap::new(),
             enabled_tools: Some(vec!["echo".into()]),
             disabled_tools: Vec::new(),
+            oauth_credentials_file: None,
         },
     );
     servers

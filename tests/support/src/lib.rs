@@ -7,6 +7,7 @@
 
 mod harness;
 pub mod nats;
+pub mod oauth_server;
 pub mod runtime;
 pub mod settings;
 
