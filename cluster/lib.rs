@@ -18,6 +18,7 @@ pub mod error;
 pub mod follow;
 pub mod layout;
 pub mod lease;
+pub mod mirror;
 pub mod publish;
 pub mod spawn;
 pub mod wire;

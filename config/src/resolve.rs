@@ -434,6 +434,7 @@ fn resolve(
                 .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
         },
         mcp_servers: crate::mcp::resolve(config.mcp_servers),
+        cluster: config.cluster.unwrap_or_default(),
     })
 }
 

@@ -5,7 +5,7 @@
 
 use super::rollout_tail::RolloutTail;
 use crate::session_flags::SessionFlags;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use futures::StreamExt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use troupe_cluster::publish::ThreadPublisher;
 use troupe_cluster::wire::{End, Kind, SpawnAnswer, SpawnRequest, ThreadReply, ThreadRequest};
 use troupe_cluster::{Cluster, ClusterError};
 use troupe_messages::events::{Event, EventMsg};
+use troupe_messages::mailboxes::AgentStart;
 use troupe_messages::ops::{Op, ReviewDecision};
 use troupe_messages::policy::AskForApproval;
 
@@ -82,7 +83,29 @@ async fn start(
         .with_context(|| format!("cannot create {}", rollout_dir.display()))?;
     settings.rollout_dir = Some(rollout_dir.clone());
     let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
-    let thread = runtime.start_thread(settings).await?;
+    let thread = match &request.agent {
+        None => runtime.start_thread(settings).await?,
+        Some(agent) => {
+            // A sub-agent of a thread elsewhere: its depth counts towards this worker's own
+            // `[agents] max_depth` (the worker's limits win, as its permissions do).
+            if agent.meta.depth > settings.agents.max_depth {
+                bail!(
+                    "sub-agent `{}` would be at depth {}, beyond this worker's agents.max_depth {}",
+                    agent.meta.task_path,
+                    agent.meta.depth,
+                    settings.agents.max_depth
+                );
+            }
+            settings.agents.depth = agent.meta.depth;
+            settings.agents.task_path = agent.meta.task_path.clone();
+            let start = AgentStart {
+                parent_thread_id: agent.parent_thread_id,
+                meta: agent.meta.clone(),
+                forked_history: None,
+            };
+            runtime.start_agent_thread(settings, start).await?
+        }
+    };
     Ok((runtime, thread, rollout_dir))
 }
 
@@ -362,8 +385,16 @@ fn answer_event(thread: &mut ThreadClient, event: &Event) -> Result<Turn> {
 
 /// A request from whoever follows the thread.
 async fn handle_op(ctx: &WorkerContext, thread: &mut ThreadClient, message: async_nats::Message) {
-    let reply = match serde_json::from_slice::<ThreadRequest>(&message.payload) {
-        Ok(ThreadRequest::Interrupt) => match thread.submit(Op::Interrupt) {
+    let op = match serde_json::from_slice::<ThreadRequest>(&message.payload) {
+        // A closed thread ends here once its turn stops: closing is interrupting.
+        Ok(ThreadRequest::Interrupt | ThreadRequest::Shutdown) => Ok(Op::Interrupt),
+        Ok(ThreadRequest::AgentInput { items, start_turn }) => {
+            Ok(Op::AgentInput { items, start_turn })
+        }
+        Err(err) => Err(err),
+    };
+    let reply = match op {
+        Ok(op) => match thread.submit(op) {
             Ok(_) => ThreadReply {
                 ok: true,
                 error: None,

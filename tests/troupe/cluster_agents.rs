@@ -1,0 +1,201 @@
+//! Sub-agents placed on workers of the pool (`spawn_agent {placement: "remote"}`): a real
+//! nats-server on a loopback port, three `troupe worker` processes, the mock model's
+//! multi-agent scenario over loopback HTTP, and the real `troupe exec` as the root.
+
+use crate::cluster_support::{append_cluster, rollout_items, wait_limited, Pool};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use troupe_mock_model::multi_agent::{answers_seen, child_answer, child_name};
+use troupe_mock_model::{AutoConfig, Behaviour, MockResponse};
+use troupe_test_support::nats::NatsServer;
+use troupe_test_support::{stderr, stdout, Harness};
+
+const AGENTS: usize = 12;
+
+/// A pool whose requester's config places sub-agents remotely by default, with the root
+/// a multi-agent scenario of `AGENTS` children that each run one command.
+fn remote_agents_pool() -> Pool {
+    let config = AutoConfig {
+        command: "echo child-ran-here".to_owned(),
+        answer: "all agents reported".to_owned(),
+        ..AutoConfig::default()
+    };
+    let h = Harness::with_behaviour(
+        Behaviour::MultiAgent {
+            config,
+            agents: AGENTS,
+        },
+        "",
+    );
+    let nats = NatsServer::start();
+    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    Pool {
+        nats,
+        h,
+        workers: Vec::new(),
+    }
+}
+
+fn first_line(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str::<Value>(text.lines().next().unwrap()).unwrap()["payload"].clone()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+#[test]
+fn twelve_remote_sub_agents_on_three_workers_all_report_and_are_mirrored_once() {
+    let mut pool = remote_agents_pool();
+    for _ in 0..3 {
+        pool.start_worker(4);
+    }
+    let child = pool
+        .h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "danger-full-access",
+            "--json",
+            "investigate",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_limited(child, Duration::from_secs(180));
+    let logs: Vec<String> = pool.workers.iter().map(|w| w.log()).collect();
+    assert!(
+        out.status.success(),
+        "root: {}\nworkers: {logs:#?}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("all agents reported"),
+        "{}",
+        stdout(&out)
+    );
+
+    // The root's last request carried all twelve final answers (its wait_agent results
+    // and the notifications in its history).
+    let requests = pool.h.mock.requests();
+    let root_requests: Vec<&Value> = requests
+        .iter()
+        .map(|r| &r.body)
+        .filter(|b| troupe_mock_model::multi_agent::child_task_path(b).is_none())
+        .collect();
+    let last = root_requests.last().unwrap();
+    assert_eq!(answers_seen(last, AGENTS), AGENTS);
+    // With a pool, `spawn_agent` offers `placement`, defaulting to the config's.
+    let spawn_spec = root_requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "spawn_agent")
+        .unwrap()
+        .clone();
+    let placement = &spawn_spec["parameters"]["properties"]["placement"];
+    assert!(
+        placement["description"]
+            .as_str()
+            .unwrap()
+            .contains("Default `remote`"),
+        "{placement}"
+    );
+
+    // Every child ran on a worker (none here): twelve rollouts across the three workers,
+    // and the requester's home holds the root's and a mirror of each.
+    let worker_rollouts: Vec<PathBuf> = pool.workers.iter().flat_map(|w| w.rollouts()).collect();
+    assert_eq!(worker_rollouts.len(), AGENTS, "{worker_rollouts:?}");
+    let local = pool.h.rollouts();
+    assert_eq!(local.len(), AGENTS + 1, "{local:?}");
+    let root = local
+        .iter()
+        .find(|p| first_line(p)["agent"].is_null())
+        .unwrap();
+    let root_id = first_line(root)["thread_id"].as_str().unwrap().to_string();
+    let mut paths = Vec::new();
+    for remote in &worker_rollouts {
+        let mirror = local
+            .iter()
+            .find(|p| file_name(p) == file_name(remote))
+            .unwrap_or_else(|| panic!("{} is not mirrored", remote.display()));
+        // Byte for byte: every committed item of the child once, in order.
+        assert_eq!(
+            std::fs::read_to_string(mirror).unwrap(),
+            std::fs::read_to_string(remote).unwrap()
+        );
+        let meta = first_line(mirror);
+        assert_eq!(meta["parent_thread_id"].as_str(), Some(root_id.as_str()));
+        let path = meta["agent"]["task_path"].as_str().unwrap().to_string();
+        let name = path.trim_start_matches("/root/").to_string();
+        let text = std::fs::read_to_string(mirror).unwrap();
+        let items = rollout_items(mirror);
+        let with = |needle: &str| items.iter().filter(|i| i.contains(needle)).count();
+        assert_eq!(with(&child_answer(&name)), 1, "{path}: {items:#?}");
+        assert_eq!(
+            with("\"type\":\"function_call_output\""),
+            1,
+            "{path}: {items:#?}"
+        );
+        assert!(text.contains("child-ran-here"), "{path}: {text}");
+        paths.push(path);
+    }
+    paths.sort();
+    let mut expected: Vec<String> = (1..=AGENTS)
+        .map(|k| format!("/root/{}", child_name(k)))
+        .collect();
+    expected.sort();
+    assert_eq!(paths, expected);
+
+    // `troupe list --tree`: the root with its twelve remote children under it.
+    let list = pool.h.command().args(["list", "--tree"]).output().unwrap();
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = stdout(&list);
+    assert_eq!(text.lines().count(), AGENTS + 1, "{text}");
+    assert!(text.lines().next().unwrap().starts_with(&root_id), "{text}");
+    for k in 1..=AGENTS {
+        assert!(
+            text.contains(&format!("└ /root/{} (", child_name(k))),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn without_a_pool_placement_is_not_offered_and_remote_is_a_tool_error() {
+    let spawn = crate::subagents_support::call(
+        "s1",
+        "spawn_agent",
+        serde_json::json!({"task_name": "far", "message": "go", "placement": "remote"}),
+    );
+    let h = Harness::new(vec![
+        MockResponse::tool_calls(vec![spawn]),
+        MockResponse::text("could not place it"),
+    ]);
+    let out = h.exec(&["--json", "investigate"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = h.mock.requests();
+    // The tool schema is Codex's own: no `placement` without `[cluster] nats_url`.
+    let spawn_spec = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "spawn_agent")
+        .unwrap()
+        .clone();
+    assert!(spawn_spec["parameters"]["properties"]["placement"].is_null());
+    let outputs = troupe_test_support::tool_outputs(&requests[1].body).join("\n");
+    assert!(
+        outputs.contains("no worker pool is configured") && outputs.contains("nats_url"),
+        "{outputs}"
+    );
+    // Nothing was started.
+    assert_eq!(h.rollouts().len(), 1);
+}
