@@ -199,3 +199,161 @@ fn without_a_pool_placement_is_not_offered_and_remote_is_a_tool_error() {
     // Nothing was started.
     assert_eq!(h.rollouts().len(), 1);
 }
+
+/// Waits until `n` different children have asked the model (each is then running its
+/// command on its worker, its call committed).
+fn wait_children_running(pool: &Pool, n: usize) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut running: Vec<String> = pool
+            .h
+            .mock
+            .requests()
+            .iter()
+            .filter_map(|r| troupe_mock_model::multi_agent::child_task_path(&r.body))
+            .collect();
+        running.sort();
+        running.dedup();
+        if running.len() >= n {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "only {running:?} started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+}
+
+/// The worker (by index) whose home holds rollouts of running children, other than `not`.
+fn worker_with_children(pool: &Pool, not: Option<usize>) -> usize {
+    (0..pool.workers.len())
+        .find(|i| Some(*i) != not && !pool.workers[*i].rollouts().is_empty())
+        .expect("a worker runs children")
+}
+
+#[test]
+fn remote_sub_agents_of_a_killed_and_a_stopped_worker_finish_on_the_survivor() {
+    let config = AutoConfig {
+        // Long enough to be in flight when the workers go.
+        command: "sleep 3; echo child-ran-here".to_owned(),
+        answer: "all agents reported".to_owned(),
+        ..AutoConfig::default()
+    };
+    let h = Harness::with_behaviour(
+        Behaviour::MultiAgent {
+            config,
+            agents: AGENTS,
+        },
+        "",
+    );
+    let nats = NatsServer::start();
+    append_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"\nlease_timeout_ms = 1000",
+    );
+    let mut pool = Pool {
+        nats,
+        h,
+        workers: Vec::new(),
+    };
+    for _ in 0..3 {
+        pool.start_worker(4);
+    }
+    let child = pool
+        .h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "danger-full-access",
+            "investigate",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_children_running(&pool, AGENTS);
+    let killed = worker_with_children(&pool, None);
+    pool.workers[killed].child.kill().unwrap();
+    let stopped = worker_with_children(&pool, Some(killed));
+    let stopped_pid = pool.workers[stopped].child.id() as i32;
+    unsafe { libc::kill(stopped_pid, libc::SIGSTOP) };
+    let stopped_at = std::time::Instant::now();
+    let out = wait_limited(child, Duration::from_secs(180));
+    let logs: Vec<String> = pool.workers.iter().map(|w| w.log()).collect();
+    assert!(
+        out.status.success(),
+        "root: {}\nworkers: {logs:#?}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("all agents reported"),
+        "{}",
+        stdout(&out)
+    );
+    let survivor = (0..3).find(|i| *i != killed && *i != stopped).unwrap();
+    assert!(
+        pool.workers[survivor].log().contains("took over thread"),
+        "{}",
+        pool.workers[survivor].log()
+    );
+
+    // Every child's committed items are in the mirrors exactly once: its task, its one
+    // command call and that call's one output (the command's, or "aborted: worker lost"
+    // for a child whose worker went), and its final answer.
+    let local = pool.h.rollouts();
+    assert_eq!(local.len(), AGENTS + 1, "{local:?}");
+    let mut lost = 0;
+    for mirror in local.iter().filter(|p| !first_line(p)["agent"].is_null()) {
+        let path = first_line(mirror)["agent"]["task_path"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let name = path.trim_start_matches("/root/").to_string();
+        let items = rollout_items(mirror);
+        let with = |needle: &str| items.iter().filter(|i| i.contains(needle)).count();
+        assert_eq!(with(&format!("[You are agent `{path}`")), 1, "{items:#?}");
+        assert_eq!(with("\"type\":\"function_call\""), 1, "{items:#?}");
+        assert_eq!(with("\"type\":\"function_call_output\""), 1, "{items:#?}");
+        assert_eq!(with(&child_answer(&name)), 1, "{items:#?}");
+        lost += with("aborted: worker lost");
+    }
+    // The eight children of the two lost workers were taken over mid-command.
+    assert_eq!(lost, 8);
+
+    // The stopped worker, once continued, finds its leases gone and writes nothing more.
+    let before = messages_in_threads_stream(&pool);
+    while stopped_at.elapsed() < Duration::from_secs(4) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    unsafe { libc::kill(stopped_pid, libc::SIGCONT) };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !pool.workers[stopped].log().contains("lost the lease") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            pool.workers[stopped].log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(messages_in_threads_stream(&pool), before);
+}
+
+/// How many messages the pool's threads stream holds.
+fn messages_in_threads_stream(pool: &Pool) -> u64 {
+    let url = pool.nats.url();
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async move {
+            let client = async_nats::connect(url).await.unwrap();
+            let js = async_nats::jetstream::new(client);
+            let stream = js.get_stream("TROUPE_default_THREADS").await.unwrap();
+            stream.get_info().await.unwrap().state.messages
+        })
+}
