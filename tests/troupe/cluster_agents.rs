@@ -357,3 +357,103 @@ fn messages_in_threads_stream(pool: &Pool) -> u64 {
             stream.get_info().await.unwrap().state.messages
         })
 }
+
+#[test]
+fn messages_and_interrupts_reach_a_remote_agent_over_its_ops_subject() {
+    use crate::subagents_support::{call, wait_call};
+    use serde_json::json;
+    let root = vec![
+        MockResponse::tool_calls(vec![call(
+            "s1",
+            "spawn_agent",
+            json!({"task_name": "slow", "message": "slowmarker: run the long command",
+                   "fork_turns": "none"}),
+        )]),
+        MockResponse::tool_calls(vec![call(
+            "m1",
+            "send_message",
+            json!({"target": "slow", "message": "slowmarker: a note for you"}),
+        )]),
+        // Gives the child time to be inside its command (nothing to report yet).
+        MockResponse::tool_calls(vec![call("w0", "wait_agent", json!({"timeout_ms": 1500}))]),
+        MockResponse::tool_calls(vec![call(
+            "i1",
+            "interrupt_agent",
+            json!({"target": "slow"}),
+        )]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+    ];
+    let h = Harness::new(root);
+    h.mock.route(
+        "slowmarker",
+        vec![
+            MockResponse::shell("c1", &["sh", "-c", "sleep 20; echo never"]),
+            MockResponse::text("should not be reached"),
+        ],
+    );
+    let nats = NatsServer::start();
+    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let mut pool = Pool {
+        nats,
+        h,
+        workers: Vec::new(),
+    };
+    pool.start_worker(2);
+    let child = pool
+        .h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "danger-full-access",
+            "go",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_limited(child, Duration::from_secs(120));
+    assert!(
+        out.status.success(),
+        "{}\nworker: {}",
+        stderr(&out),
+        pool.workers[0].log()
+    );
+    let requests = pool.h.mock.requests();
+    let root_last = requests
+        .iter()
+        .rfind(|r| troupe_mock_model::multi_agent::child_task_path(&r.body).is_none())
+        .unwrap();
+    let outputs = troupe_test_support::tool_outputs(&root_last.body);
+    assert!(
+        outputs[1].contains("message queued for /root/slow on its worker"),
+        "{outputs:#?}"
+    );
+    assert!(
+        outputs[3].starts_with("interrupted /root/slow"),
+        "{outputs:#?}"
+    );
+    assert!(
+        outputs[4].contains("/root/slow") && outputs[4].contains("interrupted"),
+        "{outputs:#?}"
+    );
+    // The child never got to answer: its command was stopped on the worker.
+    assert!(!requests
+        .iter()
+        .any(|r| r.body.to_string().contains("should not be reached")));
+    let mirrored: Vec<PathBuf> = pool
+        .h
+        .rollouts()
+        .into_iter()
+        .filter(|p| !first_line(p)["agent"].is_null())
+        .collect();
+    assert_eq!(mirrored.len(), 1);
+    let text = std::fs::read_to_string(&mirrored[0]).unwrap();
+    assert!(
+        text.contains("turn_aborted") || text.contains("interrupted"),
+        "{text}"
+    );
+}
