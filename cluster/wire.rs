@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use troupe_messages::agents::AgentMeta;
 use troupe_messages::ids::ThreadId;
-use troupe_messages::ops::UserInput;
+use troupe_messages::ops::{ReviewDecision, UserInput};
 
 /// Header saying what a message on a thread's subject is.
 pub const KIND_HEADER: &str = "Troupe-Kind";
@@ -123,6 +123,12 @@ pub enum ThreadRequest {
     },
     /// Close the thread (`close_agent`): its running turn stops and it ends.
     Shutdown,
+    /// The decision on one of the thread's approval requests, from whoever supervises the
+    /// root of a remote sub-agent's tree.
+    Approval {
+        call_id: String,
+        decision: ReviewDecision,
+    },
 }
 
 /// The worker's reply to a [`ThreadRequest`].

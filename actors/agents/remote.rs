@@ -170,7 +170,7 @@ impl Actor for RemoteSessionActor {
 }
 
 /// The request on the thread's ops subject an op sent to the stand-in becomes; none for
-/// what a remote thread does not take from here (its approvals are decided on its worker).
+/// what a remote thread does not take from here.
 pub fn request_for(op: Op) -> Option<ThreadRequest> {
     match op {
         Op::Interrupt => Some(ThreadRequest::Interrupt),
@@ -182,8 +182,11 @@ pub fn request_for(op: Op) -> Option<ThreadRequest> {
             items,
             start_turn: true,
         }),
-        Op::ExecApproval { .. }
-        | Op::AgentApproval { .. }
+        // Its root's supervisor decided on one of its approval requests.
+        Op::ExecApproval { call_id, decision } => {
+            Some(ThreadRequest::Approval { call_id, decision })
+        }
+        Op::AgentApproval { .. }
         | Op::UserInputAnswer { .. }
         | Op::Compact
         | Op::OverrideTurnContext { .. }
@@ -211,7 +214,9 @@ async fn follow(myself: ActorRef<SessionMsg>, mut follower: ThreadFollower, mut 
         };
         match message.kind {
             Kind::Event => match serde_json::from_slice::<Event>(&message.payload) {
-                Ok(event) => tell(&f.subscribers, for_parent(event)).await,
+                // Approval requests included: they reach the root's supervisor through the
+                // watcher, and its decision comes back as `Op::ExecApproval`.
+                Ok(event) => tell(&f.subscribers, event).await,
                 Err(err) => {
                     break Err(format!(
                         "event {} of remote thread {} is malformed: {err}",
@@ -251,35 +256,6 @@ async fn follow(myself: ActorRef<SessionMsg>, mut follower: ThreadFollower, mut 
     }
     lock(&f.subscribers).clear();
     myself.stop(None);
-}
-
-/// A remote thread's event as its parent's tree sees it: approval requests were already
-/// answered (denied) by its worker, so they arrive as warnings saying so.
-pub fn for_parent(event: Event) -> Event {
-    let denied = match &event.msg {
-        EventMsg::ExecApprovalRequest { command, .. } => Some(format!("`{}`", command.join(" "))),
-        EventMsg::ApplyPatchApprovalRequest { files, .. } => Some(format!(
-            "a patch to {}",
-            files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        _ => None,
-    };
-    match denied {
-        Some(what) => Event {
-            id: event.id,
-            msg: EventMsg::Warning {
-                message: format!(
-                    "{what} needed approval on the agent's worker, which denied it (the \
-                     worker's own approval_policy and sandbox_mode decide what runs there)"
-                ),
-            },
-        },
-        None => event,
-    }
 }
 
 fn event(msg: EventMsg) -> Event {

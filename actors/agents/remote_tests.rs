@@ -1,11 +1,10 @@
-use super::remote::{for_parent, request_for};
+use super::remote::request_for;
 use super::remote_spawn::{check_remote_args, resolve_placement};
 use super::spawn::SpawnArgs;
 use pretty_assertions::assert_eq;
 use troupe_cluster::wire::ThreadRequest;
 use troupe_messages::cluster::{ClusterConfig, Placement};
-use troupe_messages::events::{Event, EventMsg};
-use troupe_messages::ops::{Op, UserInput};
+use troupe_messages::ops::{Op, ReviewDecision, UserInput};
 
 fn pool(placement: Option<Placement>) -> ClusterConfig {
     ClusterConfig {
@@ -75,7 +74,7 @@ fn remote_refuses_what_would_shape_the_session_here() {
 }
 
 #[test]
-fn ops_become_requests_and_approvals_stay_on_the_worker() {
+fn ops_become_requests_on_the_ops_subject() {
     assert_eq!(request_for(Op::Interrupt), Some(ThreadRequest::Interrupt));
     assert_eq!(request_for(Op::Shutdown), Some(ThreadRequest::Shutdown));
     let items = vec![UserInput::Text { text: "hi".into() }];
@@ -90,20 +89,14 @@ fn ops_become_requests_and_approvals_stay_on_the_worker() {
         })
     );
     assert_eq!(request_for(Op::Compact), None);
-    let asked = Event {
-        id: "e".into(),
-        msg: EventMsg::ExecApprovalRequest {
+    assert_eq!(
+        request_for(Op::ExecApproval {
             call_id: "c".into(),
-            command: vec!["rm".into(), "-rf".into(), "x".into()],
-            cwd: "/tmp".into(),
-            reason: None,
-        },
-    };
-    let EventMsg::Warning { message } = for_parent(asked).msg else {
-        panic!("an approval request of a remote agent is told as a warning");
-    };
-    assert!(
-        message.contains("`rm -rf x`") && message.contains("denied"),
-        "{message}"
+            decision: ReviewDecision::Denied
+        }),
+        Some(ThreadRequest::Approval {
+            call_id: "c".into(),
+            decision: ReviewDecision::Denied
+        })
     );
 }

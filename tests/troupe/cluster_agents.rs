@@ -457,3 +457,77 @@ fn messages_and_interrupts_reach_a_remote_agent_over_its_ops_subject() {
         "{text}"
     );
 }
+
+#[test]
+fn a_remote_agent_s_approval_request_reaches_the_root_s_supervisor_and_its_decision_comes_back() {
+    use crate::subagents_support::{call, wait_call};
+    use serde_json::json;
+    let root = vec![
+        MockResponse::tool_calls(vec![call(
+            "s1",
+            "spawn_agent",
+            json!({"task_name": "writer", "message": "approvemarker: write the file",
+                   "fork_turns": "none"}),
+        )]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+    ];
+    let h = Harness::new(root);
+    h.mock.route(
+        "approvemarker",
+        vec![
+            MockResponse::shell(
+                "c1",
+                &["sh", "-c", "echo needs-approval > made-by-remote-child"],
+            ),
+            MockResponse::text("child saw the decision"),
+        ],
+    );
+    let nats = NatsServer::start();
+    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let mut pool = Pool {
+        nats,
+        h,
+        workers: Vec::new(),
+    };
+    // This worker asks before anything leaves its read-only sandbox.
+    pool.start_worker_with(
+        1,
+        "approval_policy = \"untrusted\"\nsandbox_mode = \"read-only\"\n",
+    );
+    let child = pool
+        .h
+        .command()
+        .args(["exec", "--skip-git-repo-check", "go"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Well under the worker's own fallback (it denies after 120 s without a decision).
+    let out = wait_limited(child, Duration::from_secs(60));
+    let err = stderr(&out);
+    assert!(
+        out.status.success(),
+        "{err}\nworker: {}",
+        pool.workers[0].log()
+    );
+    // The root's supervisor (`exec`, which denies) was asked, with the child's command.
+    assert!(
+        err.contains(
+            "a sub-agent's `sh -c 'echo needs-approval > made-by-remote-child'` needs approval"
+        ) || err.contains(
+            "a sub-agent's `sh -c \"echo needs-approval > made-by-remote-child\"` needs approval"
+        ),
+        "{err}"
+    );
+    assert!(!pool.workers[0].log().contains("no decision came"));
+    assert!(!pool.h.workdir.path().join("made-by-remote-child").exists());
+    let requests = pool.h.mock.requests();
+    let root_last = requests
+        .iter()
+        .rfind(|r| troupe_mock_model::multi_agent::child_task_path(&r.body).is_none())
+        .unwrap();
+    let outputs = troupe_test_support::tool_outputs(&root_last.body).join("\n");
+    assert!(outputs.contains("child saw the decision"), "{outputs}");
+}

@@ -36,6 +36,29 @@ pub struct WorkerContext {
 pub(super) const APPEND_PATIENCE: Duration = Duration::from_secs(60);
 /// How long the session may take to shut down after its turn.
 const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
+/// How long a remote sub-agent's approval request waits for its root's supervisor before
+/// the worker denies it (the parent may be gone).
+const APPROVAL_PATIENCE: Duration = Duration::from_secs(120);
+
+/// Who answers the thread's approval requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Approvals {
+    /// Nobody can be asked (a whole thread, as `exec`): denied here at once.
+    DeniedHere,
+    /// A remote sub-agent: whoever supervises its root, over the ops subject; denied here
+    /// after [`APPROVAL_PATIENCE`].
+    Forwarded,
+}
+
+impl Approvals {
+    pub(super) fn of(request_is_agent: bool) -> Self {
+        if request_is_agent {
+            Approvals::Forwarded
+        } else {
+            Approvals::DeniedHere
+        }
+    }
+}
 
 /// Runs the thread `request` asks for, answering the request first.
 pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
@@ -148,6 +171,7 @@ async fn follow(
         ops,
         // A new thread's start is news to its follower.
         skip_session_configured: false,
+        approvals: Approvals::of(request.agent.is_some()),
     };
     pump(ctx, pumped).await
 }
@@ -186,6 +210,7 @@ pub(super) struct Pumped {
     pub ops: async_nats::Subscriber,
     /// A thread taken over: its follower saw its start from the first worker.
     pub skip_session_configured: bool,
+    pub approvals: Approvals,
 }
 
 /// Publishes the thread's events and rollout lines until its turn ends, then shuts it down,
@@ -198,15 +223,19 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         relative,
         mut ops,
         skip_session_configured,
+        approvals,
     } = pumped;
     let ran = run_turn(
         ctx,
-        &mut thread,
-        &mut publisher,
-        &mut tail,
-        &relative,
-        &mut ops,
+        Running {
+            thread: &mut thread,
+            publisher: &mut publisher,
+            tail: &mut tail,
+            relative: &relative,
+            ops: &mut ops,
+        },
         skip_session_configured,
+        approvals,
     )
     .await;
     let succeeded = match ran {
@@ -248,17 +277,33 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
     Ok(())
 }
 
+/// A running thread's parts the turn loop uses.
+struct Running<'a> {
+    thread: &'a mut ThreadClient,
+    publisher: &'a mut ThreadPublisher,
+    tail: &'a mut RolloutTail,
+    relative: &'a str,
+    ops: &'a mut async_nats::Subscriber,
+}
+
 /// Publishes until the turn ends; whether it completed.
 async fn run_turn(
     ctx: &WorkerContext,
-    thread: &mut ThreadClient,
-    publisher: &mut ThreadPublisher,
-    tail: &mut RolloutTail,
-    relative: &str,
-    ops: &mut async_nats::Subscriber,
+    running: Running<'_>,
     skip_session_configured: bool,
+    approvals: Approvals,
 ) -> Result<bool> {
+    let Running {
+        thread,
+        publisher,
+        tail,
+        relative,
+        ops,
+    } = running;
     let mut heartbeat = tokio::time::interval(ctx.cluster.options.lease_timeout / 3);
+    // Forwarded approval requests still unanswered, with when the worker denies them.
+    let mut pending: Vec<(String, tokio::time::Instant)> = Vec::new();
+    let mut patience = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
             event = thread.next_event() => {
@@ -268,12 +313,30 @@ async fn run_turn(
                     publish_event(publisher, &event).await?;
                 }
                 publish_rollout(publisher, tail, relative).await?;
-                match answer_event(thread, &event)? {
+                if let Some(call_id) = forwarded_request(approvals, &event) {
+                    pending.push((call_id, tokio::time::Instant::now() + APPROVAL_PATIENCE));
+                }
+                match answer_event(thread, &event, approvals)? {
                     Turn::Goes => {}
                     Turn::Ended { completed } => return Ok(completed),
                 }
             }
-            Some(message) = ops.next() => handle_op(ctx, thread, message).await,
+            Some(message) = ops.next() => handle_op(ctx, thread, message, &mut pending).await,
+            _ = patience.tick() => {
+                let now = tokio::time::Instant::now();
+                for (call_id, _) in pending.iter().filter(|(_, at)| *at <= now) {
+                    eprintln!(
+                        "worker {}: no decision came for approval request {call_id} within {} s; denied",
+                        ctx.worker_id,
+                        APPROVAL_PATIENCE.as_secs()
+                    );
+                    thread.submit(Op::ExecApproval {
+                        call_id: call_id.clone(),
+                        decision: ReviewDecision::Denied,
+                    })?;
+                }
+                pending.retain(|(_, at)| *at > now);
+            }
             _ = heartbeat.tick() => match publisher.heartbeat().await {
                 Err(err @ ClusterError::Fenced { .. }) => return Err(err.into()),
                 Err(err) => tracing::debug!(%err, "lease not renewed (retrying at the next beat)"),
@@ -344,11 +407,29 @@ enum Turn {
     Ended { completed: bool },
 }
 
+/// The call id of an approval request of the thread itself that goes to the root's
+/// supervisor rather than being denied here.
+fn forwarded_request(approvals: Approvals, event: &Event) -> Option<String> {
+    match (&event.msg, approvals) {
+        (
+            EventMsg::ExecApprovalRequest { call_id, .. }
+            | EventMsg::ApplyPatchApprovalRequest { call_id, .. },
+            Approvals::Forwarded,
+        ) => Some(call_id.clone()),
+        _ => None,
+    }
+}
+
 /// What the thread needs from its supervisor, which a worker cannot ask anyone for: as
-/// `exec`, approvals are denied and questions get their recommended answers.
-fn answer_event(thread: &mut ThreadClient, event: &Event) -> Result<Turn> {
-    if let EventMsg::ExecApprovalRequest { call_id, .. }
-    | EventMsg::ApplyPatchApprovalRequest { call_id, .. } = &event.msg
+/// `exec`, questions get their recommended answers, and approvals are denied (those of a
+/// remote sub-agent itself go to its root's supervisor instead; those of its own
+/// sub-agents, which run here, are denied).
+fn answer_event(thread: &mut ThreadClient, event: &Event, approvals: Approvals) -> Result<Turn> {
+    if let (
+        EventMsg::ExecApprovalRequest { call_id, .. }
+        | EventMsg::ApplyPatchApprovalRequest { call_id, .. },
+        Approvals::DeniedHere,
+    ) = (&event.msg, approvals)
     {
         // One op answers both kinds, as in `exec`.
         thread.submit(Op::ExecApproval {
@@ -384,8 +465,31 @@ fn answer_event(thread: &mut ThreadClient, event: &Event) -> Result<Turn> {
 }
 
 /// A request from whoever follows the thread.
-async fn handle_op(ctx: &WorkerContext, thread: &mut ThreadClient, message: async_nats::Message) {
+async fn handle_op(
+    ctx: &WorkerContext,
+    thread: &mut ThreadClient,
+    message: async_nats::Message,
+    pending: &mut Vec<(String, tokio::time::Instant)>,
+) {
     let op = match serde_json::from_slice::<ThreadRequest>(&message.payload) {
+        Ok(ThreadRequest::Approval { call_id, decision }) => {
+            let known = pending.iter().any(|(id, _)| *id == call_id);
+            pending.retain(|(id, _)| *id != call_id);
+            if known {
+                Ok(Op::ExecApproval { call_id, decision })
+            } else {
+                reply(
+                    ctx,
+                    &message,
+                    ThreadReply {
+                        ok: false,
+                        error: Some(format!("no approval request `{call_id}` is waiting")),
+                    },
+                )
+                .await;
+                return;
+            }
+        }
         // A closed thread ends here once its turn stops: closing is interrupting.
         Ok(ThreadRequest::Interrupt | ThreadRequest::Shutdown) => Ok(Op::Interrupt),
         Ok(ThreadRequest::AgentInput { items, start_turn }) => {
@@ -393,7 +497,7 @@ async fn handle_op(ctx: &WorkerContext, thread: &mut ThreadClient, message: asyn
         }
         Err(err) => Err(err),
     };
-    let reply = match op {
+    let reply_value = match op {
         Ok(op) => match thread.submit(op) {
             Ok(_) => ThreadReply {
                 ok: true,
@@ -409,7 +513,11 @@ async fn handle_op(ctx: &WorkerContext, thread: &mut ThreadClient, message: asyn
             error: Some(format!("not a thread request: {err}")),
         },
     };
-    if let (Some(to), Ok(payload)) = (message.reply, serde_json::to_vec(&reply)) {
+    reply(ctx, &message, reply_value).await;
+}
+
+async fn reply(ctx: &WorkerContext, message: &async_nats::Message, reply: ThreadReply) {
+    if let (Some(to), Ok(payload)) = (message.reply.clone(), serde_json::to_vec(&reply)) {
         let _ = ctx.cluster.client.publish(to, payload.into()).await;
     }
 }
