@@ -531,3 +531,80 @@ fn a_remote_agent_s_approval_request_reaches_the_root_s_supervisor_and_its_decis
     let outputs = troupe_test_support::tool_outputs(&root_last.body).join("\n");
     assert!(outputs.contains("child saw the decision"), "{outputs}");
 }
+
+/// A root that spawns `far` (placement from config) then `near` (placement local), waits
+/// and answers; `near` answers at once.
+fn far_then_near(h: &Harness) {
+    use crate::subagents_support::{call, wait_call};
+    use serde_json::json;
+    for response in [
+        MockResponse::tool_calls(vec![call(
+            "s1",
+            "spawn_agent",
+            json!({"task_name": "far", "message": "farmarker", "fork_turns": "none"}),
+        )]),
+        MockResponse::tool_calls(vec![call(
+            "s2",
+            "spawn_agent",
+            json!({"task_name": "near", "message": "nearmarker", "fork_turns": "none",
+                   "placement": "local"}),
+        )]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+    ] {
+        h.mock.push(response);
+    }
+    h.mock
+        .route("nearmarker", vec![MockResponse::text("near answered")]);
+}
+
+fn root_outputs(h: &Harness) -> Vec<String> {
+    let requests = h.mock.requests();
+    let last = requests
+        .iter()
+        .rfind(|r| troupe_mock_model::multi_agent::child_task_path(&r.body).is_none())
+        .unwrap();
+    troupe_test_support::tool_outputs(&last.body)
+}
+
+#[test]
+fn an_unreachable_pool_or_no_free_worker_is_a_tool_error_and_local_agents_still_work() {
+    // No server on that port.
+    let h = Harness::new(Vec::new());
+    let url = format!(
+        "nats://127.0.0.1:{}",
+        troupe_test_support::nats::free_port()
+    );
+    append_cluster(h.home.path(), &url, "placement = \"remote\"");
+    far_then_near(&h);
+    let out = h.exec(&["go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outputs = root_outputs(&h);
+    assert!(
+        outputs[0].contains("cannot place `/root/far` on the pool")
+            && outputs[0].contains(&format!("cannot reach the NATS server at {url}")),
+        "{outputs:#?}"
+    );
+    assert!(outputs[2].contains("near answered"), "{outputs:#?}");
+
+    // A server, but no worker: the request is withdrawn at its deadline.
+    let h = Harness::new(Vec::new());
+    let nats = NatsServer::start();
+    append_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"\nspawn_deadline_ms = 1000",
+    );
+    far_then_near(&h);
+    let out = h.exec(&["go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outputs = root_outputs(&h);
+    assert!(
+        outputs[0].contains("`/root/far` was not started on the pool")
+            && outputs[0].contains("no worker took the spawn request within 1000 ms"),
+        "{outputs:#?}"
+    );
+    assert!(outputs[2].contains("near answered"), "{outputs:#?}");
+    // Nothing of `far` anywhere: the root and `near` only.
+    assert_eq!(h.rollouts().len(), 2);
+}
