@@ -198,7 +198,7 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
     let mut settings = ctx.flags.load(&ctx.home, cwd, ctx.approval).await?.settings;
     settings.rollout_dir = Some(rollout_dir);
     // A remote sub-agent keeps its place in its tree (its depth still counts).
-    let approvals = thread::Approvals::of(agent_meta(&lines).is_some());
+    let approvals = super::answers::Approvals::of(agent_meta(&lines).as_ref());
     if let Some(agent) = agent_meta(&lines) {
         settings.agents.depth = agent.depth;
         settings.agents.task_path = agent.task_path;
