@@ -388,8 +388,18 @@ async fn run(
             // Its own children first (deepest first), then itself.
             report_target(tree, report, target);
             if let Some(link) = tree.remote_link(target) {
-                remote_request(&link, &path_of(tree, target), ThreadRequest::Shutdown).await?;
-                return Ok(format!("closing {} on its worker", path_of(tree, target)));
+                let path = path_of(tree, target);
+                if let Err(err) = remote_request(&link, &path, ThreadRequest::Shutdown).await {
+                    // Nobody there to close it: stop following it here, so that it ends
+                    // in this tree (its watcher reports it failed, then closed).
+                    session.stop(Some(
+                        "closed by its parent; its worker did not answer".into(),
+                    ));
+                    return Err(format!(
+                        "{err}; it is no longer followed here and is closed in this tree"
+                    ));
+                }
+                return Ok(format!("closing {path} on its worker"));
             }
             let _ = tree.close_descendants(target);
             tree.submit(&session, Op::Shutdown);

@@ -608,3 +608,69 @@ fn an_unreachable_pool_or_no_free_worker_is_a_tool_error_and_local_agents_still_
     // Nothing of `far` anywhere: the root and `near` only.
     assert_eq!(h.rollouts().len(), 2);
 }
+
+#[test]
+fn closing_a_remote_agent_whose_worker_is_gone_is_a_tool_error_and_ends_it_here() {
+    use crate::subagents_support::{call, wait_call};
+    use serde_json::json;
+    let root = vec![
+        MockResponse::tool_calls(vec![call(
+            "s1",
+            "spawn_agent",
+            json!({"task_name": "lost", "message": "lostmarker: run the long command",
+                   "fork_turns": "none"}),
+        )]),
+        // Gives the test time to kill the only worker while the child's command runs.
+        MockResponse::tool_calls(vec![call("w0", "wait_agent", json!({"timeout_ms": 6000}))]),
+        MockResponse::tool_calls(vec![call("c1", "close_agent", json!({"target": "lost"}))]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+    ];
+    let h = Harness::new(root);
+    h.mock.route(
+        "lostmarker",
+        vec![MockResponse::shell(
+            "c1",
+            &["sh", "-c", "sleep 30; echo never"],
+        )],
+    );
+    let nats = NatsServer::start();
+    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let mut pool = Pool {
+        nats,
+        h,
+        workers: Vec::new(),
+    };
+    pool.start_worker(1);
+    let child = pool
+        .h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "danger-full-access",
+            "go",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_children_running(&pool, 1);
+    pool.workers[0].child.kill().unwrap();
+    let out = wait_limited(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outputs = root_outputs(&pool.h);
+    assert!(
+        outputs[2]
+            .contains("`/root/lost` runs on a worker of the pool, which did not take the request")
+            && outputs[2].contains("closed in this tree"),
+        "{outputs:#?}"
+    );
+    // The next wait gets its end at once instead of waiting on it.
+    assert!(
+        outputs[3].contains("/root/lost") && outputs[3].contains("failed"),
+        "{outputs:#?}"
+    );
+}
