@@ -11,7 +11,9 @@
 //!   fences every append), `worker.<id>` (heartbeat, free slots), `spawn.<request>` (which
 //!   thread a request became);
 //! - core subject `troupe.<pool>.thread.<id>.ops`: request/reply to the thread's worker
-//!   (interrupt).
+//!   (interrupt, a sub-agent's input, close, an approval decision).
+//!
+//! A follower mirrors a thread's rollout lines under its own `TROUPE_HOME` (`mirror.rs`).
 
 pub mod connect;
 pub mod error;
