@@ -88,6 +88,21 @@ impl Runtime {
         .await
     }
 
+    /// Opens a new thread as a sub-agent of a thread elsewhere (a remote sub-agent on a
+    /// worker): its rollout records its parent and place in the tree.
+    pub async fn start_agent_thread(
+        &self,
+        settings: SessionSettings,
+        start: troupe_messages::mailboxes::AgentStart,
+    ) -> Result<ThreadClient, RuntimeError> {
+        self.open(|reply| ThreadManagerMsg::StartAgent {
+            settings: Box::new(settings),
+            start: Box::new(start),
+            reply,
+        })
+        .await
+    }
+
     /// Reopens the thread recorded in `rollout_path` and subscribes to its events.
     pub async fn resume_thread(
         &self,

@@ -35,6 +35,11 @@ pub enum ClusterError {
     SpawnRefused { worker: String, reason: String },
     #[error("the thread's worker did not answer: {0}")]
     NoReply(String),
+    /// The worker answered a request to a thread with a refusal.
+    #[error("the thread's worker refused: {0}")]
+    Refused(String),
+    #[error("cannot mirror the remote rollout {path}: {reason}")]
+    Mirror { path: String, reason: String },
 }
 
 impl ClusterError {

@@ -11,13 +11,16 @@
 //!   fences every append), `worker.<id>` (heartbeat, free slots), `spawn.<request>` (which
 //!   thread a request became);
 //! - core subject `troupe.<pool>.thread.<id>.ops`: request/reply to the thread's worker
-//!   (interrupt).
+//!   (interrupt, a sub-agent's input, close, an approval decision).
+//!
+//! A follower mirrors a thread's rollout lines under its own `TROUPE_HOME` (`mirror.rs`).
 
 pub mod connect;
 pub mod error;
 pub mod follow;
 pub mod layout;
 pub mod lease;
+pub mod mirror;
 pub mod publish;
 pub mod spawn;
 pub mod wire;

@@ -105,7 +105,7 @@ pub async fn thread_request(
             reason: err.to_string(),
         })?;
     match reply.error {
-        Some(error) if !reply.ok => Err(ClusterError::NoReply(error)),
+        Some(error) if !reply.ok => Err(ClusterError::Refused(error)),
         _ => Ok(()),
     }
 }

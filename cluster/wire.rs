@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use troupe_messages::ops::UserInput;
+use troupe_messages::agents::AgentMeta;
+use troupe_messages::ids::ThreadId;
+use troupe_messages::ops::{ReviewDecision, UserInput};
 
 /// Header saying what a message on a thread's subject is.
 pub const KIND_HEADER: &str = "Troupe-Kind";
@@ -56,6 +58,18 @@ pub struct SpawnRequest {
     pub items: Vec<UserInput>,
     /// Unix ms after which no worker may take the request (the requester has given up).
     pub deadline_ms: i64,
+    /// Set when the thread is a sub-agent of a thread on the requester's machine
+    /// (`spawn_agent {placement: "remote"}`): its rollout links to its parent, and its
+    /// depth counts towards the worker's own `[agents] max_depth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<RemoteAgent>,
+}
+
+/// Where a remote sub-agent sits in its tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteAgent {
+    pub parent_thread_id: ThreadId,
+    pub meta: AgentMeta,
 }
 
 /// The answer to a spawn request: which thread it became, on which worker, or why the
@@ -96,10 +110,25 @@ pub struct End {
 }
 
 /// A request to a thread's worker (`troupe.<pool>.thread.<id>.ops`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ThreadRequest {
+    /// Stop the running turn (the thread then ends on its worker).
     Interrupt,
+    /// Input for the thread (a sub-agent's `send_message` / `followup_task`): joins the
+    /// running turn at its next step; refused once the turn is over.
+    AgentInput {
+        items: Vec<UserInput>,
+        start_turn: bool,
+    },
+    /// Close the thread (`close_agent`): its running turn stops and it ends.
+    Shutdown,
+    /// The decision on one of the thread's approval requests, from whoever supervises the
+    /// root of a remote sub-agent's tree.
+    Approval {
+        call_id: String,
+        decision: ReviewDecision,
+    },
 }
 
 /// The worker's reply to a [`ThreadRequest`].

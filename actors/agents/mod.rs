@@ -7,6 +7,8 @@
 pub mod child_settings;
 pub mod paths;
 pub mod reattach;
+pub mod remote;
+pub mod remote_spawn;
 pub mod spawn;
 pub mod specs;
 pub mod tools;
@@ -46,6 +48,9 @@ mod paths_tests;
 #[cfg(test)]
 #[path = "reattach_tests.rs"]
 mod reattach_tests;
+#[cfg(test)]
+#[path = "remote_tests.rs"]
+mod remote_tests;
 #[cfg(test)]
 #[path = "worktree_tests.rs"]
 mod worktree_tests;

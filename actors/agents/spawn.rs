@@ -7,6 +7,7 @@
 
 use super::child_settings::{child_settings, ChildRequest};
 use super::paths::{check_task_name, child_path, nickname};
+use super::remote_spawn::{check_remote_args, resolve_placement, start_remote_child};
 use super::tree::{AgentNode, AgentTree, Caller, WorktreeSlot};
 use super::watcher::{watch, Watched};
 use super::worktree::{create, retire, Worktree};
@@ -18,6 +19,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::agents::{AgentMeta, AgentStatus};
+use troupe_messages::cluster::Placement;
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{AgentStart, SessionMsg, ThreadManagerMsg};
 use troupe_messages::ops::{Op, UserInput};
@@ -45,6 +47,9 @@ pub struct SpawnArgs {
     /// Run in a new git worktree of the caller's repository, on a branch of its own.
     #[serde(default)]
     pub worktree: bool,
+    /// `local`, `remote` (a worker of the pool) or `auto`; default `[cluster] placement`.
+    #[serde(default)]
+    pub placement: Option<String>,
 }
 
 /// Whether the child starts from its parent's history.
@@ -88,6 +93,15 @@ pub async fn spawn(ctx: SpawnContext<'_>, args: SpawnArgs) -> Result<Spawned, St
     if args.message.trim().is_empty() {
         return Err("`message` is empty; give the agent its task".into());
     }
+    let placement = resolve_placement(
+        args.placement.as_deref(),
+        &settings.cluster,
+        ctx.tree.local_live(ctx.caller.root),
+        settings.agents.max_threads,
+    )?;
+    if placement == Placement::Remote {
+        check_remote_args(&args)?;
+    }
     let fork = parse_fork_turns(args.fork_turns.as_deref())?;
     let depth = ctx.caller.depth + 1;
     if depth > settings.agents.max_depth {
@@ -106,6 +120,24 @@ pub async fn spawn(ctx: SpawnContext<'_>, args: SpawnArgs) -> Result<Spawned, St
         )
     })?;
     let task_path = child_path(&ctx.caller.task_path, &args.task_name);
+    if placement == Placement::Remote {
+        ctx.tree.check_budget(
+            ctx.caller.root,
+            settings.agents.token_budget,
+            &format!("spawn `{task_path}`"),
+        )?;
+        ctx.tree.reserve(
+            ctx.caller.root,
+            &task_path,
+            settings.agents.max_threads,
+            Placement::Remote,
+        )?;
+        let result = start_remote_child(&ctx, settings, &task_path, &args.message).await;
+        if result.is_err() {
+            ctx.tree.release(ctx.caller.root, &task_path);
+        }
+        return result;
+    }
     let child = child_settings(
         settings,
         &ChildRequest {
@@ -122,8 +154,12 @@ pub async fn spawn(ctx: SpawnContext<'_>, args: SpawnArgs) -> Result<Spawned, St
         settings.agents.token_budget,
         &format!("spawn `{task_path}`"),
     )?;
-    ctx.tree
-        .reserve(ctx.caller.root, &task_path, settings.agents.max_threads)?;
+    ctx.tree.reserve(
+        ctx.caller.root,
+        &task_path,
+        settings.agents.max_threads,
+        Placement::Local,
+    )?;
     let worktree = if args.worktree {
         match make_worktree(settings, &task_path, &args.task_name).await {
             Ok(worktree) => {
@@ -248,6 +284,7 @@ async fn start_child(
         last_answer: None,
         watcher: None,
         worktree: slot.clone(),
+        remote: None,
     });
     let watched = Watched {
         thread_id: handle.thread_id,

@@ -4,6 +4,7 @@ use super::tools::CollabTool;
 use serde_json::json;
 use std::collections::BTreeMap;
 use troupe_messages::agents::AgentRole;
+use troupe_messages::cluster::Placement;
 use troupe_messages::tools::ToolSpec;
 
 fn function(name: &str, description: String, parameters: serde_json::Value) -> ToolSpec {
@@ -21,50 +22,20 @@ fn target(what: &str) -> serde_json::Value {
     )})
 }
 
-/// The spec of one tool; `roles` are listed in `spawn_agent`'s description.
-pub fn spec(tool: CollabTool, roles: &BTreeMap<String, AgentRole>) -> ToolSpec {
+/// The spec of one tool; `roles` are listed in `spawn_agent`'s description, which takes
+/// a `placement` (with this default) only when one is given (a worker pool is configured).
+pub fn spec(
+    tool: CollabTool,
+    roles: &BTreeMap<String, AgentRole>,
+    placement: Option<Placement>,
+) -> ToolSpec {
     match tool {
         CollabTool::Spawn => {
-            let role_lines: Vec<String> = roles
-                .iter()
-                .map(|(name, role)| format!("- `{name}`: {}", role.description))
-                .collect();
-            function(
-                "spawn_agent",
-                format!(
-                    "Starts a sub-agent on a task; it runs in parallel with you, in its own \
-                     thread with its own history and tools. If your task path is `/root/a` and \
-                     you spawn `task_name` \"b\", the agent is `/root/a/b`; refer to it as `b` \
-                     or `/root/a/b`. Its final answer is delivered to you (see wait_agent). \
-                     `fork_turns=\"all\"` (default) gives it your whole history; \"none\" \
-                     starts it with only its task, so say everything it needs.\n\
-                     Roles (`agent_type`):\n{}",
-                    role_lines.join("\n")
-                ),
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "task_name": {"type": "string", "description":
-                            "Name of the new agent: lowercase letters, digits and underscores."},
-                        "message": {"type": "string", "description": "The agent's task, in plain text."},
-                        "fork_turns": {"type": "string", "enum": ["all", "none"], "description":
-                            "Your history to give it: `all` (default) or `none`."},
-                        "model": {"type": "string", "description":
-                            "Model override; omit to use yours."},
-                        "reasoning_effort": {"type": "string", "description":
-                            "Reasoning effort override; omit to use yours."},
-                        "agent_type": {"type": "string", "description":
-                            "Role of the agent (see the list above); default `default`."},
-                        "worktree": {"type": "boolean", "description":
-                            "Run it in a new git worktree of your repository, on its own \
-                             branch (for agents that write): its changes are committed to \
-                             that branch and its final answer names the branch and a diffstat, \
-                             for you to `git merge` or discard. Default false."}
-                    },
-                    "required": ["task_name", "message"],
-                    "additionalProperties": false
-                }),
-            )
+            let mut spec = spawn_spec(roles);
+            if let (Some(default), ToolSpec::Function { parameters, .. }) = (placement, &mut spec) {
+                parameters["properties"]["placement"] = placement_param(default);
+            }
+            spec
         }
         CollabTool::SendMessage => function(
             "send_message",
@@ -150,4 +121,58 @@ pub fn spec(tool: CollabTool, roles: &BTreeMap<String, AgentRole>) -> ToolSpec {
             }),
         ),
     }
+}
+
+fn spawn_spec(roles: &BTreeMap<String, AgentRole>) -> ToolSpec {
+    let role_lines: Vec<String> = roles
+        .iter()
+        .map(|(name, role)| format!("- `{name}`: {}", role.description))
+        .collect();
+    function(
+        "spawn_agent",
+        format!(
+            "Starts a sub-agent on a task; it runs in parallel with you, in its own \
+             thread with its own history and tools. If your task path is `/root/a` and \
+             you spawn `task_name` \"b\", the agent is `/root/a/b`; refer to it as `b` \
+             or `/root/a/b`. Its final answer is delivered to you (see wait_agent). \
+             `fork_turns=\"all\"` (default) gives it your whole history; \"none\" \
+             starts it with only its task, so say everything it needs.\n\
+             Roles (`agent_type`):\n{}",
+            role_lines.join("\n")
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "task_name": {"type": "string", "description":
+                    "Name of the new agent: lowercase letters, digits and underscores."},
+                "message": {"type": "string", "description": "The agent's task, in plain text."},
+                "fork_turns": {"type": "string", "enum": ["all", "none"], "description":
+                    "Your history to give it: `all` (default) or `none`."},
+                "model": {"type": "string", "description":
+                    "Model override; omit to use yours."},
+                "reasoning_effort": {"type": "string", "description":
+                    "Reasoning effort override; omit to use yours."},
+                "agent_type": {"type": "string", "description":
+                    "Role of the agent (see the list above); default `default`."},
+                "worktree": {"type": "boolean", "description":
+                    "Run it in a new git worktree of your repository, on its own \
+                     branch (for agents that write): its changes are committed to \
+                     that branch and its final answer names the branch and a diffstat, \
+                     for you to `git merge` or discard. Default false."}
+            },
+            "required": ["task_name", "message"],
+            "additionalProperties": false
+        }),
+    )
+}
+
+fn placement_param(default: Placement) -> serde_json::Value {
+    json!({"type": "string", "enum": ["local", "remote", "auto"], "description": format!(
+        "Where the agent runs: `local` (this machine), `remote` (a worker of the pool; it \
+         runs under the worker's configuration and starts with only its task, so \
+         `fork_turns`, `model`, `reasoning_effort`, `agent_type` and `worktree` are refused) \
+         or `auto` (here while fewer than agents.max_threads local agents are open, else \
+         remote). Default `{}`.",
+        default.as_str()
+    )})
 }

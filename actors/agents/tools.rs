@@ -6,7 +6,7 @@
 use super::paths::resolve_target;
 use super::spawn::{spawn, SpawnArgs, SpawnContext};
 use super::specs;
-use super::tree::{AgentNews, AgentTree, Caller, NewsKind};
+use super::tree::{AgentNews, AgentTree, Caller, NewsKind, RemoteLink};
 use super::watcher::news_line;
 use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
@@ -16,6 +16,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+use troupe_cluster::spawn::thread_request;
+use troupe_cluster::wire::ThreadRequest;
 use troupe_messages::agents::{AgentStatus, CollabAgentState, CollabCallStatus, ROOT_TASK_PATH};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
@@ -63,7 +65,12 @@ pub fn offered_spec(tool: CollabTool, settings: &SessionSettings) -> Option<Tool
     if tool == CollabTool::Spawn && agents.depth >= agents.max_depth {
         return None;
     }
-    Some(specs::spec(tool, &agents.roles))
+    // `placement` only where a pool is configured: elsewhere the schema is Codex's own.
+    let placement = settings
+        .cluster
+        .configured()
+        .then(|| settings.cluster.placement.unwrap_or_default());
+    Some(specs::spec(tool, &agents.roles, placement))
 }
 
 /// Every collaboration tool offered under `settings` (what `troupe debug prompt-input`
@@ -84,7 +91,7 @@ pub struct CollabHandler {
 
 impl ToolHandler for CollabHandler {
     fn spec(&self) -> ToolSpec {
-        specs::spec(self.tool, &troupe_messages::agents::builtin_roles())
+        specs::spec(self.tool, &troupe_messages::agents::builtin_roles(), None)
     }
 
     fn spec_for(&self, settings: &SessionSettings) -> Option<ToolSpec> {
@@ -236,6 +243,18 @@ async fn run(
                 })
             })?;
             let text = format!("[message from `{}`]\n{}", caller.task_path, a.message);
+            if let Some(link) = tree.remote_link(target) {
+                let request = ThreadRequest::AgentInput {
+                    items: vec![UserInput::Text { text }],
+                    start_turn: false,
+                };
+                remote_request(&link, &path_of(tree, target), request).await?;
+                report_target(tree, report, target);
+                return Ok(format!(
+                    "message queued for {} on its worker",
+                    path_of(tree, target)
+                ));
+            }
             tree.message(
                 target,
                 AgentNews {
@@ -276,6 +295,18 @@ async fn run(
                 "[follow-up task from `{}`]\n{}",
                 caller.task_path, a.message
             );
+            if let Some(link) = tree.remote_link(target) {
+                let request = ThreadRequest::AgentInput {
+                    items: vec![UserInput::Text { text }],
+                    start_turn: true,
+                };
+                remote_request(&link, &path_of(tree, target), request).await?;
+                report_target(tree, report, target);
+                return Ok(format!(
+                    "follow-up task sent to {} on its worker",
+                    path_of(tree, target)
+                ));
+            }
             tree.set_status(target, AgentStatus::Running);
             report_target(tree, report, target);
             tree.submit(
@@ -311,7 +342,15 @@ async fn run(
                 tree.detached(target)
                     .unwrap_or_else(|| format!("`{}` is closed", a.target))
             })?;
-            tree.submit(&session, Op::Interrupt);
+            match tree.remote_link(target) {
+                Some(link) => {
+                    remote_request(&link, &view.task_path, ThreadRequest::Interrupt).await?;
+                    // Its own sub-agents run on its worker and are interrupted there.
+                }
+                None => {
+                    tree.submit(&session, Op::Interrupt);
+                }
+            }
             report.saw(target, view.status, None);
             Ok(format!(
                 "interrupted {}; its previous status was {}",
@@ -348,11 +387,42 @@ async fn run(
             })?;
             // Its own children first (deepest first), then itself.
             report_target(tree, report, target);
+            if let Some(link) = tree.remote_link(target) {
+                let path = path_of(tree, target);
+                if let Err(err) = remote_request(&link, &path, ThreadRequest::Shutdown).await {
+                    // Nobody there to close it: stop following it here, so that it ends
+                    // in this tree (its watcher reports it failed, then closed).
+                    session.stop(Some(
+                        "closed by its parent; its worker did not answer".into(),
+                    ));
+                    return Err(format!(
+                        "{err}; it is no longer followed here and is closed in this tree"
+                    ));
+                }
+                return Ok(format!("closing {path} on its worker"));
+            }
             let _ = tree.close_descendants(target);
             tree.submit(&session, Op::Shutdown);
             Ok(format!("closing {}", path_of(tree, target)))
         }
     }
+}
+
+/// Sends `request` to the worker running a remote agent; the tool's error when the
+/// worker does not answer in time or refuses.
+async fn remote_request(
+    link: &RemoteLink,
+    path: &str,
+    request: ThreadRequest,
+) -> Result<(), String> {
+    thread_request(&link.cluster, &link.thread, &request)
+        .await
+        .map_err(|err| {
+            format!(
+                "`{path}` runs on a worker of the pool, which did not take the request: {err} \
+                 (a remote agent whose turn has ended is gone from its worker)"
+            )
+        })
 }
 
 fn report_target(tree: &AgentTree, report: &mut Report, target: ThreadId) {

@@ -8,12 +8,13 @@
 use super::paths::under;
 use crate::locking::lock;
 use ractor::ActorRef;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::agents::{AgentStatus, ROOT_TASK_PATH};
+use troupe_messages::cluster::Placement;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::mailboxes::SessionMsg;
 use troupe_messages::ops::{Op, Submission};
@@ -37,6 +38,16 @@ pub struct AgentNode {
     pub watcher: Option<AbortOnDropHandle<()>>,
     /// The git worktree it works in (`spawn_agent {worktree: true}`), until retired.
     pub worktree: Option<WorktreeSlot>,
+    /// Set for an agent placed on a worker of the pool (its `session` is then the
+    /// `RemoteSessionActor` standing in for it).
+    pub remote: Option<RemoteLink>,
+}
+
+/// How to reach a remote agent's thread on its worker.
+#[derive(Clone)]
+pub struct RemoteLink {
+    pub cluster: troupe_cluster::Cluster,
+    pub thread: String,
 }
 
 /// A child's worktree: taken (`None`) by whoever retires it first, its watcher or its
@@ -96,7 +107,7 @@ struct TreeState {
     inboxes: HashMap<ThreadId, Inbox>,
     /// Task paths of spawns in progress, by root: taken before the thread starts, so two
     /// spawns with the same name (or past the limit) in one batch cannot both pass.
-    reserved: HashSet<(ThreadId, String)>,
+    reserved: HashMap<(ThreadId, String), Placement>,
     /// Tokens used so far by each thread of a tree (its session's running total), with
     /// the root of its tree: what `[agents] token_budget` is checked against.
     tokens: HashMap<ThreadId, (ThreadId, u64)>,
@@ -112,6 +123,8 @@ pub struct AgentTree {
     command_budget: std::sync::OnceLock<Arc<tokio::sync::Semaphore>>,
     spawned: AtomicUsize,
     submissions: AtomicUsize,
+    /// Connections to worker pools and this runtime's thread index, for remote agents.
+    pub remote: super::remote::RemotePool,
 }
 
 /// Who is calling a collaboration tool.
@@ -173,35 +186,52 @@ impl AgentTree {
         self.spawned.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Reserves `path` in `root`'s tree for a spawn: refused when the path is taken (by a
-    /// live or closed agent) or when `max_threads` agents are live or being spawned.
-    pub fn reserve(&self, root: ThreadId, path: &str, max_threads: usize) -> Result<(), String> {
+    /// Reserves `path` in `root`'s tree for a spawn placed `at` (`Local` or `Remote`):
+    /// refused when the path is taken (by a live or closed agent) or, for a local agent,
+    /// when `max_threads` local agents are live or being spawned (remote agents take slots
+    /// of the pool's workers instead; a request no worker takes fails at its deadline).
+    pub fn reserve(
+        &self,
+        root: ThreadId,
+        path: &str,
+        max_threads: usize,
+        at: Placement,
+    ) -> Result<(), String> {
         let mut state = lock(&self.state);
         let taken = state
             .agents
             .values()
             .any(|n| n.root == root && n.task_path == path)
-            || state.reserved.contains(&(root, path.to_string()));
+            || state.reserved.contains_key(&(root, path.to_string()));
         if taken {
             return Err(format!(
                 "an agent named `{path}` already exists in this tree; choose another task_name \
                  (or use followup_task to give it more work)"
             ));
         }
-        let live = state
-            .agents
-            .values()
-            .filter(|n| n.root == root && n.status != AgentStatus::Closed)
-            .count()
-            + state.reserved.iter().filter(|(r, _)| *r == root).count();
-        if live >= max_threads {
+        let live = local_live(&state, root);
+        if at != Placement::Remote && live >= max_threads {
             return Err(format!(
                 "cannot spawn `{path}`: {live} agents are already open in this tree and the \
                  limit is {max_threads} (agents.max_threads); close_agent one that is done first"
             ));
         }
-        state.reserved.insert((root, path.to_string()));
+        state.reserved.insert((root, path.to_string()), at);
         Ok(())
+    }
+
+    /// Local agents of `root` live or being spawned (what `placement: "auto"` weighs
+    /// against `max_threads`).
+    pub fn local_live(&self, root: ThreadId) -> usize {
+        local_live(&lock(&self.state), root)
+    }
+
+    /// How to reach `thread_id` when it is a remote agent.
+    pub fn remote_link(&self, thread_id: ThreadId) -> Option<RemoteLink> {
+        lock(&self.state)
+            .agents
+            .get(&thread_id)
+            .and_then(|n| n.remote.clone())
     }
 
     /// Ends a reservation (the spawn failed, or its node is now inserted).
@@ -416,6 +446,7 @@ impl AgentTree {
                     last_answer: agent.news,
                     watcher: None,
                     worktree: None,
+                    remote: None,
                 },
             );
         }
@@ -522,6 +553,20 @@ async fn count_root_tokens(
             tree.record_tokens(root, root, total.total_tokens);
         }
     }
+}
+
+fn local_live(state: &TreeState, root: ThreadId) -> usize {
+    let agents = state
+        .agents
+        .values()
+        .filter(|n| n.root == root && n.status != AgentStatus::Closed && n.remote.is_none())
+        .count();
+    let reserved = state
+        .reserved
+        .iter()
+        .filter(|((r, _), at)| *r == root && **at != Placement::Remote)
+        .count();
+    agents + reserved
 }
 
 fn node_view(n: &AgentNode) -> AgentView {

@@ -191,6 +191,7 @@ impl Actor for ThreadManagerActor {
     ) -> Result<Self::State, ActorProcessingErr> {
         // The collaboration tools are bound to this runtime's agent tree and to us.
         let agents = Arc::new(AgentTree::default());
+        agents.remote.set_store(args.store.clone());
         let mut registry = (*args.registry).clone();
         crate::agents::register_tools(&mut registry, &agents, &myself);
         Ok(ThreadManagerState {

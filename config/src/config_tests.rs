@@ -313,6 +313,21 @@ fn cluster_keys_load_and_a_misspelt_one_is_an_error() {
     );
     assert_eq!(loaded.cluster.pool.as_deref(), Some("farm"));
     assert_eq!(loaded.cluster.lease_timeout_ms, Some(2000));
+    let home = home_with("[cluster]\nnats_url = \"nats://h:1\"\nplacement = \"auto\"\n");
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    // The thread's settings carry the pool to `spawn_agent`, but never into a rollout.
+    assert_eq!(
+        settings.cluster.placement,
+        Some(crate::cluster::Placement::Auto)
+    );
+    assert!(!serde_json::to_string(&settings)
+        .unwrap()
+        .contains("nats://h:1"));
+    let home = home_with("[cluster]\nplacement = \"cloud\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("placement"), "{err}");
     let home = home_with("[cluster]\nnats_ulr = \"nats://x\"\n");
     let err = load_settings(home.path(), &CliOverrides::default())
         .unwrap_err()

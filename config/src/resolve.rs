@@ -435,6 +435,7 @@ fn resolve(
                 .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
         },
         mcp_servers: crate::mcp::resolve(config.mcp_servers, &home.join(MCP_CREDENTIALS_FILE)),
+        cluster: config.cluster.unwrap_or_default(),
     })
 }
 

@@ -5,6 +5,7 @@
 //! only travel inside one process. Their payloads are the serialisable types below.
 
 pub mod agents;
+pub mod cluster;
 pub mod errors;
 pub mod events;
 pub mod goals;

@@ -141,6 +141,11 @@ pub struct SessionSettings {
     /// thread takes them from the config of the moment.
     #[serde(default, skip_serializing)]
     pub mcp_servers: std::collections::BTreeMap<String, crate::mcp::McpServerSettings>,
+    /// `[cluster]`: the worker pool `spawn_agent {placement}` may place sub-agents on. Not
+    /// written to rollouts (it may hold a password); a resumed thread takes it from the
+    /// config of the moment.
+    #[serde(default, skip_serializing)]
+    pub cluster: crate::cluster::ClusterConfig,
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`),

@@ -11,10 +11,10 @@ use super::signals::{self, StopSignal, StopSignals};
 use super::ExecArgs;
 use crate::output::warn;
 use anyhow::{bail, Context, Result};
-use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use troupe_cluster::follow::ThreadFollower;
+use troupe_cluster::mirror::RolloutMirror;
 use troupe_cluster::spawn::{request_spawn, thread_request};
 use troupe_cluster::wire::{End, Kind, SpawnRequest, ThreadRequest};
 use troupe_cluster::{Cluster, ClusterOptions};
@@ -44,6 +44,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
         }],
         deadline_ms: troupe_cluster::now_ms()
             + i64::try_from(deadline.as_millis()).unwrap_or(i64::MAX / 2),
+        agent: None,
     };
     let answer = tokio::select! {
         answer = request_spawn(&cluster, &request) => answer?,
@@ -56,7 +57,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     } else {
         Box::new(HumanOutput::new(prompt.clone(), args.color.enabled()))
     };
-    let mut mirror = Mirror::new(&home);
+    let mut mirror = RolloutMirror::new(&home);
     let mut last_message = None;
     let mut succeeded = false;
     let mut turn_over = false;
@@ -128,7 +129,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             }
         }
     }
-    mirror.index(&home);
+    index_mirror(&mirror, &home);
     if let Some(path) = &args.output_last_message {
         std::fs::write(path, last_message.as_deref().unwrap_or(""))
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -196,70 +197,24 @@ fn refuse_local_only(args: &ExecArgs) -> Result<()> {
     Ok(())
 }
 
-/// The worker's rollout, copied line by line under this `TROUPE_HOME`.
-struct Mirror {
-    home: PathBuf,
-    file: Option<(PathBuf, std::fs::File)>,
-}
-
-impl Mirror {
-    fn new(home: &Path) -> Self {
-        Self {
-            home: home.to_path_buf(),
-            file: None,
-        }
-    }
-
-    /// Appends `line` to the rollout at `relative` (a path under `sessions/`, as the worker
-    /// named it; anything else is refused: a hostile peer must not write elsewhere).
-    fn append(&mut self, relative: Option<&str>, line: &str) -> Result<()> {
-        let relative = relative.context("a rollout line names no rollout")?;
-        let path = Path::new(relative);
-        let safe = path.starts_with("sessions")
-            && path.extension().is_some_and(|ext| ext == "jsonl")
-            && path.components().all(|c| matches!(c, Component::Normal(_)));
-        if !safe {
-            bail!("the worker named an unsafe rollout path `{relative}`");
-        }
-        let target = self.home.join(path);
-        if self.file.as_ref().is_none_or(|(open, _)| *open != target) {
-            if let Some(dir) = target.parent() {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
+/// Puts the mirrored thread in this home's thread index (`troupe list`).
+fn index_mirror(mirror: &RolloutMirror, home: &Path) {
+    let Some(path) = mirror.path() else {
+        return;
+    };
+    mirror.sync();
+    let Some(store) = crate::threads::open_store(home, crate::threads::Reconcile::Skip) else {
+        return;
+    };
+    match troupe_actors::thread_store::reconcile::summarize_file(home, path) {
+        Ok(summary) => {
+            if let Err(err) = store.put(&summary) {
+                warn(format!("the mirrored thread was not indexed: {err}"));
             }
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&target)
-                .with_context(|| format!("cannot open {}", target.display()))?;
-            self.file = Some((target.clone(), file));
         }
-        if let Some((_, file)) = &mut self.file {
-            writeln!(file, "{line}")
-                .with_context(|| format!("cannot write {}", target.display()))?;
-        }
-        Ok(())
-    }
-
-    /// Puts the mirrored thread in this home's thread index (`troupe list`).
-    fn index(&self, home: &Path) {
-        let Some((path, file)) = &self.file else {
-            return;
-        };
-        let _ = file.sync_all();
-        let Some(store) = crate::threads::open_store(home, crate::threads::Reconcile::Skip) else {
-            return;
-        };
-        match troupe_actors::thread_store::reconcile::summarize_file(home, path) {
-            Ok(summary) => {
-                if let Err(err) = store.put(&summary) {
-                    warn(format!("the mirrored thread was not indexed: {err}"));
-                }
-            }
-            Err(err) => warn(format!(
-                "the mirrored rollout {} cannot be read back: {err}",
-                path.display()
-            )),
-        }
+        Err(err) => warn(format!(
+            "the mirrored rollout {} cannot be read back: {err}",
+            path.display()
+        )),
     }
 }

@@ -197,6 +197,12 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
     .with_context(|| format!("cannot write {}", rollout_path.display()))?;
     let mut settings = ctx.flags.load(&ctx.home, cwd, ctx.approval).await?.settings;
     settings.rollout_dir = Some(rollout_dir);
+    // A remote sub-agent keeps its place in its tree (its depth still counts).
+    let approvals = super::answers::Approvals::of(agent_meta(&lines).as_ref());
+    if let Some(agent) = agent_meta(&lines) {
+        settings.agents.depth = agent.depth;
+        settings.agents.task_path = agent.task_path;
+    }
     let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
     let result = async {
         let mut resumed = runtime
@@ -215,6 +221,7 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
             relative,
             ops,
             skip_session_configured: true,
+            approvals,
         };
         thread::pump(&ctx, pumped).await
     }
@@ -222,6 +229,15 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
     runtime.stop();
     drop(permit);
     result
+}
+
+/// The sub-agent place recorded in the rollout's `session_meta` (first line), if any.
+fn agent_meta(lines: &[String]) -> Option<troupe_messages::agents::AgentMeta> {
+    let first = serde_json::from_str::<RolloutLine>(lines.first()?).ok()?;
+    match first.record {
+        RolloutRecord::SessionMeta(meta) => meta.agent,
+        _ => None,
+    }
 }
 
 /// An output line for each tool call of `lines` that has none.

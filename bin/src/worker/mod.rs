@@ -4,6 +4,7 @@
 //! publishes every event and rollout line to the thread's subject under a lease, and
 //! publishes its heartbeat and free slots.
 
+mod answers;
 mod failover;
 mod rollout_tail;
 mod thread;

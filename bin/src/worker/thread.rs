@@ -3,9 +3,12 @@
 //! subject. A lost lease (`Fenced`) stops the thread here at once: nothing more is
 //! published for it.
 
+use super::answers::{
+    answer_event, forwarded_request, handle_op, Approvals, Turn, APPROVAL_PATIENCE,
+};
 use super::rollout_tail::RolloutTail;
 use crate::session_flags::SessionFlags;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use futures::StreamExt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,9 +18,10 @@ use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_cluster::layout::spawn_key;
 use troupe_cluster::lease::Lease;
 use troupe_cluster::publish::ThreadPublisher;
-use troupe_cluster::wire::{End, Kind, SpawnAnswer, SpawnRequest, ThreadReply, ThreadRequest};
+use troupe_cluster::wire::{End, Kind, SpawnAnswer, SpawnRequest};
 use troupe_cluster::{Cluster, ClusterError};
 use troupe_messages::events::{Event, EventMsg};
+use troupe_messages::mailboxes::AgentStart;
 use troupe_messages::ops::{Op, ReviewDecision};
 use troupe_messages::policy::AskForApproval;
 
@@ -35,7 +39,6 @@ pub struct WorkerContext {
 pub(super) const APPEND_PATIENCE: Duration = Duration::from_secs(60);
 /// How long the session may take to shut down after its turn.
 const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
-
 /// Runs the thread `request` asks for, answering the request first.
 pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
     let answer_key = spawn_key(&request.request_id);
@@ -82,7 +85,29 @@ async fn start(
         .with_context(|| format!("cannot create {}", rollout_dir.display()))?;
     settings.rollout_dir = Some(rollout_dir.clone());
     let runtime = Runtime::start(ToolRegistry::with_builtin_tools()).await?;
-    let thread = runtime.start_thread(settings).await?;
+    let thread = match &request.agent {
+        None => runtime.start_thread(settings).await?,
+        Some(agent) => {
+            // A sub-agent of a thread elsewhere: its depth counts towards this worker's own
+            // `[agents] max_depth` (the worker's limits win, as its permissions do).
+            if agent.meta.depth > settings.agents.max_depth {
+                bail!(
+                    "sub-agent `{}` would be at depth {}, beyond this worker's agents.max_depth {}",
+                    agent.meta.task_path,
+                    agent.meta.depth,
+                    settings.agents.max_depth
+                );
+            }
+            settings.agents.depth = agent.meta.depth;
+            settings.agents.task_path = agent.meta.task_path.clone();
+            let start = AgentStart {
+                parent_thread_id: agent.parent_thread_id,
+                meta: agent.meta.clone(),
+                forked_history: None,
+            };
+            runtime.start_agent_thread(settings, start).await?
+        }
+    };
     Ok((runtime, thread, rollout_dir))
 }
 
@@ -125,6 +150,7 @@ async fn follow(
         ops,
         // A new thread's start is news to its follower.
         skip_session_configured: false,
+        approvals: Approvals::of(request.agent.as_ref().map(|a| &a.meta)),
     };
     pump(ctx, pumped).await
 }
@@ -163,6 +189,7 @@ pub(super) struct Pumped {
     pub ops: async_nats::Subscriber,
     /// A thread taken over: its follower saw its start from the first worker.
     pub skip_session_configured: bool,
+    pub approvals: Approvals,
 }
 
 /// Publishes the thread's events and rollout lines until its turn ends, then shuts it down,
@@ -175,15 +202,19 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         relative,
         mut ops,
         skip_session_configured,
+        approvals,
     } = pumped;
     let ran = run_turn(
         ctx,
-        &mut thread,
-        &mut publisher,
-        &mut tail,
-        &relative,
-        &mut ops,
+        Running {
+            thread: &mut thread,
+            publisher: &mut publisher,
+            tail: &mut tail,
+            relative: &relative,
+            ops: &mut ops,
+        },
         skip_session_configured,
+        approvals,
     )
     .await;
     let succeeded = match ran {
@@ -225,17 +256,33 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
     Ok(())
 }
 
+/// A running thread's parts the turn loop uses.
+struct Running<'a> {
+    thread: &'a mut ThreadClient,
+    publisher: &'a mut ThreadPublisher,
+    tail: &'a mut RolloutTail,
+    relative: &'a str,
+    ops: &'a mut async_nats::Subscriber,
+}
+
 /// Publishes until the turn ends; whether it completed.
 async fn run_turn(
     ctx: &WorkerContext,
-    thread: &mut ThreadClient,
-    publisher: &mut ThreadPublisher,
-    tail: &mut RolloutTail,
-    relative: &str,
-    ops: &mut async_nats::Subscriber,
+    running: Running<'_>,
     skip_session_configured: bool,
+    approvals: Approvals,
 ) -> Result<bool> {
+    let Running {
+        thread,
+        publisher,
+        tail,
+        relative,
+        ops,
+    } = running;
     let mut heartbeat = tokio::time::interval(ctx.cluster.options.lease_timeout / 3);
+    // Forwarded approval requests still unanswered, with when the worker denies them.
+    let mut pending: Vec<(String, tokio::time::Instant)> = Vec::new();
+    let mut patience = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
             event = thread.next_event() => {
@@ -245,12 +292,30 @@ async fn run_turn(
                     publish_event(publisher, &event).await?;
                 }
                 publish_rollout(publisher, tail, relative).await?;
-                match answer_event(thread, &event)? {
+                if let Some(call_id) = forwarded_request(approvals, &event) {
+                    pending.push((call_id, tokio::time::Instant::now() + APPROVAL_PATIENCE));
+                }
+                match answer_event(thread, &event, approvals)? {
                     Turn::Goes => {}
                     Turn::Ended { completed } => return Ok(completed),
                 }
             }
-            Some(message) = ops.next() => handle_op(ctx, thread, message).await,
+            Some(message) = ops.next() => handle_op(ctx, thread, message, &mut pending).await,
+            _ = patience.tick() => {
+                let now = tokio::time::Instant::now();
+                for (call_id, _) in pending.iter().filter(|(_, at)| *at <= now) {
+                    eprintln!(
+                        "worker {}: no decision came for approval request {call_id} within {} s; denied",
+                        ctx.worker_id,
+                        APPROVAL_PATIENCE.as_secs()
+                    );
+                    thread.submit(Op::ExecApproval {
+                        call_id: call_id.clone(),
+                        decision: ReviewDecision::Denied,
+                    })?;
+                }
+                pending.retain(|(_, at)| *at > now);
+            }
             _ = heartbeat.tick() => match publisher.heartbeat().await {
                 Err(err @ ClusterError::Fenced { .. }) => return Err(err.into()),
                 Err(err) => tracing::debug!(%err, "lease not renewed (retrying at the next beat)"),
@@ -314,71 +379,4 @@ pub(super) async fn publish_rollout(
             .await?;
     }
     Ok(())
-}
-
-enum Turn {
-    Goes,
-    Ended { completed: bool },
-}
-
-/// What the thread needs from its supervisor, which a worker cannot ask anyone for: as
-/// `exec`, approvals are denied and questions get their recommended answers.
-fn answer_event(thread: &mut ThreadClient, event: &Event) -> Result<Turn> {
-    if let EventMsg::ExecApprovalRequest { call_id, .. }
-    | EventMsg::ApplyPatchApprovalRequest { call_id, .. } = &event.msg
-    {
-        // One op answers both kinds, as in `exec`.
-        thread.submit(Op::ExecApproval {
-            call_id: call_id.clone(),
-            decision: ReviewDecision::Denied,
-        })?;
-    }
-    if let EventMsg::RequestUserInput { call_id, questions } = &event.msg {
-        use troupe_actors::tool_orchestrator::tools::request_user_input::recommended_answers;
-        thread.submit(Op::UserInputAnswer {
-            call_id: call_id.clone(),
-            answers: recommended_answers(questions),
-        })?;
-    }
-    if let EventMsg::AgentEvent { thread_id, msg, .. } = &event.msg {
-        if let EventMsg::ExecApprovalRequest { call_id, .. }
-        | EventMsg::ApplyPatchApprovalRequest { call_id, .. } = msg.as_ref()
-        {
-            thread.submit(Op::AgentApproval {
-                thread_id: *thread_id,
-                call_id: call_id.clone(),
-                decision: ReviewDecision::Denied,
-            })?;
-        }
-    }
-    if let EventMsg::TurnComplete { .. } = event.msg {
-        return Ok(Turn::Ended { completed: true });
-    }
-    if let EventMsg::TurnAborted { .. } = event.msg {
-        return Ok(Turn::Ended { completed: false });
-    }
-    Ok(Turn::Goes)
-}
-
-/// A request from whoever follows the thread.
-async fn handle_op(ctx: &WorkerContext, thread: &mut ThreadClient, message: async_nats::Message) {
-    let reply = match serde_json::from_slice::<ThreadRequest>(&message.payload) {
-        Ok(ThreadRequest::Interrupt) => match thread.submit(Op::Interrupt) {
-            Ok(_) => ThreadReply {
-                ok: true,
-                error: None,
-            },
-            Err(err) => ThreadReply {
-                ok: false,
-                error: Some(err.to_string()),
-            },
-        },
-        Err(err) => ThreadReply {
-            ok: false,
-            error: Some(format!("not a thread request: {err}")),
-        },
-    };
-    if let (Some(to), Ok(payload)) = (message.reply, serde_json::to_vec(&reply)) {
-        let _ = ctx.cluster.client.publish(to, payload.into()).await;
-    }
 }

@@ -63,5 +63,6 @@ pub fn session_settings(base_url: String, home: &Path, cwd: &Path) -> SessionSet
         rollout_dir: None,
         hooks: Default::default(),
         mcp_servers: Default::default(),
+        cluster: Default::default(),
     }
 }

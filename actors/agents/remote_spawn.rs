@@ -1,0 +1,179 @@
+//! `spawn_agent {placement}`: where a child runs, and starting one on a worker of the pool.
+//!
+//! A remote child runs under the worker's own configuration and requirements (as
+//! `exec --remote`): nothing the caller asks for can widen what the worker allows, so the
+//! arguments that would shape its session here (a model, a role, a worktree, the caller's
+//! history) are refused rather than silently dropped.
+
+use super::remote::{RemoteArgs, RemoteSessionActor};
+use super::spawn::{task_text, SpawnArgs, SpawnContext, Spawned};
+use super::tree::{AgentNode, RemoteLink};
+use super::watcher::{watch, Watched};
+use ractor::Actor;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::task::AbortOnDropHandle;
+use troupe_cluster::spawn::request_spawn;
+use troupe_cluster::wire::{RemoteAgent, SpawnRequest};
+use troupe_messages::agents::{AgentMeta, AgentStatus};
+use troupe_messages::cluster::{ClusterConfig, Placement};
+use troupe_messages::ids::ThreadId;
+use troupe_messages::ops::UserInput;
+use troupe_messages::settings::SessionSettings;
+
+/// Events a remote child may have queued for its watcher.
+const WATCH_CAPACITY: usize = 4096;
+
+/// Where the child goes: `Local` or `Remote` (never `Auto`). `requested` is the call's
+/// `placement`, else `[cluster] placement`, else local; `auto` goes remote when the tree's
+/// local agents fill `[agents] max_threads`, and stays local without a pool.
+pub fn resolve_placement(
+    requested: Option<&str>,
+    cluster: &ClusterConfig,
+    local_live: usize,
+    max_threads: usize,
+) -> Result<Placement, String> {
+    let placement = match requested {
+        Some(text) => Placement::parse(text).ok_or_else(|| {
+            format!("`placement` `{text}` is not supported; use `local`, `remote` or `auto`")
+        })?,
+        None => cluster.placement.unwrap_or_default(),
+    };
+    match placement {
+        Placement::Local => Ok(Placement::Local),
+        Placement::Remote if cluster.configured() => Ok(Placement::Remote),
+        Placement::Remote => Err(
+            "cannot place the agent remotely: no worker pool is configured (set `nats_url` \
+             in [cluster]); spawn it with `placement: \"local\"`"
+                .into(),
+        ),
+        Placement::Auto if cluster.configured() && local_live >= max_threads => {
+            Ok(Placement::Remote)
+        }
+        Placement::Auto => Ok(Placement::Local),
+    }
+}
+
+/// The arguments a remote child cannot take, refused with what to do instead.
+pub fn check_remote_args(args: &SpawnArgs) -> Result<(), String> {
+    let mut refused = Vec::new();
+    if args.fork_turns.as_deref().map(str::trim) == Some("all") {
+        refused.push("`fork_turns: \"all\"` (a remote agent starts with only its task)");
+    }
+    if args.model.is_some() {
+        refused.push("`model`");
+    }
+    if args.reasoning_effort.is_some() {
+        refused.push("`reasoning_effort`");
+    }
+    if args.agent_type.as_deref().is_some_and(|t| t != "default") {
+        refused.push("`agent_type`");
+    }
+    if args.worktree {
+        refused.push("`worktree`");
+    }
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "a remote agent runs under its worker's own configuration and cannot take {}; drop \
+         them, or spawn it with `placement: \"local\"`",
+        refused.join(", ")
+    ))
+}
+
+/// Places the child on a worker and puts its stand-in in the tree.
+pub async fn start_remote_child(
+    ctx: &SpawnContext<'_>,
+    settings: &SessionSettings,
+    task_path: &str,
+    message: &str,
+) -> Result<Spawned, String> {
+    let cluster = ctx
+        .tree
+        .remote
+        .connect(&settings.cluster)
+        .await
+        .map_err(|err| format!("cannot place `{task_path}` on the pool: {err}"))?;
+    let nickname = super::paths::nickname(ctx.tree.next_spawn_number());
+    let depth = ctx.caller.depth + 1;
+    let deadline = cluster.options.spawn_deadline;
+    let request = SpawnRequest {
+        request_id: uuid::Uuid::now_v7().simple().to_string(),
+        cwd: settings.cwd.clone(),
+        items: vec![UserInput::Text {
+            text: task_text(task_path, &ctx.caller.task_path, message),
+        }],
+        deadline_ms: troupe_cluster::now_ms() + millis(deadline),
+        agent: Some(RemoteAgent {
+            parent_thread_id: ctx.caller.thread_id,
+            meta: AgentMeta {
+                root_thread_id: ctx.caller.root,
+                task_path: task_path.to_string(),
+                depth,
+                nickname: nickname.clone(),
+            },
+        }),
+    };
+    let answer = request_spawn(&cluster, &request)
+        .await
+        .map_err(|err| format!("`{task_path}` was not started on the pool: {err}"))?;
+    let thread_id: ThreadId = answer
+        .thread_id
+        .as_deref()
+        .unwrap_or_default()
+        .parse()
+        .map_err(|err| format!("worker {} answered a bad thread id: {err}", answer.worker))?;
+    let (events, receiver) = mpsc::channel(WATCH_CAPACITY);
+    let (session, _) = Actor::spawn(
+        None,
+        RemoteSessionActor,
+        RemoteArgs {
+            cluster: cluster.clone(),
+            thread_id,
+            task_path: task_path.to_string(),
+            home: settings.troupe_home.clone(),
+            store: ctx.tree.remote.store(),
+            watcher: events,
+        },
+    )
+    .await
+    .map_err(|err| format!("cannot follow `{task_path}` on its worker: {err}"))?;
+    ctx.tree.insert(AgentNode {
+        thread_id,
+        parent: ctx.caller.thread_id,
+        root: ctx.caller.root,
+        task_path: task_path.to_string(),
+        depth,
+        nickname: nickname.clone(),
+        status: AgentStatus::Running,
+        session: Some(session),
+        last_answer: None,
+        watcher: None,
+        worktree: None,
+        remote: Some(RemoteLink {
+            cluster,
+            thread: thread_id.to_string(),
+        }),
+    });
+    let watched = Watched {
+        thread_id,
+        parent: ctx.caller.thread_id,
+        root: ctx.caller.root,
+        task_path: task_path.to_string(),
+        nickname: nickname.clone(),
+        worktree: None,
+    };
+    let watcher = tokio::spawn(watch(ctx.tree.clone(), watched, receiver));
+    ctx.tree
+        .set_watcher(thread_id, AbortOnDropHandle::new(watcher));
+    Ok(Spawned {
+        task_path: task_path.to_string(),
+        thread_id,
+        nickname,
+    })
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX / 2)
+}

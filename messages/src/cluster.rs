@@ -1,0 +1,87 @@
+//! `[cluster]`: how this machine reaches the NATS JetStream server of a worker pool
+//! (`troupe worker`, `troupe exec --remote`, `spawn_agent {placement}`). Here (not in
+//! `troupe-config`) because a thread's settings carry it to `spawn_agent`; it is never
+//! serialized into a rollout (it may hold a password).
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// `[cluster]`; an unknown key is an error (a typo must not silently drop a credential).
+#[derive(Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// `nats://host:port` (`tls://` for TLS); `--nats URL` overrides it.
+    pub nats_url: Option<String>,
+    /// User and password the server asks for (both or neither).
+    pub user: Option<String>,
+    pub password: Option<String>,
+    /// A file holding an NKey seed (`SU…`).
+    pub nkey_seed_file: Option<PathBuf>,
+    /// A `.creds` file (JWT and NKey seed).
+    pub creds_file: Option<PathBuf>,
+    /// Namespace of the pool's subjects, streams and key-value bucket (default `default`).
+    pub pool: Option<String>,
+    /// A worker whose lease is not renewed for this long loses its threads (default 5000).
+    pub lease_timeout_ms: Option<u64>,
+    /// A spawn request no worker takes within this fails (default 30000).
+    pub spawn_deadline_ms: Option<u64>,
+    /// Where `spawn_agent` places a sub-agent when the call does not say (default `local`).
+    pub placement: Option<Placement>,
+}
+
+impl ClusterConfig {
+    /// Whether a pool is configured (`nats_url` set): only then is `placement` offered.
+    pub fn configured(&self) -> bool {
+        self.nats_url.is_some()
+    }
+}
+
+// By hand: the password must never reach a log line through `{:?}`.
+impl std::fmt::Debug for ClusterConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterConfig")
+            .field("nats_url", &self.nats_url.as_ref().map(|_| "<set>"))
+            .field("user", &self.user.as_ref().map(|_| "<set>"))
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field("nkey_seed_file", &self.nkey_seed_file)
+            .field("creds_file", &self.creds_file)
+            .field("pool", &self.pool)
+            .field("lease_timeout_ms", &self.lease_timeout_ms)
+            .field("spawn_deadline_ms", &self.spawn_deadline_ms)
+            .field("placement", &self.placement)
+            .finish()
+    }
+}
+
+/// Where a sub-agent runs (`spawn_agent {placement}`, `[cluster] placement`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// In this process, as a session of its own.
+    #[default]
+    Local,
+    /// On a worker of the pool (`[cluster] nats_url`).
+    Remote,
+    /// Here while this tree has a free local slot (`[agents] max_threads`), else remote.
+    Auto,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Local => "local",
+            Placement::Remote => "remote",
+            Placement::Auto => "auto",
+        }
+    }
+
+    /// `local`, `remote` or `auto`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "local" => Some(Placement::Local),
+            "remote" => Some(Placement::Remote),
+            "auto" => Some(Placement::Auto),
+            _ => None,
+        }
+    }
+}
