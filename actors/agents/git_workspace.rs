@@ -308,3 +308,38 @@ pub fn check_request(workspace: &GitWorkspace) -> Result<(), GitWorkspaceError> 
     }
     Ok(())
 }
+
+/// Once a remote thread is over: its branch fetched into the requester's repository (the
+/// text to show: where the branch is and its diffstat) or why not (an error text), and the
+/// base ref deleted from the remote.
+pub fn bring_back(
+    pushed: &BasePushed,
+    outcome: Option<&troupe_cluster::wire::WorkspaceOutcome>,
+) -> Result<String, String> {
+    use troupe_cluster::wire::WorkspaceOutcome;
+    let brought = match outcome {
+        None => Err(format!(
+            "[worktree] the worker sent no branch back: its work on commit {} is not on \
+             `{}` (see the worker's log)",
+            short(&pushed.workspace.commit),
+            pushed.remote
+        )),
+        Some(WorkspaceOutcome::Failed { error }) => Err(format!(
+            "[worktree] the worker could not push its work (it keeps its worktree): {error}"
+        )),
+        Some(WorkspaceOutcome::Pushed { branch, diffstat }) => match fetch_result(pushed, branch)
+        {
+            Ok(()) => Ok(fetched_text(branch, &pushed.repo_top, diffstat)),
+            Err(err) => Err(format!(
+                "[worktree] the worker pushed branch `{branch}` to `{}`, but it was not \
+                 fetched into {}: {err}",
+                pushed.remote,
+                pushed.repo_top.display()
+            )),
+        },
+    };
+    if let Err(err) = drop_base_ref(pushed) {
+        tracing::warn!(%err, "the base ref of a remote thread was not deleted");
+    }
+    brought
+}
