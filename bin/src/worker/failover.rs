@@ -153,7 +153,10 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
     }
     let Some(relative) = committed.relative.clone() else {
         // Nothing of the thread was committed: there is nothing to resume.
-        let end = serde_json::to_vec(&End { succeeded: false })?;
+        let end = serde_json::to_vec(&End {
+            succeeded: false,
+            workspace: None,
+        })?;
         publisher
             .append_retrying(Kind::End, end, None, APPEND_PATIENCE)
             .await?;
@@ -222,6 +225,8 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
             ops,
             skip_session_configured: true,
             approvals,
+            // A git workspace stays with the worker that checked it out (not carried over).
+            delivery: None,
         };
         thread::pump(&ctx, pumped).await
     }
