@@ -118,10 +118,11 @@ pub fn push_base(
         url: redact_url(&url),
         reason,
     })?;
-    let status = git(&top, &["status", "--porcelain"]).map_err(|reason| GitWorkspaceError::Git {
-        dir: top.display().to_string(),
-        reason,
-    })?;
+    let status =
+        git(&top, &["status", "--porcelain"]).map_err(|reason| GitWorkspaceError::Git {
+            dir: top.display().to_string(),
+            reason,
+        })?;
     let relative = std::fs::canonicalize(cwd)
         .ok()
         .zip(std::fs::canonicalize(&top).ok())
@@ -147,7 +148,14 @@ pub fn fetch_result(pushed: &BasePushed, branch: &str) -> Result<(), GitWorkspac
     let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
     git(
         &pushed.repo_top,
-        &["fetch", "--quiet", "--no-tags", "--", &pushed.remote, &refspec],
+        &[
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--",
+            &pushed.remote,
+            &refspec,
+        ],
     )
     .map(drop)
     .map_err(|reason| GitWorkspaceError::Fetch {
@@ -162,7 +170,14 @@ pub fn drop_base_ref(pushed: &BasePushed) -> Result<(), GitWorkspaceError> {
     let refspec = format!(":{}", pushed.workspace.base_ref);
     git(
         &pushed.repo_top,
-        &["push", "--quiet", "--no-verify", "--", &pushed.remote, &refspec],
+        &[
+            "push",
+            "--quiet",
+            "--no-verify",
+            "--",
+            &pushed.remote,
+            &refspec,
+        ],
     )
     .map(drop)
     .map_err(|reason| GitWorkspaceError::Push {
@@ -327,8 +342,7 @@ pub fn bring_back(
         Some(WorkspaceOutcome::Failed { error }) => Err(format!(
             "[worktree] the worker could not push its work (it keeps its worktree): {error}"
         )),
-        Some(WorkspaceOutcome::Pushed { branch, diffstat }) => match fetch_result(pushed, branch)
-        {
+        Some(WorkspaceOutcome::Pushed { branch, diffstat }) => match fetch_result(pushed, branch) {
             Ok(()) => Ok(fetched_text(branch, &pushed.repo_top, diffstat)),
             Err(err) => Err(format!(
                 "[worktree] the worker pushed branch `{branch}` to `{}`, but it was not \

@@ -23,10 +23,7 @@ fn remote_and_clone(dir: &Path) -> (PathBuf, PathBuf) {
     let remote = dir.join("remote.git");
     std::fs::create_dir_all(&remote).unwrap();
     git(&remote, &["init", "-q", "--bare"]);
-    git(
-        dir,
-        &["clone", "-q", remote.to_str().unwrap(), "parent"],
-    );
+    git(dir, &["clone", "-q", remote.to_str().unwrap(), "parent"]);
     let parent = dir.join("parent");
     std::fs::create_dir_all(parent.join("sub")).unwrap();
     std::fs::write(parent.join("a.txt"), "a\n").unwrap();
@@ -61,7 +58,10 @@ fn a_commit_goes_to_a_worker_and_its_work_comes_back_as_a_branch() {
     let checkout = check_out(&worker_home, &pushed.workspace, Some("writer")).unwrap();
     assert!(checkout.worktree.branch.starts_with("troupe/writer-"));
     assert_eq!(checkout.worktree.cwd, checkout.worktree.root.join("sub"));
-    assert!(checkout.worktree.root.starts_with(worker_home.join("worktrees")));
+    assert!(checkout
+        .worktree
+        .root
+        .starts_with(worker_home.join("worktrees")));
     assert_eq!(
         checkout.worktree.repo_top,
         cache_dir(&worker_home, &pushed.workspace.remote)
@@ -93,7 +93,10 @@ fn a_commit_goes_to_a_worker_and_its_work_comes_back_as_a_branch() {
 fn outside_a_repository_or_with_an_unknown_remote_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let err = push_base(dir.path(), "origin", "req1").unwrap_err();
-    assert!(matches!(err, GitWorkspaceError::NotARepository { .. }), "{err}");
+    assert!(
+        matches!(err, GitWorkspaceError::NotARepository { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("workspace = \"git\""), "{err}");
     let (_, parent) = remote_and_clone(dir.path());
     let err = push_base(&parent, "upstream", "req1").unwrap_err();
@@ -150,7 +153,13 @@ fn a_request_from_the_network_is_checked_before_git_sees_it() {
         assert!(check_request(&workspace).is_err(), "{workspace:?}");
     }
     assert!(check_branch("troupe/writer-1a2b3c4d").is_ok());
-    for branch in ["main", "troupe/", "troupe/../main", "troupe/-x", "+refs/heads/x"] {
+    for branch in [
+        "main",
+        "troupe/",
+        "troupe/../main",
+        "troupe/-x",
+        "+refs/heads/x",
+    ] {
         assert!(check_branch(branch).is_err(), "{branch}");
     }
     assert_eq!(

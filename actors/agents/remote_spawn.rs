@@ -199,10 +199,9 @@ async fn git_base(
         Workspace::Git => {
             let remote = settings.cluster.git_remote.clone().unwrap_or_default();
             let (cwd, id) = (settings.cwd.clone(), request_id.to_string());
-            let pushed =
-                tokio::task::spawn_blocking(move || push_base(&cwd, remote.as_str(), &id))
-                    .await
-                    .map_err(|err| format!("cannot send `{task_path}` its workspace: {err}"))?;
+            let pushed = tokio::task::spawn_blocking(move || push_base(&cwd, remote.as_str(), &id))
+                .await
+                .map_err(|err| format!("cannot send `{task_path}` its workspace: {err}"))?;
             pushed.map(Some).map_err(|err| {
                 format!(
                     "cannot send `{task_path}` its workspace: {err}; or spawn it with                      `placement: \"local\"`"

@@ -341,7 +341,10 @@ fn cluster_workspace_defaults_to_shared_and_git_takes_a_remote() {
     let home = home_with("[cluster]\nnats_url = \"nats://h:1\"\n");
     let loaded = crate::resolve::load_config(home.path(), &CliOverrides::default()).unwrap();
     assert_eq!(loaded.cluster.workspace, None);
-    assert_eq!(loaded.cluster.workspace.unwrap_or_default(), Workspace::Shared);
+    assert_eq!(
+        loaded.cluster.workspace.unwrap_or_default(),
+        Workspace::Shared
+    );
     assert_eq!(
         loaded.cluster.git_remote.unwrap_or_default().as_str(),
         "origin"

@@ -143,7 +143,9 @@ impl TryFrom<String> for GitRemote {
     fn try_from(text: String) -> Result<Self, String> {
         let trimmed = text.trim();
         if trimmed.is_empty() {
-            return Err("`git_remote` is empty: give a remote name (e.g. `origin`) or a URL".into());
+            return Err(
+                "`git_remote` is empty: give a remote name (e.g. `origin`) or a URL".into(),
+            );
         }
         if trimmed.starts_with('-') {
             return Err(format!(

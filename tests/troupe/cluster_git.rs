@@ -42,7 +42,10 @@ fn repos() -> Repos {
     let remote = dir.path().join("remote.git");
     std::fs::create_dir_all(&remote).unwrap();
     git(&remote, &["init", "-q", "--bare"]);
-    git(dir.path(), &["clone", "-q", remote.to_str().unwrap(), "parent"]);
+    git(
+        dir.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "parent"],
+    );
     let parent = dir.path().join("parent");
     std::fs::write(parent.join("base.txt"), format!("{BASE_CONTENT}\n")).unwrap();
     git(&parent, &["add", "."]);
@@ -63,24 +66,25 @@ fn branch_named(text: &str, prefix: &str) -> String {
     let start = text
         .find(prefix)
         .unwrap_or_else(|| panic!("no branch `{prefix}…` in {text}"));
-    text[start..]
-        .split('`')
-        .next()
-        .unwrap()
-        .trim()
-        .to_string()
+    text[start..].split('`').next().unwrap().trim().to_string()
 }
 
 /// The branch came back on top of the base commit with the worker's file, merges, and the
 /// requester's working tree was never touched by the worker.
 fn assert_branch_came_back(repos: &Repos, branch: &str) {
-    assert_eq!(git(&repos.parent, &["rev-parse", &format!("{branch}~1")]), repos.base);
+    assert_eq!(
+        git(&repos.parent, &["rev-parse", &format!("{branch}~1")]),
+        repos.base
+    );
     assert_eq!(
         git(&repos.parent, &["show", &format!("{branch}:new.txt")]),
         "x"
     );
     // The work is on the remote too, and the base ref is gone from it.
-    git(&repos.remote, &["rev-parse", "--verify", &format!("refs/heads/{branch}")]);
+    git(
+        &repos.remote,
+        &["rev-parse", "--verify", &format!("refs/heads/{branch}")],
+    );
     assert_eq!(
         git(&repos.remote, &["for-each-ref", "refs/troupe/"]),
         "",
@@ -96,7 +100,10 @@ fn worker_left_no_worktree(pool: &Pool) {
         .collect();
     assert!(left.is_empty(), "worktrees left on the worker: {left:?}");
     // The cache stays for the next thread of the same remote.
-    assert_eq!(std::fs::read_dir(home.join("git-cache")).unwrap().count(), 1);
+    assert_eq!(
+        std::fs::read_dir(home.join("git-cache")).unwrap().count(),
+        1
+    );
 }
 
 fn run_in(mut cmd: Command, dir: &Path) -> Output {
