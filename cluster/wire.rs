@@ -134,6 +134,10 @@ pub struct LeaseRecord {
     pub at_ms: i64,
     /// Where the thread works (a worker taking the thread over needs it).
     pub cwd: PathBuf,
+    /// A git workspace: a worker taking the thread over checks the base commit out again
+    /// (`cwd` is a worktree of the first holder's machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<GitWorkspace>,
 }
 
 /// The payload of [`Kind::End`].

@@ -304,3 +304,61 @@ fn unreachable_remote_is_a_clear_error_naming_it() {
     );
     assert!(pool.h.mock.requests().is_empty());
 }
+
+#[test]
+fn a_killed_worker_s_git_thread_is_checked_out_again_and_its_branch_comes_back() {
+    let repos = repos();
+    let mut pool = Pool::new(
+        vec![
+            // In flight when its worker is killed.
+            MockResponse::shell("c1", &["sh", "-c", "sleep 3; echo too-late"]),
+            MockResponse::shell("c2", &["sh", "-c", WRITE]),
+            MockResponse::text("finished elsewhere"),
+        ],
+        "workspace = \"git\"\nlease_timeout_ms = 1000",
+    );
+    pool.start_worker(1);
+    pool.start_worker(1);
+    let child = pool
+        .remote_command(&["start the long job"])
+        .current_dir(&repos.parent)
+        .spawn()
+        .unwrap();
+    // The first call is running on whichever worker took the thread.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while pool.h.mock.requests().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the model was never asked"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    let victim = pool
+        .workers
+        .iter()
+        .position(|w| !w.rollouts().is_empty())
+        .expect("a worker runs the thread");
+    pool.workers[victim].child.kill().unwrap();
+    let out = wait_limited(child, Duration::from_secs(90));
+    let err = stderr(&out);
+    let survivor = 1 - victim;
+    assert!(
+        out.status.success(),
+        "{err}\nsurvivor: {}",
+        pool.workers[survivor].log()
+    );
+    assert!(
+        pool.workers[survivor].log().contains("took over thread"),
+        "{}",
+        pool.workers[survivor].log()
+    );
+    // The survivor worked on the base commit in a worktree of its own.
+    let requests = pool.h.mock.requests();
+    let outputs = tool_outputs(&requests.last().unwrap().body).join("\n");
+    assert!(outputs.contains(BASE_CONTENT), "{outputs}");
+    let branch = branch_named(&err, "troupe/");
+    assert_branch_came_back(&repos, &branch);
+    let survivor_worktrees = pool.workers[survivor].home.path().join("worktrees");
+    assert_eq!(std::fs::read_dir(survivor_worktrees).unwrap().count(), 0);
+}

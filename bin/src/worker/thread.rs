@@ -43,7 +43,7 @@ const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
 /// Runs the thread `request` asks for, answering the request first.
 pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
     let answer_key = spawn_key(&request.request_id);
-    let delivery = match workspace::check_out(&ctx.home, &request).await {
+    let delivery = match workspace::for_request(&ctx.home, &request).await {
         Ok(delivery) => delivery,
         Err(err) => {
             answer(&ctx, &answer_key, None, Some(format!("{err:#}"))).await;
@@ -165,7 +165,14 @@ async fn follow(
         cwd,
         delivery,
     } = started;
-    let lease = Lease::acquire(&ctx.cluster.kv, thread_id, &ctx.worker_id, &cwd).await?;
+    let lease = Lease::acquire(
+        &ctx.cluster.kv,
+        thread_id,
+        &ctx.worker_id,
+        &cwd,
+        request.workspace.as_ref(),
+    )
+    .await?;
     let publisher = ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, 0)?;
     let ops = subscribe_ops(ctx, thread_id).await?;
     answer(ctx, answer_key, Some(thread_id.to_string()), None).await;

@@ -7,7 +7,8 @@
 use anyhow::{Context, Result};
 use std::path::Path;
 use troupe_actors::agents::git_checkout::{self, RemoteCheckout};
-use troupe_cluster::wire::{SpawnRequest, WorkspaceOutcome};
+use troupe_cluster::wire::{GitWorkspace, SpawnRequest, WorkspaceOutcome};
+use troupe_messages::agents::AgentMeta;
 
 /// A checked-out workspace and the message its work is committed with.
 pub(super) struct Delivery {
@@ -16,18 +17,48 @@ pub(super) struct Delivery {
 }
 
 /// Checks out the request's commit under `home` when it carries one.
-pub(super) async fn check_out(home: &Path, request: &SpawnRequest) -> Result<Option<Delivery>> {
+pub(super) async fn for_request(home: &Path, request: &SpawnRequest) -> Result<Option<Delivery>> {
     let Some(workspace) = request.workspace.clone() else {
         return Ok(None);
     };
-    // A sub-agent's branch is named after its task (`troupe/<task>-<id>`), as locally.
-    let label = request.agent.as_ref().map(|agent| {
-        let path = agent.meta.task_path.as_str();
+    let name = format!("remote thread of request {}", request.request_id);
+    check_out(
+        home,
+        workspace,
+        request.agent.as_ref().map(|a| &a.meta),
+        name,
+    )
+    .await
+    .map(Some)
+}
+
+/// Checks the base commit out again for a thread taken over from a lost worker: what
+/// that worker had not pushed is lost with it (as its unpublished output is).
+pub(super) async fn for_take_over(
+    home: &Path,
+    workspace: &GitWorkspace,
+    agent: Option<&AgentMeta>,
+    thread_id: &str,
+) -> Result<Delivery> {
+    let name = format!("thread {thread_id} (taken over)");
+    check_out(home, workspace.clone(), agent, name).await
+}
+
+/// A sub-agent's branch is named after its task (`troupe/<task>-<id>`), as locally; a
+/// whole thread's is `troupe/<id>`.
+async fn check_out(
+    home: &Path,
+    workspace: GitWorkspace,
+    agent: Option<&AgentMeta>,
+    name: String,
+) -> Result<Delivery> {
+    let label = agent.map(|meta| {
+        let path = meta.task_path.as_str();
         path.rsplit('/').next().unwrap_or(path).to_string()
     });
-    let message = match &request.agent {
-        Some(agent) => format!("troupe: {} (remote)", agent.meta.task_path),
-        None => format!("troupe: remote thread of request {}", request.request_id),
+    let message = match agent {
+        Some(meta) => format!("troupe: {} (remote)", meta.task_path),
+        None => format!("troupe: {name}"),
     };
     let home = home.to_path_buf();
     let checkout = tokio::task::spawn_blocking(move || {
@@ -36,7 +67,7 @@ pub(super) async fn check_out(home: &Path, request: &SpawnRequest) -> Result<Opt
     .await
     .context("the checkout task stopped")?
     .context("cannot check out the requester's commit")?;
-    Ok(Some(Delivery { checkout, message }))
+    Ok(Delivery { checkout, message })
 }
 
 /// Commits and pushes the work, then removes the worktree; what the end message says.
