@@ -5,7 +5,7 @@
 //! another machine is trusted.
 
 use crate::layout::lease_key;
-use crate::wire::LeaseRecord;
+use crate::wire::{GitWorkspace, LeaseRecord};
 use crate::ClusterError;
 use async_nats::jetstream::kv::{CreateErrorKind, Store, UpdateErrorKind};
 use std::collections::HashMap;
@@ -19,33 +19,37 @@ pub struct Lease {
     thread: String,
     worker: String,
     cwd: PathBuf,
+    workspace: Option<GitWorkspace>,
     revision: u64,
 }
 
 impl Lease {
-    /// Takes the lease of a new thread; fails when anyone holds it.
+    /// Takes the lease of a new thread working in `cwd` (checked out from `workspace`,
+    /// when it has a git workspace); fails when anyone holds it.
     pub async fn acquire(
         kv: &Store,
         thread: &str,
         worker: &str,
         cwd: &Path,
+        workspace: Option<&GitWorkspace>,
     ) -> Result<Self, ClusterError> {
         let key = lease_key(thread);
-        let revision =
-            kv.create(&key, record(worker, cwd)?)
-                .await
-                .map_err(|err| match err.kind() {
-                    CreateErrorKind::AlreadyExists => ClusterError::Fenced {
-                        thread: thread.to_string(),
-                    },
-                    _ => ClusterError::js(format!("lease {key}"), err),
-                })?;
+        let revision = kv
+            .create(&key, record(worker, cwd, workspace)?)
+            .await
+            .map_err(|err| match err.kind() {
+                CreateErrorKind::AlreadyExists => ClusterError::Fenced {
+                    thread: thread.to_string(),
+                },
+                _ => ClusterError::js(format!("lease {key}"), err),
+            })?;
         Ok(Self {
             kv: kv.clone(),
             key,
             thread: thread.to_string(),
             worker: worker.to_string(),
             cwd: cwd.to_path_buf(),
+            workspace: workspace.cloned(),
             revision,
         })
     }
@@ -65,6 +69,7 @@ impl Lease {
             thread: thread.to_string(),
             worker: worker.to_string(),
             cwd: seen.cwd.clone(),
+            workspace: seen.workspace.clone(),
             revision: seen_revision,
         };
         lease.renew().await?;
@@ -105,7 +110,11 @@ impl Lease {
     async fn update(&mut self) -> Result<(), ClusterError> {
         let revision = self
             .kv
-            .update(&self.key, record(&self.worker, &self.cwd)?, self.revision)
+            .update(
+                &self.key,
+                record(&self.worker, &self.cwd, self.workspace.as_ref())?,
+                self.revision,
+            )
             .await
             .map_err(|err| match err.kind() {
                 UpdateErrorKind::WrongLastRevision => ClusterError::Fenced {
@@ -125,6 +134,11 @@ impl Lease {
         &self.cwd
     }
 
+    /// The thread's git workspace, if it has one.
+    pub fn workspace(&self) -> Option<&GitWorkspace> {
+        self.workspace.as_ref()
+    }
+
     /// Gives the lease up (the thread is finished); only if still ours.
     pub async fn release(self) {
         if let Err(err) = self
@@ -137,11 +151,16 @@ impl Lease {
     }
 }
 
-fn record(worker: &str, cwd: &Path) -> Result<bytes::Bytes, ClusterError> {
+fn record(
+    worker: &str,
+    cwd: &Path,
+    workspace: Option<&GitWorkspace>,
+) -> Result<bytes::Bytes, ClusterError> {
     let record = LeaseRecord {
         worker: worker.to_string(),
         at_ms: crate::now_ms(),
         cwd: cwd.to_path_buf(),
+        workspace: workspace.cloned(),
     };
     serde_json::to_vec(&record)
         .map(bytes::Bytes::from)

@@ -52,7 +52,8 @@ impl Kind {
 pub struct SpawnRequest {
     /// Chosen by the requester; the answer is stored under `spawn.<request_id>`.
     pub request_id: String,
-    /// Where the thread works: a path the requester and the workers share.
+    /// Where the thread works: a path the requester and the workers share. With a git
+    /// [`workspace`](Self::workspace) only the requester's directory, for the record.
     pub cwd: PathBuf,
     /// The first turn's input.
     pub items: Vec<UserInput>,
@@ -63,6 +64,39 @@ pub struct SpawnRequest {
     /// depth counts towards the worker's own `[agents] max_depth`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<RemoteAgent>,
+    /// Set with `[cluster] workspace = "git"`: the worker checks this commit out in a
+    /// worktree of its own instead of working in `cwd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<GitWorkspace>,
+}
+
+/// A workspace carried as a git remote and commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitWorkspace {
+    /// The remote's URL (or path) as the requester resolved it; the worker fetches from it
+    /// and pushes its branch to it with its own git credentials.
+    pub remote: String,
+    /// The ref the requester pushed the commit under (`refs/troupe/base/<request>`), so the
+    /// worker can fetch it whatever the requester's branches are.
+    pub base_ref: String,
+    /// The commit to check out (full SHA).
+    pub commit: String,
+    /// The requester's directory relative to its repository's top (empty at the top).
+    pub relative: PathBuf,
+}
+
+/// What became of a git workspace's work, carried by [`End`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum WorkspaceOutcome {
+    /// Committed on `branch` and pushed to the remote (`refs/heads/<branch>`).
+    Pushed {
+        branch: String,
+        /// `git diff --stat` from the base commit ("no changes" when empty).
+        diffstat: String,
+    },
+    /// The work could not be committed or pushed; it stays on the worker.
+    Failed { error: String },
 }
 
 /// Where a remote sub-agent sits in its tree.
@@ -100,6 +134,10 @@ pub struct LeaseRecord {
     pub at_ms: i64,
     /// Where the thread works (a worker taking the thread over needs it).
     pub cwd: PathBuf,
+    /// A git workspace: a worker taking the thread over checks the base commit out again
+    /// (`cwd` is a worktree of the first holder's machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<GitWorkspace>,
 }
 
 /// The payload of [`Kind::End`].
@@ -107,6 +145,9 @@ pub struct LeaseRecord {
 pub struct End {
     /// Whether the turn completed.
     pub succeeded: bool,
+    /// For a git workspace: the branch the work was pushed to, or why it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<WorkspaceOutcome>,
 }
 
 /// A request to a thread's worker (`troupe.<pool>.thread.<id>.ops`).

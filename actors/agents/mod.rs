@@ -5,6 +5,8 @@
 //! ([`spawn`]), follows their events ([`watcher`]) and serves the tools ([`tools`]).
 
 pub mod child_settings;
+pub mod git_checkout;
+pub mod git_workspace;
 pub mod paths;
 pub mod reattach;
 pub mod remote;
@@ -42,6 +44,9 @@ pub fn register_tools(
 #[cfg(test)]
 #[path = "child_settings_tests.rs"]
 mod child_settings_tests;
+#[cfg(test)]
+#[path = "git_workspace_tests.rs"]
+mod git_workspace_tests;
 #[cfg(test)]
 #[path = "paths_tests.rs"]
 mod paths_tests;

@@ -9,6 +9,7 @@
 //! into this runtime's `TROUPE_HOME`, indexed when the thread ends there. Ops sent to the
 //! mailbox (the interrupt and close cascades) become requests on the thread's ops subject.
 
+use super::git_workspace::{bring_back, BasePushed};
 use crate::locking::lock;
 use crate::thread_store::ThreadStore;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
@@ -20,7 +21,7 @@ use tokio_util::task::AbortOnDropHandle;
 use troupe_cluster::follow::ThreadFollower;
 use troupe_cluster::mirror::RolloutMirror;
 use troupe_cluster::spawn::thread_request;
-use troupe_cluster::wire::{End, Kind, ThreadRequest};
+use troupe_cluster::wire::{End, Kind, ThreadRequest, WorkspaceOutcome};
 use troupe_cluster::{Cluster, ClusterError, ClusterOptions};
 use troupe_messages::cluster::ClusterConfig;
 use troupe_messages::errors::TurnError;
@@ -77,6 +78,9 @@ pub struct RemoteArgs {
     pub store: Option<Arc<ThreadStore>>,
     /// The first subscriber (the child's watcher), given before any event can arrive.
     pub watcher: mpsc::Sender<Event>,
+    /// With a git workspace: the base commit sent, so the branch the worker pushes back
+    /// is fetched before the child's answer reaches anyone.
+    pub git: Option<BasePushed>,
 }
 
 type Subscribers = Arc<Mutex<Vec<mpsc::Sender<Event>>>>;
@@ -112,6 +116,7 @@ impl Actor for RemoteSessionActor {
                 mirror: RolloutMirror::new(&args.home),
                 home: args.home,
                 store: args.store,
+                git: args.git,
             },
         ));
         Ok(RemoteState {
@@ -202,11 +207,15 @@ struct Followed {
     mirror: RolloutMirror,
     home: PathBuf,
     store: Option<Arc<ThreadStore>>,
+    git: Option<BasePushed>,
 }
 
 /// Reads the thread's subject until its end (or a failure that ends it), then stops the
-/// stand-in.
+/// stand-in. With a git workspace the child's `TurnComplete` waits for the end, which
+/// names the branch its work was pushed to: the branch is fetched here and named in the
+/// answer, so the parent can merge it as soon as it reads the answer.
 async fn follow(myself: ActorRef<SessionMsg>, mut follower: ThreadFollower, mut f: Followed) {
+    let mut held: Option<Event> = None;
     let ended = loop {
         let message = match follower.next().await {
             Ok(message) => message,
@@ -216,6 +225,7 @@ async fn follow(myself: ActorRef<SessionMsg>, mut follower: ThreadFollower, mut 
             Kind::Event => match serde_json::from_slice::<Event>(&message.payload) {
                 // Approval requests included: they reach the root's supervisor through the
                 // watcher, and its decision comes back as `Op::ExecApproval`.
+                Ok(event) if f.git.is_some() && is_turn_complete(&event) => held = Some(event),
                 Ok(event) => tell(&f.subscribers, event).await,
                 Err(err) => {
                     break Err(format!(
@@ -232,12 +242,22 @@ async fn follow(myself: ActorRef<SessionMsg>, mut follower: ThreadFollower, mut 
             }
             Kind::End => {
                 break match serde_json::from_slice::<End>(&message.payload) {
-                    Ok(_) => Ok(()),
+                    Ok(end) => {
+                        if let Some(pushed) = f.git.clone() {
+                            let text = bring_back_blocking(pushed, end.workspace).await;
+                            release(&f.subscribers, held.take(), &text).await;
+                        }
+                        Ok(())
+                    }
                     Err(err) => Err(format!("the remote thread's end is malformed: {err}")),
                 }
             }
         }
     };
+    if let Err(err) = &ended {
+        let text = format!("[worktree] the worker's branch was not brought back: {err}");
+        release(&f.subscribers, held.take(), &text).await;
+    }
     index(&f).await;
     match ended {
         // As a local session that shut down: the watcher closes the agent.
@@ -256,6 +276,39 @@ async fn follow(myself: ActorRef<SessionMsg>, mut follower: ThreadFollower, mut 
     }
     lock(&f.subscribers).clear();
     myself.stop(None);
+}
+
+fn is_turn_complete(event: &Event) -> bool {
+    matches!(event.msg, EventMsg::TurnComplete { .. })
+}
+
+/// Fetches the worker's branch into the requester's repository (git runs in a blocking
+/// task); the text for the child's answer either way.
+async fn bring_back_blocking(pushed: BasePushed, outcome: Option<WorkspaceOutcome>) -> String {
+    let done = tokio::task::spawn_blocking(move || bring_back(&pushed, outcome.as_ref())).await;
+    match done {
+        Ok(Ok(text)) | Ok(Err(text)) => text,
+        Err(err) => format!("[worktree] the worker's branch was not fetched: {err}"),
+    }
+}
+
+/// Hands on a held `TurnComplete` with `text` after the child's answer; without one (the
+/// turn did not complete) the text only goes to the log.
+async fn release(subscribers: &Subscribers, held: Option<Event>, text: &str) {
+    let Some(mut event) = held else {
+        tracing::info!("{text}");
+        return;
+    };
+    if let EventMsg::TurnComplete {
+        last_agent_message, ..
+    } = &mut event.msg
+    {
+        let answer = last_agent_message
+            .take()
+            .unwrap_or_else(|| "(the agent ended its turn without a message)".into());
+        *last_agent_message = Some(format!("{answer}\n\n{text}"));
+    }
+    tell(subscribers, event).await;
 }
 
 fn event(msg: EventMsg) -> Event {

@@ -5,6 +5,7 @@
 //! arguments that would shape its session here (a model, a role, a worktree, the caller's
 //! history) are refused rather than silently dropped.
 
+use super::git_workspace::{drop_base_ref, push_base, BasePushed};
 use super::remote::{RemoteArgs, RemoteSessionActor};
 use super::spawn::{task_text, SpawnArgs, SpawnContext, Spawned};
 use super::tree::{AgentNode, RemoteLink};
@@ -16,7 +17,7 @@ use tokio_util::task::AbortOnDropHandle;
 use troupe_cluster::spawn::request_spawn;
 use troupe_cluster::wire::{RemoteAgent, SpawnRequest};
 use troupe_messages::agents::{AgentMeta, AgentStatus};
-use troupe_messages::cluster::{ClusterConfig, Placement};
+use troupe_messages::cluster::{ClusterConfig, Placement, Workspace};
 use troupe_messages::ids::ThreadId;
 use troupe_messages::ops::UserInput;
 use troupe_messages::settings::SessionSettings;
@@ -98,8 +99,10 @@ pub async fn start_remote_child(
     let nickname = super::paths::nickname(ctx.tree.next_spawn_number());
     let depth = ctx.caller.depth + 1;
     let deadline = cluster.options.spawn_deadline;
+    let request_id = uuid::Uuid::now_v7().simple().to_string();
+    let git = git_base(settings, task_path, &request_id).await?;
     let request = SpawnRequest {
-        request_id: uuid::Uuid::now_v7().simple().to_string(),
+        request_id,
         cwd: settings.cwd.clone(),
         items: vec![UserInput::Text {
             text: task_text(task_path, &ctx.caller.task_path, message),
@@ -114,10 +117,18 @@ pub async fn start_remote_child(
                 nickname: nickname.clone(),
             },
         }),
+        workspace: git.as_ref().map(|pushed| pushed.workspace.clone()),
     };
-    let answer = request_spawn(&cluster, &request)
-        .await
-        .map_err(|err| format!("`{task_path}` was not started on the pool: {err}"))?;
+    let answer = match request_spawn(&cluster, &request).await {
+        Ok(answer) => answer,
+        Err(err) => {
+            if let Some(pushed) = git {
+                // Nobody will fetch the base commit: its ref goes.
+                let _ = tokio::task::spawn_blocking(move || drop_base_ref(&pushed)).await;
+            }
+            return Err(format!("`{task_path}` was not started on the pool: {err}"));
+        }
+    };
     let thread_id: ThreadId = answer
         .thread_id
         .as_deref()
@@ -135,6 +146,7 @@ pub async fn start_remote_child(
             home: settings.troupe_home.clone(),
             store: ctx.tree.remote.store(),
             watcher: events,
+            git: git.clone(),
         },
     )
     .await
@@ -171,7 +183,32 @@ pub async fn start_remote_child(
         task_path: task_path.to_string(),
         thread_id,
         nickname,
+        warning: git.and_then(|pushed| pushed.uncommitted_note()),
     })
+}
+
+/// With `[cluster] workspace = "git"`: the caller's HEAD commit pushed to `git_remote` for
+/// the worker (git runs in a blocking task); none with a shared workspace.
+async fn git_base(
+    settings: &SessionSettings,
+    task_path: &str,
+    request_id: &str,
+) -> Result<Option<BasePushed>, String> {
+    match settings.cluster.workspace.unwrap_or_default() {
+        Workspace::Shared => Ok(None),
+        Workspace::Git => {
+            let remote = settings.cluster.git_remote.clone().unwrap_or_default();
+            let (cwd, id) = (settings.cwd.clone(), request_id.to_string());
+            let pushed = tokio::task::spawn_blocking(move || push_base(&cwd, remote.as_str(), &id))
+                .await
+                .map_err(|err| format!("cannot send `{task_path}` its workspace: {err}"))?;
+            pushed.map(Some).map_err(|err| {
+                format!(
+                    "cannot send `{task_path}` its workspace: {err}; or spawn it with                      `placement: \"local\"`"
+                )
+            })
+        }
+    }
 }
 
 fn millis(duration: Duration) -> i64 {

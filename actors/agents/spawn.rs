@@ -75,6 +75,9 @@ pub struct Spawned {
     pub task_path: String,
     pub thread_id: troupe_messages::ids::ThreadId,
     pub nickname: String,
+    /// Something the model should know about how the child was started (uncommitted
+    /// changes a remote child's git workspace does not carry).
+    pub warning: Option<String>,
 }
 
 /// Everything a spawn needs from its caller.
@@ -307,6 +310,7 @@ async fn start_child(
         task_path: task_path.to_string(),
         thread_id: handle.thread_id,
         nickname,
+        warning: None,
     })
 }
 

@@ -227,12 +227,15 @@ async fn run(
             )
             .await?;
             report.saw(spawned.thread_id, AgentStatus::Running, None);
-            Ok(serde_json::json!({
+            let mut output = serde_json::json!({
                 "task_name": spawned.task_path,
                 "agent_id": spawned.thread_id.to_string(),
                 "nickname": spawned.nickname,
-            })
-            .to_string())
+            });
+            if let Some(warning) = spawned.warning {
+                output["warning"] = warning.into();
+            }
+            Ok(output.to_string())
         }
         CollabTool::SendMessage => {
             let a: TargetMessage = args(ctx)?;

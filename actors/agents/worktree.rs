@@ -191,7 +191,7 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
 }
 
 /// 8 hex digits, different on every call (time, pid and a counter).
-fn short_id() -> String {
+pub(crate) fn short_id() -> String {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

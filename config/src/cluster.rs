@@ -3,4 +3,4 @@
 //! `troupe-messages` (a thread's settings carry it to `spawn_agent`); checked and used by
 //! `troupe-cluster`.
 
-pub use troupe_messages::cluster::{ClusterConfig as ClusterToml, Placement};
+pub use troupe_messages::cluster::{ClusterConfig as ClusterToml, GitRemote, Placement, Workspace};

@@ -334,3 +334,45 @@ fn cluster_keys_load_and_a_misspelt_one_is_an_error() {
         .to_string();
     assert!(err.contains("nats_ulr"), "{err}");
 }
+
+#[test]
+fn cluster_workspace_defaults_to_shared_and_git_takes_a_remote() {
+    use crate::cluster::{GitRemote, Workspace};
+    let home = home_with("[cluster]\nnats_url = \"nats://h:1\"\n");
+    let loaded = crate::resolve::load_config(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(loaded.cluster.workspace, None);
+    assert_eq!(
+        loaded.cluster.workspace.unwrap_or_default(),
+        Workspace::Shared
+    );
+    assert_eq!(
+        loaded.cluster.git_remote.unwrap_or_default().as_str(),
+        "origin"
+    );
+    let home = home_with(
+        "[cluster]\nnats_url = \"nats://h:1\"\nworkspace = \"git\"\ngit_remote = \"file:///srv/repo.git\"\n",
+    );
+    let loaded = crate::resolve::load_config(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(loaded.cluster.workspace, Some(Workspace::Git));
+    assert_eq!(
+        loaded.cluster.git_remote.as_ref().map(GitRemote::as_str),
+        Some("file:///srv/repo.git")
+    );
+}
+
+#[test]
+fn cluster_workspace_and_git_remote_refuse_bad_values() {
+    for (line, key) in [
+        ("workspace = \"nfs\"", "workspace"),
+        ("workspace = \"\"", "workspace"),
+        ("git_remote = \"\"", "git_remote"),
+        ("git_remote = \"  \"", "git_remote"),
+        ("git_remote = \"--upload-pack=touch x\"", "git_remote"),
+    ] {
+        let home = home_with(&format!("[cluster]\n{line}\n"));
+        let err = load_settings(home.path(), &CliOverrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(key), "{line}: {err}");
+    }
+}

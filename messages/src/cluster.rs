@@ -27,6 +27,12 @@ pub struct ClusterConfig {
     pub spawn_deadline_ms: Option<u64>,
     /// Where `spawn_agent` places a sub-agent when the call does not say (default `local`).
     pub placement: Option<Placement>,
+    /// How a remote thread gets its working directory (default `shared`).
+    pub workspace: Option<Workspace>,
+    /// With `workspace = "git"`: the remote (a remote name of the requester's repository,
+    /// or a URL or path) the base commit is pushed to and the result fetched from (default
+    /// `origin`).
+    pub git_remote: Option<GitRemote>,
 }
 
 impl ClusterConfig {
@@ -49,6 +55,8 @@ impl std::fmt::Debug for ClusterConfig {
             .field("lease_timeout_ms", &self.lease_timeout_ms)
             .field("spawn_deadline_ms", &self.spawn_deadline_ms)
             .field("placement", &self.placement)
+            .field("workspace", &self.workspace)
+            .field("git_remote", &self.git_remote)
             .finish()
     }
 }
@@ -83,5 +91,73 @@ impl Placement {
             "auto" => Some(Placement::Auto),
             _ => None,
         }
+    }
+}
+
+/// How a remote thread (`exec --remote`, a remote `spawn_agent`) gets its workspace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Workspace {
+    /// The requester's directory, as a path the workers share (same machine or a shared
+    /// file system).
+    #[default]
+    Shared,
+    /// The requester's HEAD commit, pushed to `git_remote`; the worker checks it out in a
+    /// worktree of its own and pushes its work back as a branch.
+    Git,
+}
+
+impl Workspace {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Workspace::Shared => "shared",
+            Workspace::Git => "git",
+        }
+    }
+}
+
+/// `[cluster] git_remote`: a remote name or a URL/path; never empty, never starting with
+/// `-` (it is handed to `git`, which would read it as an option).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct GitRemote(String);
+
+impl GitRemote {
+    /// The remote every repository has after `git clone`.
+    pub const DEFAULT: &'static str = "origin";
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for GitRemote {
+    fn default() -> Self {
+        Self(Self::DEFAULT.to_string())
+    }
+}
+
+impl TryFrom<String> for GitRemote {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return Err(
+                "`git_remote` is empty: give a remote name (e.g. `origin`) or a URL".into(),
+            );
+        }
+        if trimmed.starts_with('-') {
+            return Err(format!(
+                "`git_remote` `{trimmed}` starts with `-`: give a remote name or a URL"
+            ));
+        }
+        Ok(Self(trimmed.to_string()))
+    }
+}
+
+impl From<GitRemote> for String {
+    fn from(remote: GitRemote) -> String {
+        remote.0
     }
 }

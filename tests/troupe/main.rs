@@ -23,6 +23,7 @@ mod cli_stdout;
 mod cluster_agents;
 mod cluster_exec;
 mod cluster_failover;
+mod cluster_git;
 mod context_flow;
 mod exec_bad_input;
 mod exec_disk_full;

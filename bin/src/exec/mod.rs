@@ -563,7 +563,7 @@ fn apply_run_options(
 }
 
 /// A note on stderr without the `warning:` prefix.
-fn warn_plain(text: String) {
+pub(super) fn warn_plain(text: String) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }

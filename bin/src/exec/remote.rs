@@ -8,16 +8,19 @@ use super::human::HumanOutput;
 use super::json_events::JsonOutput;
 use super::render::EventRenderer;
 use super::signals::{self, StopSignal, StopSignals};
+use super::warn_plain;
 use super::ExecArgs;
 use crate::output::warn;
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::process::ExitCode;
+use troupe_actors::agents::git_workspace::{bring_back, drop_base_ref, push_base, BasePushed};
 use troupe_cluster::follow::ThreadFollower;
 use troupe_cluster::mirror::RolloutMirror;
 use troupe_cluster::spawn::{request_spawn, thread_request};
 use troupe_cluster::wire::{End, Kind, SpawnRequest, ThreadRequest};
 use troupe_cluster::{Cluster, ClusterOptions};
+use troupe_messages::cluster::{ClusterConfig, Workspace};
 use troupe_messages::events::{Event, EventMsg};
 use troupe_messages::ops::UserInput;
 
@@ -36,8 +39,10 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     let deadline = options.spawn_deadline;
     let cluster = Cluster::connect(options, "troupe-exec").await?;
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
+    let request_id = uuid::Uuid::now_v7().simple().to_string();
+    let git = git_base(&config, &cwd, &request_id).await?;
     let request = SpawnRequest {
-        request_id: uuid::Uuid::now_v7().simple().to_string(),
+        request_id,
         cwd,
         items: vec![UserInput::Text {
             text: prompt.clone(),
@@ -45,10 +50,21 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
         deadline_ms: troupe_cluster::now_ms()
             + i64::try_from(deadline.as_millis()).unwrap_or(i64::MAX / 2),
         agent: None,
+        workspace: git.as_ref().map(|pushed| pushed.workspace.clone()),
     };
     let answer = tokio::select! {
-        answer = request_spawn(&cluster, &request) => answer?,
-        signal = signals.next() => return Ok(signal.exit_code()),
+        answer = request_spawn(&cluster, &request) => answer,
+        signal = signals.next() => {
+            forget_base(git.as_ref());
+            return Ok(signal.exit_code());
+        }
+    };
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(err) => {
+            forget_base(git.as_ref());
+            return Err(err.into());
+        }
     };
     let thread_id = answer.thread_id.unwrap_or_default();
     let mut follower = ThreadFollower::new(&cluster, &thread_id)?;
@@ -62,7 +78,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     let mut succeeded = false;
     let mut turn_over = false;
     let mut stopped: Option<StopSignal> = None;
-    loop {
+    let outcome = loop {
         let message = tokio::select! {
             message = follower.next() => message?,
             signal = signals.next() => {
@@ -125,11 +141,26 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
                 let end: End = serde_json::from_slice(&message.payload)
                     .context("the thread's end message is malformed")?;
                 succeeded = succeeded && end.succeeded;
-                break;
+                break end.workspace;
+            }
+        }
+    };
+    index_mirror(&mirror, &home);
+    if let Some(pushed) = &git {
+        // As `exec --worktree`: where the work is, on stderr; a branch that did not come
+        // back fails the run.
+        let (pushed, outcome) = (pushed.clone(), outcome.clone());
+        let brought = tokio::task::spawn_blocking(move || bring_back(&pushed, outcome.as_ref()))
+            .await
+            .unwrap_or_else(|err| Err(format!("the branch was not fetched: {err}")));
+        match brought {
+            Ok(text) => warn_plain(text),
+            Err(text) => {
+                warn(text);
+                succeeded = false;
             }
         }
     }
-    index_mirror(&mirror, &home);
     if let Some(path) = &args.output_last_message {
         std::fs::write(path, last_message.as_deref().unwrap_or(""))
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -147,6 +178,40 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// With `[cluster] workspace = "git"`: HEAD pushed to `git_remote` for the worker, and a
+/// warning for the changes it does not carry. The directory must be in a Git repository
+/// whatever `--skip-git-repo-check` says: the commit is the workspace.
+async fn git_base(
+    config: &ClusterConfig,
+    cwd: &Path,
+    request_id: &str,
+) -> Result<Option<BasePushed>> {
+    match config.workspace.unwrap_or_default() {
+        Workspace::Shared => Ok(None),
+        Workspace::Git => {
+            let remote = config.git_remote.clone().unwrap_or_default();
+            let (cwd, id) = (cwd.to_path_buf(), request_id.to_string());
+            let pushed = tokio::task::spawn_blocking(move || push_base(&cwd, remote.as_str(), &id))
+                .await
+                .context("the push task stopped")?
+                .map_err(|err| anyhow::anyhow!("--remote: {err}"))?;
+            if let Some(note) = pushed.uncommitted_note() {
+                warn(note);
+            }
+            Ok(Some(pushed))
+        }
+    }
+}
+
+/// The base ref of a request that never ran, deleted from the remote.
+fn forget_base(git: Option<&BasePushed>) {
+    if let Some(pushed) = git {
+        if let Err(err) = drop_base_ref(pushed) {
+            warn(format!("the base commit's ref stays on the remote: {err}"));
+        }
+    }
 }
 
 /// What an approval request asks for, as the local `exec` names it.

@@ -7,6 +7,7 @@
 
 use super::rollout_tail::RolloutTail;
 use super::thread::{self, Pumped, WorkerContext, APPEND_PATIENCE};
+use super::workspace;
 use anyhow::{bail, Context, Result};
 use futures::StreamExt;
 use std::collections::HashSet;
@@ -143,7 +144,8 @@ async fn read_committed(ctx: &WorkerContext, thread_id: &str) -> Result<Committe
 
 async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePermit) -> Result<()> {
     let thread_id = lease.thread().to_string();
-    let cwd = lease.cwd().to_path_buf();
+    let mut cwd = lease.cwd().to_path_buf();
+    let git = lease.workspace().cloned();
     let committed = read_committed(&ctx, &thread_id).await?;
     let mut publisher =
         ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, committed.last_seq)?;
@@ -153,7 +155,10 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
     }
     let Some(relative) = committed.relative.clone() else {
         // Nothing of the thread was committed: there is nothing to resume.
-        let end = serde_json::to_vec(&End { succeeded: false })?;
+        let end = serde_json::to_vec(&End {
+            succeeded: false,
+            workspace: None,
+        })?;
         publisher
             .append_retrying(Kind::End, end, None, APPEND_PATIENCE)
             .await?;
@@ -195,7 +200,25 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
     .await
     .context("the rollout writer stopped")?
     .with_context(|| format!("cannot write {}", rollout_path.display()))?;
-    let mut settings = ctx.flags.load(&ctx.home, cwd, ctx.approval).await?.settings;
+    let delivery = match &git {
+        Some(workspace) => {
+            let meta = agent_meta(&lines);
+            let delivery =
+                workspace::for_take_over(&ctx.home, workspace, meta.as_ref(), &thread_id).await?;
+            cwd = delivery.checkout.worktree.cwd.clone();
+            Some(delivery)
+        }
+        None => None,
+    };
+    let mut settings = match ctx.flags.load(&ctx.home, cwd, ctx.approval).await {
+        Ok(loaded) => loaded.settings,
+        Err(err) => {
+            if let Some(delivery) = delivery {
+                workspace::discard(delivery).await;
+            }
+            return Err(err);
+        }
+    };
     settings.rollout_dir = Some(rollout_dir);
     // A remote sub-agent keeps its place in its tree (its depth still counts).
     let approvals = super::answers::Approvals::of(agent_meta(&lines).as_ref());
@@ -222,6 +245,7 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
             ops,
             skip_session_configured: true,
             approvals,
+            delivery,
         };
         thread::pump(&ctx, pumped).await
     }

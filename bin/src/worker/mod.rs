@@ -8,6 +8,7 @@ mod answers;
 mod failover;
 mod rollout_tail;
 mod thread;
+mod workspace;
 
 use crate::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};

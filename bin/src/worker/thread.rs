@@ -7,6 +7,7 @@ use super::answers::{
     answer_event, forwarded_request, handle_op, Approvals, Turn, APPROVAL_PATIENCE,
 };
 use super::rollout_tail::RolloutTail;
+use super::workspace::{self, Delivery};
 use crate::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use futures::StreamExt;
@@ -18,7 +19,7 @@ use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_cluster::layout::spawn_key;
 use troupe_cluster::lease::Lease;
 use troupe_cluster::publish::ThreadPublisher;
-use troupe_cluster::wire::{End, Kind, SpawnAnswer, SpawnRequest};
+use troupe_cluster::wire::{End, Kind, SpawnAnswer, SpawnRequest, WorkspaceOutcome};
 use troupe_cluster::{Cluster, ClusterError};
 use troupe_messages::events::{Event, EventMsg};
 use troupe_messages::mailboxes::AgentStart;
@@ -42,16 +43,36 @@ const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
 /// Runs the thread `request` asks for, answering the request first.
 pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
     let answer_key = spawn_key(&request.request_id);
-    let started = start(&ctx, &request).await;
-    let (runtime, thread, rollout_dir) = match started {
-        Ok(started) => started,
+    let delivery = match workspace::for_request(&ctx.home, &request).await {
+        Ok(delivery) => delivery,
         Err(err) => {
             answer(&ctx, &answer_key, None, Some(format!("{err:#}"))).await;
             return Err(err);
         }
     };
+    let cwd = match &delivery {
+        Some(delivery) => delivery.checkout.worktree.cwd.clone(),
+        None => request.cwd.clone(),
+    };
+    let started = start(&ctx, &request, cwd.clone()).await;
+    let (runtime, thread, rollout_dir) = match started {
+        Ok(started) => started,
+        Err(err) => {
+            if let Some(delivery) = delivery {
+                workspace::discard(delivery).await;
+            }
+            answer(&ctx, &answer_key, None, Some(format!("{err:#}"))).await;
+            return Err(err);
+        }
+    };
     let thread_id = thread.handle.thread_id.to_string();
-    let result = follow(&ctx, &request, thread, rollout_dir, &answer_key, &thread_id).await;
+    let started = Started {
+        thread,
+        rollout_dir,
+        cwd,
+        delivery,
+    };
+    let result = follow(&ctx, &request, started, &answer_key, &thread_id).await;
     runtime.stop();
     match result {
         Err(err) if matches!(err.downcast_ref(), Some(ClusterError::Fenced { .. })) => {
@@ -65,14 +86,20 @@ pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
     }
 }
 
+/// A thread started here, and where it works.
+struct Started {
+    thread: ThreadClient,
+    rollout_dir: PathBuf,
+    cwd: PathBuf,
+    delivery: Option<Delivery>,
+}
+
 async fn start(
     ctx: &WorkerContext,
     request: &SpawnRequest,
+    cwd: PathBuf,
 ) -> Result<(Runtime, ThreadClient, PathBuf)> {
-    let loaded = ctx
-        .flags
-        .load(&ctx.home, request.cwd.clone(), ctx.approval)
-        .await?;
+    let loaded = ctx.flags.load(&ctx.home, cwd, ctx.approval).await?;
     let mut settings = loaded.settings;
     // Each thread's rollouts in a directory of its own under the worker's home.
     let rollout_dir = ctx
@@ -128,12 +155,24 @@ async fn answer(ctx: &WorkerContext, key: &str, thread_id: Option<String>, error
 async fn follow(
     ctx: &WorkerContext,
     request: &SpawnRequest,
-    mut thread: ThreadClient,
-    rollout_dir: PathBuf,
+    started: Started,
     answer_key: &str,
     thread_id: &str,
 ) -> Result<()> {
-    let lease = Lease::acquire(&ctx.cluster.kv, thread_id, &ctx.worker_id, &request.cwd).await?;
+    let Started {
+        mut thread,
+        rollout_dir,
+        cwd,
+        delivery,
+    } = started;
+    let lease = Lease::acquire(
+        &ctx.cluster.kv,
+        thread_id,
+        &ctx.worker_id,
+        &cwd,
+        request.workspace.as_ref(),
+    )
+    .await?;
     let publisher = ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, 0)?;
     let ops = subscribe_ops(ctx, thread_id).await?;
     answer(ctx, answer_key, Some(thread_id.to_string()), None).await;
@@ -151,6 +190,7 @@ async fn follow(
         // A new thread's start is news to its follower.
         skip_session_configured: false,
         approvals: Approvals::of(request.agent.as_ref().map(|a| &a.meta)),
+        delivery,
     };
     pump(ctx, pumped).await
 }
@@ -190,6 +230,8 @@ pub(super) struct Pumped {
     /// A thread taken over: its follower saw its start from the first worker.
     pub skip_session_configured: bool,
     pub approvals: Approvals,
+    /// A git workspace, delivered (committed, pushed, removed) once the turn is over.
+    pub delivery: Option<Delivery>,
 }
 
 /// Publishes the thread's events and rollout lines until its turn ends, then shuts it down,
@@ -203,6 +245,7 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         mut ops,
         skip_session_configured,
         approvals,
+        delivery,
     } = pumped;
     let ran = run_turn(
         ctx,
@@ -221,7 +264,14 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         Ok(succeeded) => succeeded,
         // Another worker owns the thread: not one more message.
         Err(err) if matches!(err.downcast_ref(), Some(ClusterError::Fenced { .. })) => {
-            return Err(err)
+            if let Some(delivery) = &delivery {
+                eprintln!(
+                    "worker {}: the thread's worktree stays at {} (another worker holds it)",
+                    ctx.worker_id,
+                    delivery.checkout.worktree.root.display()
+                );
+            }
+            return Err(err);
         }
         Err(err) => {
             // The follower learns that the thread failed here rather than waiting on it.
@@ -235,7 +285,11 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
             if let Ok(payload) = serde_json::to_vec(&warning) {
                 let _ = publisher.append(Kind::Event, payload, None).await;
             }
-            if let Ok(end) = serde_json::to_vec(&End { succeeded: false }) {
+            let end = End {
+                succeeded: false,
+                workspace: delivered(ctx, delivery).await,
+            };
+            if let Ok(end) = serde_json::to_vec(&end) {
                 let _ = publisher.append(Kind::End, end, None).await;
             }
             publisher.finish().await;
@@ -248,12 +302,25 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         let _ = tokio::time::timeout(SHUTDOWN_PATIENCE, drained).await;
     }
     publish_rollout(&mut publisher, &mut tail, &relative).await?;
-    let end = serde_json::to_vec(&End { succeeded }).context("cannot serialize the end")?;
+    // The session is shut down: nothing writes in the worktree any more.
+    let end = End {
+        succeeded,
+        workspace: delivered(ctx, delivery).await,
+    };
+    let end = serde_json::to_vec(&end).context("cannot serialize the end")?;
     publisher
         .append_retrying(Kind::End, end, None, APPEND_PATIENCE)
         .await?;
     publisher.finish().await;
     Ok(())
+}
+
+/// The git workspace's work pushed back, for the end message (none without one).
+async fn delivered(ctx: &WorkerContext, delivery: Option<Delivery>) -> Option<WorkspaceOutcome> {
+    match delivery {
+        Some(delivery) => Some(workspace::deliver(delivery, &ctx.worker_id).await),
+        None => None,
+    }
 }
 
 /// A running thread's parts the turn loop uses.
