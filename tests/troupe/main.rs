@@ -21,6 +21,7 @@ mod approval_tools;
 mod cli_bad_input;
 mod cli_stdout;
 mod cluster_agents;
+mod cluster_agents_restart;
 mod cluster_exec;
 mod cluster_failover;
 mod context_flow;
