@@ -24,6 +24,7 @@ mod cluster_agents;
 mod cluster_agents_restart;
 mod cluster_exec;
 mod cluster_failover;
+mod cluster_tls;
 mod context_flow;
 mod exec_bad_input;
 mod exec_disk_full;
