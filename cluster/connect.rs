@@ -158,26 +158,7 @@ impl Cluster {
             .max_reconnects(None)
             .connect(options.url.as_str())
             .await
-            .map_err(|err| match err.kind() {
-                ConnectErrorKind::Authentication | ConnectErrorKind::AuthorizationViolation => {
-                    ClusterError::CredentialsRefused {
-                        url: url.clone(),
-                        reason: err.kind().to_string(),
-                    }
-                }
-                ConnectErrorKind::Tls => ClusterError::Tls {
-                    url: url.clone(),
-                    reason: err.to_string(),
-                },
-                ConnectErrorKind::ServerParse
-                | ConnectErrorKind::Dns
-                | ConnectErrorKind::TimedOut
-                | ConnectErrorKind::Io
-                | ConnectErrorKind::MaxReconnects => ClusterError::Unreachable {
-                    url: url.clone(),
-                    reason: err.to_string(),
-                },
-            })?;
+            .map_err(|err| connect_error(url, &err))?;
         let js = jetstream::new(client.clone());
         let kv = ensure_layout(&js, &options.layout).await?;
         Ok(Self {
@@ -190,6 +171,34 @@ impl Cluster {
 
     pub fn layout(&self) -> &Layout {
         &self.options.layout
+    }
+}
+
+/// Why the first connection to `url` (redacted) failed.
+fn connect_error(url: String, err: &async_nats::ConnectError) -> ClusterError {
+    // A failed handshake comes as an I/O error: told apart by the rustls error under it.
+    if let Some(reason) = crate::tls::handshake_failure(err) {
+        return ClusterError::Tls { url, reason };
+    }
+    match err.kind() {
+        ConnectErrorKind::Authentication | ConnectErrorKind::AuthorizationViolation => {
+            ClusterError::CredentialsRefused {
+                url,
+                reason: err.kind().to_string(),
+            }
+        }
+        ConnectErrorKind::Tls => ClusterError::Tls {
+            url,
+            reason: err.to_string(),
+        },
+        ConnectErrorKind::ServerParse
+        | ConnectErrorKind::Dns
+        | ConnectErrorKind::TimedOut
+        | ConnectErrorKind::Io
+        | ConnectErrorKind::MaxReconnects => ClusterError::Unreachable {
+            url,
+            reason: err.to_string(),
+        },
     }
 }
 

@@ -10,7 +10,7 @@ pub enum ClusterError {
     Unreachable { url: String, reason: String },
     /// No TLS session with the server: its certificate is not trusted (a private CA not in
     /// `tls_ca_file`), it asked for a client certificate, or it speaks no TLS.
-    #[error("TLS with the NATS server at {url} failed: {reason} (a server certificate from a private CA needs that CA in [cluster] tls_ca_file)")]
+    #[error("TLS with the NATS server at {url} failed: {reason}")]
     Tls { url: String, reason: String },
     #[error("the NATS server at {url} refused the credentials ({reason})")]
     CredentialsRefused { url: String, reason: String },

@@ -94,6 +94,46 @@ fn check_private_key(path: &Path) -> Result<(), ClusterError> {
         .map_err(|err| unusable(key, path, format!("it holds no PEM private key ({err})")))
 }
 
+/// What went wrong when `err` is a failed TLS handshake (with what to set in `[cluster]`
+/// when that is the likely fix); `None` for any other failure.
+pub fn handshake_failure(err: &async_nats::ConnectError) -> Option<String> {
+    let rustls_error = rustls_error_under(err)?;
+    let hint = match rustls_error {
+        async_nats::rustls::Error::InvalidCertificate(_) => {
+            " (the server's certificate is not trusted: a certificate from a private CA \
+             needs that CA in [cluster] tls_ca_file)"
+        }
+        async_nats::rustls::Error::AlertReceived(_) => {
+            " (the server refused this client: a server that verifies clients needs \
+             [cluster] tls_cert_file and tls_key_file, signed by a CA it trusts)"
+        }
+        _ => "",
+    };
+    Some(format!("{rustls_error}{hint}"))
+}
+
+/// The rustls error in `err`'s chain of sources, also inside an I/O error (how
+/// tokio-rustls reports a failed handshake).
+fn rustls_error_under<'a>(
+    err: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a async_nats::rustls::Error> {
+    let mut current = Some(err);
+    while let Some(err) = current {
+        if let Some(found) = err.downcast_ref::<async_nats::rustls::Error>() {
+            return Some(found);
+        }
+        let inner = err
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            .and_then(|inner| inner.downcast_ref::<async_nats::rustls::Error>());
+        if inner.is_some() {
+            return inner;
+        }
+        current = err.source();
+    }
+    None
+}
+
 fn read(key: &'static str, path: &Path) -> Result<Vec<u8>, ClusterError> {
     std::fs::read(path).map_err(|err| unusable(key, path, err.to_string()))
 }

@@ -89,3 +89,35 @@ fn a_key_file_without_a_private_key_is_an_error_naming_it() {
         "{err}"
     );
 }
+
+#[test]
+fn a_handshake_failure_under_an_io_error_is_told_apart_with_what_to_set() {
+    use async_nats::rustls::{CertificateError, Error as RustlsError};
+    use async_nats::{ConnectError, ConnectErrorKind};
+    let untrusted = ConnectError::with_source(
+        ConnectErrorKind::Io,
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            RustlsError::InvalidCertificate(CertificateError::UnknownIssuer),
+        ),
+    );
+    let reason = handshake_failure(&untrusted).unwrap();
+    assert!(
+        reason.contains("UnknownIssuer") && reason.contains("tls_ca_file"),
+        "{reason}"
+    );
+    let refused = ConnectError::with_source(
+        ConnectErrorKind::Io,
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            RustlsError::AlertReceived(async_nats::rustls::AlertDescription::CertificateRequired),
+        ),
+    );
+    let reason = handshake_failure(&refused).unwrap();
+    assert!(reason.contains("tls_cert_file"), "{reason}");
+    let closed = ConnectError::with_source(
+        ConnectErrorKind::Io,
+        std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+    );
+    assert_eq!(handshake_failure(&closed), None);
+}

@@ -113,7 +113,9 @@ fn remote_sub_agents_survive_a_nats_server_restart_mid_run_and_are_mirrored_once
         assert_eq!(with("\"type\":\"function_call_output\""), 1, "{items:#?}");
         let ran = items
             .iter()
-            .filter(|i| i.contains("\"type\":\"function_call_output\"") && i.contains("child-ran-here"))
+            .filter(|i| {
+                i.contains("\"type\":\"function_call_output\"") && i.contains("child-ran-here")
+            })
             .count();
         assert_eq!(ran, 1, "{items:#?}");
         assert_eq!(with("aborted: worker lost"), 0, "{items:#?}");

@@ -37,11 +37,7 @@ impl TestPki {
             params.extended_key_usages = vec![usage];
             let cert = params.signed_by(&key, &ca).expect("signed leaf");
             write(dir.path(), &format!("{name}.pem"), &cert.pem());
-            write(
-                dir.path(),
-                &format!("{name}-key.pem"),
-                &key.serialize_pem(),
-            );
+            write(dir.path(), &format!("{name}-key.pem"), &key.serialize_pem());
         };
         leaf(
             "server",
