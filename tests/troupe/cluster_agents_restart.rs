@@ -77,8 +77,7 @@ fn remote_sub_agents_survive_a_nats_server_restart_mid_run_and_are_mirrored_once
     let last_root = requests
         .iter()
         .map(|r| &r.body)
-        .filter(|b| troupe_mock_model::multi_agent::child_task_path(b).is_none())
-        .last()
+        .rfind(|b| troupe_mock_model::multi_agent::child_task_path(b).is_none())
         .unwrap();
     assert_eq!(answers_seen(last_root, AGENTS), AGENTS);
 
