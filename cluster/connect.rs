@@ -2,6 +2,7 @@
 //! of the pool (created when missing).
 
 use crate::layout::Layout;
+use crate::tls::TlsOptions;
 use crate::ClusterError;
 use async_nats::jetstream;
 use async_nats::ConnectErrorKind;
@@ -30,6 +31,7 @@ enum Auth {
 pub struct ClusterOptions {
     pub url: String,
     auth: Auth,
+    tls: TlsOptions,
     pub layout: Layout,
     pub lease_timeout: Duration,
     pub spawn_deadline: Duration,
@@ -39,6 +41,7 @@ impl std::fmt::Debug for ClusterOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClusterOptions")
             .field("url", &redact_url(&self.url))
+            .field("tls", &self.tls)
             .field("layout", &self.layout)
             .field("lease_timeout", &self.lease_timeout)
             .field("spawn_deadline", &self.spawn_deadline)
@@ -93,6 +96,7 @@ impl ClusterOptions {
         Ok(Self {
             url,
             auth,
+            tls: TlsOptions::from_config(config)?,
             layout: Layout::new(config.pool.as_deref().unwrap_or("default"))?,
             lease_timeout: positive(
                 "lease_timeout_ms",
@@ -144,7 +148,9 @@ impl Cluster {
                     reason: err.to_string(),
                 })?,
         };
-        let client = connect
+        let client = options
+            .tls
+            .apply(connect)?
             .name(name)
             .connection_timeout(CONNECT_TIMEOUT)
             // Reconnects go on for as long as the process runs (a server restart is
@@ -152,23 +158,7 @@ impl Cluster {
             .max_reconnects(None)
             .connect(options.url.as_str())
             .await
-            .map_err(|err| match err.kind() {
-                ConnectErrorKind::Authentication | ConnectErrorKind::AuthorizationViolation => {
-                    ClusterError::CredentialsRefused {
-                        url: url.clone(),
-                        reason: err.kind().to_string(),
-                    }
-                }
-                ConnectErrorKind::ServerParse
-                | ConnectErrorKind::Dns
-                | ConnectErrorKind::TimedOut
-                | ConnectErrorKind::Tls
-                | ConnectErrorKind::Io
-                | ConnectErrorKind::MaxReconnects => ClusterError::Unreachable {
-                    url: url.clone(),
-                    reason: err.to_string(),
-                },
-            })?;
+            .map_err(|err| connect_error(url, &err))?;
         let js = jetstream::new(client.clone());
         let kv = ensure_layout(&js, &options.layout).await?;
         Ok(Self {
@@ -181,6 +171,34 @@ impl Cluster {
 
     pub fn layout(&self) -> &Layout {
         &self.options.layout
+    }
+}
+
+/// Why the first connection to `url` (redacted) failed.
+fn connect_error(url: String, err: &async_nats::ConnectError) -> ClusterError {
+    // A failed handshake comes as an I/O error: told apart by the rustls error under it.
+    if let Some(reason) = crate::tls::handshake_failure(err) {
+        return ClusterError::Tls { url, reason };
+    }
+    match err.kind() {
+        ConnectErrorKind::Authentication | ConnectErrorKind::AuthorizationViolation => {
+            ClusterError::CredentialsRefused {
+                url,
+                reason: err.kind().to_string(),
+            }
+        }
+        ConnectErrorKind::Tls => ClusterError::Tls {
+            url,
+            reason: err.to_string(),
+        },
+        ConnectErrorKind::ServerParse
+        | ConnectErrorKind::Dns
+        | ConnectErrorKind::TimedOut
+        | ConnectErrorKind::Io
+        | ConnectErrorKind::MaxReconnects => ClusterError::Unreachable {
+            url,
+            reason: err.to_string(),
+        },
     }
 }
 

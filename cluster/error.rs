@@ -8,6 +8,10 @@ pub enum ClusterError {
     Config(String),
     #[error("cannot reach the NATS server at {url}: {reason}")]
     Unreachable { url: String, reason: String },
+    /// No TLS session with the server: its certificate is not trusted (a private CA not in
+    /// `tls_ca_file`), it asked for a client certificate, or it speaks no TLS.
+    #[error("TLS with the NATS server at {url} failed: {reason}")]
+    Tls { url: String, reason: String },
     #[error("the NATS server at {url} refused the credentials ({reason})")]
     CredentialsRefused { url: String, reason: String },
     #[error("cannot read {what} {path}: {reason}")]

@@ -23,6 +23,7 @@ pub mod lease;
 pub mod mirror;
 pub mod publish;
 pub mod spawn;
+pub mod tls;
 pub mod wire;
 
 pub use connect::{Cluster, ClusterOptions};

@@ -4,6 +4,8 @@
 use crate::layout::spawn_key;
 use crate::wire::{SpawnAnswer, SpawnRequest, ThreadReply, ThreadRequest};
 use crate::{Cluster, ClusterError};
+use async_nats::client::RequestErrorKind;
+use async_nats::connection::State;
 use async_nats::jetstream::kv::Operation;
 use futures::StreamExt;
 use std::time::Duration;
@@ -83,22 +85,60 @@ pub async fn request_spawn(
     }
 }
 
-/// Asks the worker running `thread` to do `request`.
+/// Pause between looks at the connection, and between tries of a request nobody heard.
+const REQUEST_RETRY_PAUSE: Duration = Duration::from_millis(50);
+
+/// Whether the connection was up when a request was made, or came back meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    Up,
+    CameBack,
+}
+
+/// Asks the worker running `thread` to do `request`, within `REQUEST_TIMEOUT`.
+///
+/// During an outage (a server restart) the request is held here until the connection is
+/// back, not handed to the client: async-nats would keep it and send it after the
+/// reconnect, so a request this call reported failed could still reach the worker later.
+/// Once the connection is back, "no responders" is tried again until the deadline (the
+/// worker may not have subscribed again yet); an outage that outlasts the deadline fails
+/// with nothing sent.
 pub async fn thread_request(
     cluster: &Cluster,
     thread: &str,
     request: &ThreadRequest,
 ) -> Result<(), ClusterError> {
     let subject = cluster.layout().ops_subject(thread)?;
-    let payload =
-        serde_json::to_vec(request).map_err(|err| ClusterError::js("thread request", err))?;
-    let reply = tokio::time::timeout(
-        REQUEST_TIMEOUT,
-        cluster.client.request(subject.clone(), payload.into()),
-    )
-    .await
-    .map_err(|_| ClusterError::NoReply(format!("no answer on {subject}")))?
-    .map_err(|err| ClusterError::NoReply(err.to_string()))?;
+    let payload: bytes::Bytes = serde_json::to_vec(request)
+        .map_err(|err| ClusterError::js("thread request", err))?
+        .into();
+    let deadline = tokio::time::Instant::now() + REQUEST_TIMEOUT;
+    let link = connected_by(&cluster.client, deadline)
+        .await
+        .ok_or_else(|| {
+            ClusterError::NoReply(format!(
+                "the NATS server is unreachable (reconnecting); nothing was sent on {subject}"
+            ))
+        })?;
+    let reply = loop {
+        let sent = tokio::time::timeout_at(
+            deadline,
+            cluster.client.request(subject.clone(), payload.clone()),
+        )
+        .await
+        .map_err(|_| ClusterError::NoReply(format!("no answer on {subject}")))?;
+        match sent {
+            Ok(reply) => break reply,
+            Err(err)
+                if link == Link::CameBack
+                    && err.kind() == RequestErrorKind::NoResponders
+                    && tokio::time::Instant::now() + REQUEST_RETRY_PAUSE < deadline =>
+            {
+                tokio::time::sleep(REQUEST_RETRY_PAUSE).await;
+            }
+            Err(err) => return Err(ClusterError::NoReply(err.to_string())),
+        }
+    };
     let reply: ThreadReply =
         serde_json::from_slice(&reply.payload).map_err(|err| ClusterError::Malformed {
             subject: subject.clone(),
@@ -107,5 +147,20 @@ pub async fn thread_request(
     match reply.error {
         Some(error) if !reply.ok => Err(ClusterError::Refused(error)),
         _ => Ok(()),
+    }
+}
+
+/// Waits until `client` is connected, at most until `deadline`; `None` if it is not by then.
+async fn connected_by(client: &async_nats::Client, deadline: tokio::time::Instant) -> Option<Link> {
+    let mut link = Link::Up;
+    loop {
+        if client.connection_state() == State::Connected {
+            return Some(link);
+        }
+        if tokio::time::Instant::now() + REQUEST_RETRY_PAUSE >= deadline {
+            return None;
+        }
+        link = Link::CameBack;
+        tokio::time::sleep(REQUEST_RETRY_PAUSE).await;
     }
 }

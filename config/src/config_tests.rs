@@ -376,3 +376,37 @@ fn cluster_workspace_and_git_remote_refuse_bad_values() {
         assert!(err.contains(key), "{line}: {err}");
     }
 }
+
+#[test]
+fn cluster_tls_keys_load_and_a_misspelt_or_mistyped_one_is_an_error() {
+    let home = home_with(
+        "[cluster]\nnats_url = \"tls://nats.internal:4222\"\ntls_ca_file = \"/etc/troupe/ca.pem\"\n\
+         tls_cert_file = \"/etc/troupe/client.pem\"\ntls_key_file = \"/etc/troupe/client-key.pem\"\n\
+         tls_required = true\n",
+    );
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    let cluster = &settings.cluster;
+    assert_eq!(
+        cluster.tls_ca_file.as_deref(),
+        Some(std::path::Path::new("/etc/troupe/ca.pem"))
+    );
+    assert_eq!(
+        cluster.tls_cert_file.as_deref(),
+        Some(std::path::Path::new("/etc/troupe/client.pem"))
+    );
+    assert_eq!(
+        cluster.tls_key_file.as_deref(),
+        Some(std::path::Path::new("/etc/troupe/client-key.pem"))
+    );
+    assert_eq!(cluster.tls_required, Some(true));
+    let home = home_with("[cluster]\ntls_ca = \"/etc/troupe/ca.pem\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tls_ca"), "{err}");
+    let home = home_with("[cluster]\ntls_required = \"yes\"\n");
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tls_required"), "{err}");
+}

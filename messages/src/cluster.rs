@@ -19,6 +19,16 @@ pub struct ClusterConfig {
     pub nkey_seed_file: Option<PathBuf>,
     /// A `.creds` file (JWT and NKey seed).
     pub creds_file: Option<PathBuf>,
+    /// PEM certificates of the CA(s) that signed the server's certificate (a private CA);
+    /// without it the system's roots are used.
+    pub tls_ca_file: Option<PathBuf>,
+    /// A PEM client certificate, for a server that verifies clients (with `tls_key_file`).
+    pub tls_cert_file: Option<PathBuf>,
+    /// The PEM private key of `tls_cert_file`.
+    pub tls_key_file: Option<PathBuf>,
+    /// `true`: connect only over TLS, even to a `nats://` URL whose server does not ask
+    /// for it (default: TLS when the URL is `tls://` or the server requires it).
+    pub tls_required: Option<bool>,
     /// Namespace of the pool's subjects, streams and key-value bucket (default `default`).
     pub pool: Option<String>,
     /// A worker whose lease is not renewed for this long loses its threads (default 5000).
@@ -51,6 +61,10 @@ impl std::fmt::Debug for ClusterConfig {
             .field("password", &self.password.as_ref().map(|_| "<redacted>"))
             .field("nkey_seed_file", &self.nkey_seed_file)
             .field("creds_file", &self.creds_file)
+            .field("tls_ca_file", &self.tls_ca_file)
+            .field("tls_cert_file", &self.tls_cert_file)
+            .field("tls_key_file", &self.tls_key_file)
+            .field("tls_required", &self.tls_required)
             .field("pool", &self.pool)
             .field("lease_timeout_ms", &self.lease_timeout_ms)
             .field("spawn_deadline_ms", &self.spawn_deadline_ms)

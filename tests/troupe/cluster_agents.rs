@@ -2,7 +2,9 @@
 //! nats-server on a loopback port, three `troupe worker` processes, the mock model's
 //! multi-agent scenario over loopback HTTP, and the real `troupe exec` as the root.
 
-use crate::cluster_support::{append_cluster, rollout_items, wait_limited, Pool};
+use crate::cluster_support::{
+    append_cluster, first_line, rollout_items, wait_children_running, wait_limited, Pool,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -36,11 +38,6 @@ fn remote_agents_pool() -> Pool {
         h,
         workers: Vec::new(),
     }
-}
-
-fn first_line(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap();
-    serde_json::from_str::<Value>(text.lines().next().unwrap()).unwrap()["payload"].clone()
 }
 
 fn file_name(path: &Path) -> String {
@@ -198,32 +195,6 @@ fn without_a_pool_placement_is_not_offered_and_remote_is_a_tool_error() {
     );
     // Nothing was started.
     assert_eq!(h.rollouts().len(), 1);
-}
-
-/// Waits until `n` different children have asked the model (each is then running its
-/// command on its worker, its call committed).
-fn wait_children_running(pool: &Pool, n: usize) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let mut running: Vec<String> = pool
-            .h
-            .mock
-            .requests()
-            .iter()
-            .filter_map(|r| troupe_mock_model::multi_agent::child_task_path(&r.body))
-            .collect();
-        running.sort();
-        running.dedup();
-        if running.len() >= n {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "only {running:?} started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(700));
 }
 
 /// The worker (by index) whose home holds rollouts of running children, other than `not`.

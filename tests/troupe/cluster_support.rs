@@ -175,3 +175,36 @@ pub fn wait_limited(child: Child, limit: Duration) -> Output {
         }
     }
 }
+
+/// The payload of a rollout's first line (its `session_meta`).
+pub fn first_line(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str::<serde_json::Value>(text.lines().next().unwrap()).unwrap()["payload"]
+        .clone()
+}
+
+/// Waits until `n` different children have asked the model (each is then running its
+/// command on its worker, its call committed).
+pub fn wait_children_running(pool: &Pool, n: usize) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut running: Vec<String> = pool
+            .h
+            .mock
+            .requests()
+            .iter()
+            .filter_map(|r| troupe_mock_model::multi_agent::child_task_path(&r.body))
+            .collect();
+        running.sort();
+        running.dedup();
+        if running.len() >= n {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "only {running:?} started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+}

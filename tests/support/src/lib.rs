@@ -10,6 +10,7 @@ pub mod nats;
 pub mod oauth_server;
 pub mod runtime;
 pub mod settings;
+pub mod tls;
 
 pub use harness::{
     collect_jsonl, json_lines, stderr, stdout, tool_outputs, troupe_exe, Harness, KEY_VAR,

@@ -14,6 +14,15 @@ pub struct NatsServer {
     store: tempfile::TempDir,
     auth: Option<(String, String)>,
     config: Option<std::path::PathBuf>,
+    /// `--tls…` arguments of a server that speaks only TLS.
+    tls: Vec<String>,
+}
+
+/// Whether a TLS server asks its clients for a certificate signed by the test CA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientCertificates {
+    NotAsked,
+    Required,
 }
 
 impl NatsServer {
@@ -37,6 +46,29 @@ impl NatsServer {
         server
     }
 
+    /// Starts a server that speaks only TLS, with the server certificate of `pki` (and, with
+    /// `ClientCertificates::Required`, verifying clients against its CA).
+    pub fn start_with_tls(pki: &crate::tls::TestPki, clients: ClientCertificates) -> Self {
+        let mut server = Self::start_inner_unstarted(None);
+        let path = |p: std::path::PathBuf| p.display().to_string();
+        server.tls = vec![
+            "--tls".into(),
+            "--tlscert".into(),
+            path(pki.server_cert()),
+            "--tlskey".into(),
+            path(pki.server_key()),
+        ];
+        if clients == ClientCertificates::Required {
+            server.tls.extend([
+                "--tlsverify".into(),
+                "--tlscacert".into(),
+                path(pki.ca_file()),
+            ]);
+        }
+        server.spawn();
+        server
+    }
+
     fn start_inner(auth: Option<(String, String)>) -> Self {
         let mut server = Self::start_inner_unstarted(auth);
         server.spawn();
@@ -52,12 +84,18 @@ impl NatsServer {
             store,
             auth,
             config: None,
+            tls: Vec::new(),
         }
     }
 
     /// `nats://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// `tls://127.0.0.1:PORT`.
+    pub fn tls_url(&self) -> String {
+        format!("tls://127.0.0.1:{}", self.port)
     }
 
     /// Kills the server (SIGKILL) and starts it again on the same port and store: what
@@ -87,6 +125,7 @@ impl NatsServer {
         if let Some(config) = &self.config {
             cmd.arg("-c").arg(config);
         }
+        cmd.args(&self.tls);
         if let Some((user, password)) = &self.auth {
             cmd.args(["--user", user, "--pass", password]);
         }
