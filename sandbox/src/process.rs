@@ -37,6 +37,8 @@ struct GroupsInner {
     running: Mutex<HashSet<i32>>,
     started: Mutex<HashSet<i32>>,
     marker: String,
+    /// Woken each time the last running group is removed ([`reap`] waits on it).
+    emptied: tokio::sync::Notify,
 }
 
 impl Default for LiveGroups {
@@ -52,6 +54,7 @@ impl Default for LiveGroups {
                 running: Mutex::default(),
                 started: Mutex::default(),
                 marker,
+                emptied: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -74,7 +77,11 @@ impl LiveGroups {
     }
 
     fn remove(&self, pgid: i32) {
-        lock(&self.inner.running).remove(&pgid);
+        let mut running = lock(&self.inner.running);
+        running.remove(&pgid);
+        if running.is_empty() {
+            self.inner.emptied.notify_waiters();
+        }
     }
 }
 
@@ -98,8 +105,18 @@ pub fn kill_all(live: &LiveGroups) {
 /// Waits (briefly) until every killed process has been reaped, so "stopped" means "gone".
 pub async fn reap(live: &LiveGroups) {
     let deadline = tokio::time::Instant::now() + REAP_PATIENCE;
-    while !live.is_empty() && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    loop {
+        // Registered before the check, so a removal between the two is not missed.
+        let emptied = live.inner.emptied.notified();
+        tokio::pin!(emptied);
+        emptied.as_mut().enable();
+        if live.is_empty() {
+            return;
+        }
+        tokio::select! {
+            () = emptied => {}
+            () = tokio::time::sleep_until(deadline) => return,
+        }
     }
 }
 

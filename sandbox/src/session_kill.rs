@@ -24,7 +24,10 @@ pub fn kill_session(sid: i32) {
     }
 }
 
-/// Pids (other than this process) whose session is `sid`.
+/// Live pids (other than this process) whose session is `sid`. Zombies are left out: they
+/// hold no resources and ignore signals, and one re-parented to this process (a child
+/// subreaper) stays until the orphan sweep reaps it, so counting it would make
+/// [`kill_session`] rescan `/proc` for all its rounds.
 pub fn session_members(sid: i32) -> Vec<i32> {
     let own = std::process::id() as i32;
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -35,8 +38,8 @@ pub fn session_members(sid: i32) -> Vec<i32> {
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| pid != own)
         .filter(|&pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
+            crate::descendants::read_stat(pid)
+                .filter(|stat| !is_dead(stat))
                 .and_then(|stat| session_of(&stat))
                 == Some(sid)
         })
@@ -50,9 +53,26 @@ pub fn session_of(stat: &str) -> Option<i32> {
     after_name.split_whitespace().nth(3)?.parse().ok()
 }
 
+/// Whether a `/proc/PID/stat` line is of a zombie (`Z`) or a dead (`X`, `x`) process.
+pub fn is_dead(stat: &str) -> bool {
+    let state = stat
+        .rfind(')')
+        .and_then(|end| stat[end + 1..].split_whitespace().next());
+    matches!(state, Some("Z" | "X" | "x"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::session_of;
+    use super::{is_dead, session_of};
+
+    #[test]
+    fn zombies_and_dead_processes_are_told_apart_from_live_ones() {
+        assert!(is_dead("42 (sleep) Z 1 42 40 0 -1"));
+        assert!(is_dead("42 (a) Z (b) X 1 42 40"));
+        assert!(!is_dead("42 (a) Z (b) S 1 42 40"));
+        assert!(!is_dead("42 (sh) S 1 42 40 0 -1"));
+        assert!(!is_dead("garbage"));
+    }
 
     #[test]
     fn the_session_field_is_found_after_any_command_name() {

@@ -34,6 +34,16 @@ fn files_under(dir: &Path) -> Vec<String> {
     found
 }
 
+/// Runs `exec --json first` and returns the new thread's id.
+fn first_thread_id(h: &Harness) -> String {
+    let first = h.exec(&["--json", "first"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    json_lines(&first)[0]["thread_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn last_user_text(body: &Value) -> String {
     let input = body["input"].as_array().unwrap();
     let last = input.iter().rev().find(|i| i["role"] == "user").unwrap();
@@ -196,12 +206,7 @@ fn piped_stdin_beside_a_prompt_is_appended_as_a_stdin_block() {
 #[test]
 fn options_after_resume_apply_to_the_resumed_run() {
     let h = Harness::new(vec![MockResponse::text("one"), MockResponse::text("two")]);
-    let first = h.exec(&["--json", "first"]);
-    assert!(first.status.success(), "{}", stderr(&first));
-    let id = json_lines(&first)[0]["thread_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = first_thread_id(&h);
     let out = h
         .command()
         .args(["exec", "resume", &id, "--json", "-m", "other-model"])
@@ -365,4 +370,55 @@ fn a_missing_or_non_image_file_is_refused_before_any_request() {
         "the limit is",
     );
     assert_eq!(h.mock.request_count(), 0);
+}
+
+#[test]
+fn exec_fork_runs_a_turn_on_a_copy_and_leaves_the_source_alone() {
+    let h = Harness::new(vec![
+        MockResponse::text("one"),
+        MockResponse::text("two"),
+        MockResponse::text("three"),
+    ]);
+    let id = first_thread_id(&h);
+    let source = h.rollouts();
+    assert_eq!(source.len(), 1);
+    let source_bytes = std::fs::read(&source[0]).unwrap();
+    let out = h
+        .command()
+        .args(["exec", "fork", &id, "--json", "-m", "other-model"])
+        .args(["--skip-git-repo-check", "again"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["type"], "thread.started");
+    let fork_id = lines[0]["thread_id"].as_str().unwrap();
+    assert_ne!(fork_id, id.as_str(), "the fork is a new thread");
+    assert_eq!(stdout(&out).lines().count(), lines.len());
+    // The fork's request carries the source's turn, then the new prompt.
+    let body = &h.mock.requests()[1].body;
+    assert_eq!(body["model"], "other-model");
+    let texts: Vec<String> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| item["content"][0]["text"].as_str().map(str::to_string))
+        .collect();
+    assert!(texts.iter().any(|t| t == "first"), "{texts:?}");
+    assert!(texts.iter().any(|t| t == "one"), "{texts:?}");
+    assert_eq!(last_user_text(body), "again");
+    assert_eq!(h.rollouts().len(), 2);
+    assert_eq!(std::fs::read(&source[0]).unwrap(), source_bytes);
+
+    assert_fails_with(&h.exec(&["fork", "no-such-thread", "x"]), "no-such-thread");
+    // An ephemeral fork runs and leaves nothing behind; the source is still untouched.
+    let mut before = files_under(h.home.path());
+    before.retain(|f| !f.contains(".lock"));
+    let out = h.exec(&["--ephemeral", "fork", &id, "once more"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut after = files_under(h.home.path());
+    after.retain(|f| !f.contains(".lock"));
+    assert_eq!(after, before);
+    assert_eq!(std::fs::read(&source[0]).unwrap(), source_bytes);
 }

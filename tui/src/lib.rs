@@ -24,7 +24,7 @@ pub mod theme;
 pub mod thread_view;
 pub mod ui;
 
-pub use run::{run, Launch, TuiError, TuiExit};
+pub use run::{run, run_starting, Launch, LaunchStarting, Starting, TuiError, TuiExit};
 
 /// A command as one shell-quoted line.
 pub fn command_line(argv: &[String]) -> String {

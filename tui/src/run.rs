@@ -87,7 +87,48 @@ struct Runner {
     submitted: u64,
 }
 
-pub async fn run(mut launch: Launch) -> Result<TuiExit, TuiError> {
+/// The runtime and the thread index, still starting when the UI opens.
+pub type Starting = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = Result<(Runtime, Option<Arc<ThreadStore>>), RuntimeError>>
+            + Send,
+    >,
+>;
+
+/// [`Launch`] whose runtime is still starting: the first frame is drawn while it starts (the
+/// thread index and the runtime's actors take a few milliseconds that the composer need not
+/// wait for); the thread starts once it is up.
+pub struct LaunchStarting {
+    pub starting: Starting,
+    pub settings: SessionSettings,
+    pub home: PathBuf,
+    pub resume: Option<PathBuf>,
+    pub prompt: Option<String>,
+    pub history: PromptHistory,
+}
+
+pub async fn run(launch: Launch) -> Result<TuiExit, TuiError> {
+    let Launch {
+        runtime,
+        settings,
+        home,
+        store,
+        resume,
+        prompt,
+        history,
+    } = launch;
+    run_starting(LaunchStarting {
+        starting: Box::pin(async move { Ok((runtime, store)) }),
+        settings,
+        home,
+        resume,
+        prompt,
+        history,
+    })
+    .await
+}
+
+pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiError> {
     crate::theme::init_from_env();
     let settings = &launch.settings;
     let status = StatusInfo {
@@ -106,18 +147,10 @@ pub async fn run(mut launch: Launch) -> Result<TuiExit, TuiError> {
     let mut app = App::new(status);
     app.composer
         .load_history(std::mem::take(&mut launch.history.entries));
-    let mut runner = Runner {
-        launch,
-        sessions: Vec::new(),
-        open_clients: 0,
-        events_tx,
-        background_tx,
-        submitted: 0,
-    };
-    // The first frame comes before the thread starts (config, sandbox, MCP servers): the
-    // composer is there at once and the thread's events fill the view as they come. The
-    // first thread attached is client 0.
-    let resume = runner.launch.resume.clone();
+    // The first frame comes before the runtime is up and the thread starts (index, config,
+    // sandbox, MCP servers): the composer is there at once and the thread's events fill the
+    // view as they come. The first thread attached is client 0.
+    let resume = launch.resume.clone();
     let view = match &resume {
         Some(path) => replayed(&mut app, path.clone()).await,
         None => ThreadView::new(Instant::now()),
@@ -128,6 +161,30 @@ pub async fn run(mut launch: Launch) -> Result<TuiExit, TuiError> {
         terminal::restore();
         return Err(err.into());
     }
+    let (runtime, store) = match launch.starting.await {
+        Ok(started) => started,
+        Err(err) => {
+            let _ = tui.clear();
+            terminal::restore();
+            return Err(err.into());
+        }
+    };
+    let mut runner = Runner {
+        launch: Launch {
+            runtime,
+            settings: launch.settings,
+            home: launch.home,
+            store,
+            resume: launch.resume,
+            prompt: launch.prompt,
+            history: launch.history,
+        },
+        sessions: Vec::new(),
+        open_clients: 0,
+        events_tx,
+        background_tx,
+        submitted: 0,
+    };
     let opened = match resume {
         Some(path) => {
             runner

@@ -134,6 +134,8 @@ impl ExecArgs {
 enum ExecCommand {
     /// Continue a recorded thread with a new prompt.
     Resume(ExecResume),
+    /// Fork a recorded thread into a new one and run a turn on the fork.
+    Fork(ExecFork),
     /// Review the uncommitted changes, a branch against its base, or a commit.
     Review(crate::review::ExecReviewArgs),
 }
@@ -143,6 +145,17 @@ enum ExecCommand {
 struct ExecResume {
     #[command(flatten)]
     resume: resume::ResumeArgs,
+    #[command(flatten)]
+    flags: SessionFlags,
+}
+
+/// `exec fork ID [PROMPT]`: the thread to copy, and session flags that may follow `fork`.
+#[derive(Debug, Args)]
+struct ExecFork {
+    /// Thread id (or a unique prefix of it) to fork.
+    session_id: String,
+    /// The prompt of the fork's first turn; `-` or absent reads it from stdin.
+    prompt: Option<String>,
     #[command(flatten)]
     flags: SessionFlags,
 }
@@ -170,7 +183,20 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     } else {
         crate::threads::open_store(&home, crate::threads::Reconcile::Skip)
     };
+    // Removed (with every rollout in it) when exec returns.
+    let ephemeral_dir = if args.ephemeral {
+        Some(
+            tempfile::Builder::new()
+                .prefix("troupe-ephemeral-")
+                .tempdir()
+                .context("--ephemeral: cannot create a private temporary directory")?,
+        )
+    } else {
+        None
+    };
     let mut review_target = None;
+    // A fork is a new thread (its own rollout), so it may run in a new worktree.
+    let mut forked_thread = false;
     let (target, prompt, cd) = match args.command.take() {
         Some(ExecCommand::Resume(ExecResume { resume, flags })) => {
             // Options may follow `resume` too (as Codex's `exec resume ID --json -m …`).
@@ -178,6 +204,24 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             let cd = args.flags.cd_dir()?;
             let (target, prompt) = resume::pick(&home, store.as_deref(), resume, cd.as_deref())?;
             (Some(target), prompt, cd)
+        }
+        Some(ExecCommand::Fork(fork)) => {
+            args.flags.absorb(fork.flags);
+            let cd = args.flags.cd_dir()?;
+            // An ephemeral fork is written to the run's private directory (removed at the
+            // end), so nothing is left under TROUPE_HOME; the source is only read (found by
+            // scanning the rollouts when no index is open).
+            let destination = ephemeral_dir.as_ref().map(|dir| dir.path());
+            let forked = troupe_actors::thread_store::ops::fork_into(
+                &home,
+                store.as_deref(),
+                &fork.session_id,
+                None,
+                destination,
+            )?;
+            warn_plain(format!("forked {} into {}", fork.session_id, forked.id));
+            forked_thread = true;
+            (Some(forked), fork.prompt, cd)
         }
         Some(ExecCommand::Review(review)) => {
             args.flags.absorb(review.flags);
@@ -213,7 +257,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         None => prompt_input::read_prompt(prompt.as_deref())?,
     };
     if args.worktree {
-        if target.is_some() {
+        if target.is_some() && !forked_thread {
             bail!("--worktree starts a new thread; it cannot be combined with `resume`");
         }
         let worktree = workspace::create_worktree(&cwd, &home)?;
@@ -240,17 +284,9 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     if let Some(review) = &review {
         review.apply(&mut settings, &args.flags);
     }
-    // Removed (with every rollout in it) when exec returns.
-    let ephemeral_dir = if args.ephemeral {
-        let dir = tempfile::Builder::new()
-            .prefix("troupe-ephemeral-")
-            .tempdir()
-            .context("--ephemeral: cannot create a private temporary directory")?;
+    if let Some(dir) = &ephemeral_dir {
         settings.rollout_dir = Some(dir.path().to_path_buf());
-        Some(dir)
-    } else {
-        None
-    };
+    }
 
     // From here on a signal interrupts the turn instead of killing troupe on the spot.
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
