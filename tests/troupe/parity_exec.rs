@@ -422,3 +422,33 @@ fn exec_fork_runs_a_turn_on_a_copy_and_leaves_the_source_alone() {
     assert_eq!(after, before);
     assert_eq!(std::fs::read(&source[0]).unwrap(), source_bytes);
 }
+
+#[test]
+fn exec_fork_with_worktree_runs_the_fork_in_a_new_worktree() {
+    let h = Harness::new(vec![MockResponse::text("one"), MockResponse::text("two")]);
+    let repo = h.workdir.path();
+    git(repo, &["init", "-q"]);
+    std::fs::write(repo.join("a.txt"), "a").unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "one"]);
+    let id = first_thread_id(&h);
+    let out = h.exec(&["fork", &id, "--worktree", "again"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let line = err.lines().find(|l| l.starts_with("worktree: ")).unwrap();
+    let root = line["worktree: ".len()..]
+        .split(" (branch ")
+        .next()
+        .unwrap();
+    assert!(Path::new(root).join("a.txt").exists(), "{line}");
+    let env = h.mock.requests()[1].body["input"].to_string();
+    assert!(
+        env.contains(root),
+        "the fork was not told its worktree: {env}"
+    );
+    // `resume` keeps refusing it: the thread is not new.
+    assert_fails_with(
+        &h.exec(&["resume", &id, "--worktree", "x"]),
+        "cannot be combined with `resume`",
+    );
+}

@@ -69,7 +69,7 @@ pub struct ExecArgs {
     #[arg(long = "output-schema", value_name = "FILE", global = true)]
     output_schema: Option<PathBuf>,
     /// Run in a new Git worktree on its own branch (under `$TROUPE_HOME/worktrees`).
-    #[arg(long = "worktree")]
+    #[arg(long = "worktree", global = true)]
     worktree: bool,
     /// Colour in the human output on stderr (`auto`: on a terminal, unless `NO_COLOR`).
     #[arg(long = "color", value_enum, default_value_t = ColorArg::Auto, global = true)]
@@ -259,6 +259,9 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     if args.worktree {
         if target.is_some() && !forked_thread {
             bail!("--worktree starts a new thread; it cannot be combined with `resume`");
+        }
+        if review.is_some() {
+            bail!("--worktree cannot be combined with `review`: a review reads the changes where they are");
         }
         let worktree = workspace::create_worktree(&cwd, &home)?;
         warn_plain(format!(
