@@ -221,9 +221,4 @@ impl ThreadClient {
     pub async fn next_event(&mut self) -> Option<Event> {
         self.events.recv().await
     }
-
-    /// Whether another event is already waiting (the next `next_event` returns at once).
-    pub fn has_queued_events(&self) -> bool {
-        !self.events.is_empty()
-    }
 }

@@ -358,13 +358,7 @@ async fn run_turn(
                 if !(configured && skip_session_configured) {
                     publish_event(publisher, &event).await?;
                 }
-                // Events already queued behind this one go out before the rollout lines
-                // written meanwhile (each line is a fenced append of its own): an interrupt's
-                // end reaches the requester that many round trips sooner. The lines follow
-                // with the last event of the burst, and before the thread's end.
-                if !thread.has_queued_events() {
-                    publish_rollout(publisher, tail, relative).await?;
-                }
+                publish_rollout(publisher, tail, relative).await?;
                 if let Some(call_id) = forwarded_request(approvals, &event) {
                     pending.push((call_id, tokio::time::Instant::now() + APPROVAL_PATIENCE));
                 }
