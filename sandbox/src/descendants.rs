@@ -93,39 +93,9 @@ pub fn read_stat(pid: i32) -> Option<String> {
     Some(String::from_utf8_lossy(&buf[..len]).into_owned())
 }
 
-/// This process's children now, from `/proc/self/task/*/children` (a re-parented orphan
-/// may be the child of any of our threads); `None` where the kernel has no such files, and
-/// the caller scans all of `/proc`.
-fn own_children() -> Option<Vec<ProcStat>> {
-    let mut pids = Vec::new();
-    let mut any = false;
-    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        let Ok(list) = std::fs::read_to_string(task.path().join("children")) else {
-            continue;
-        };
-        any = true;
-        pids.extend(
-            list.split_whitespace()
-                .filter_map(|pid| pid.parse::<i32>().ok()),
-        );
-    }
-    if !any {
-        return None;
-    }
-    Some(
-        pids.into_iter()
-            .filter_map(|pid| parse_stat(&read_stat(pid)?))
-            .collect(),
-    )
-}
-
-/// The processes whose parent is this one: [`own_children`], or a scan of `/proc`.
+/// The processes whose parent is this one.
 fn children_of_me(me: i32) -> Vec<ProcStat> {
-    own_children()
-        .unwrap_or_else(snapshot)
-        .into_iter()
-        .filter(|p| p.ppid == me)
-        .collect()
+    snapshot().into_iter().filter(|p| p.ppid == me).collect()
 }
 
 /// `roots` and all their descendants in `procs`.

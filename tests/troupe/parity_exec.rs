@@ -252,22 +252,39 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(status.status.success(), "git {args:?}: {status:?}");
 }
 
+/// A repository in `dir` with one committed file, `a.txt`.
+fn commit_one_file(dir: &Path) {
+    git(dir, &["init", "-q"]);
+    std::fs::write(dir.join("a.txt"), "a").unwrap();
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-qm", "one"]);
+}
+
+/// The `worktree: ROOT (branch B)` line exec printed on stderr, and ROOT.
+fn worktree_line(out: &Output) -> (String, String) {
+    let err = stderr(out);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("worktree: "))
+        .unwrap()
+        .to_string();
+    let root = line["worktree: ".len()..]
+        .split(" (branch ")
+        .next()
+        .unwrap()
+        .to_string();
+    (line, root)
+}
+
 #[test]
 fn worktree_runs_in_a_new_worktree_on_its_own_branch() {
     let h = Harness::new(vec![MockResponse::text("done")]);
     let repo = h.workdir.path();
-    git(repo, &["init", "-q"]);
-    std::fs::write(repo.join("a.txt"), "a").unwrap();
-    git(repo, &["add", "."]);
-    git(repo, &["commit", "-qm", "one"]);
+    commit_one_file(repo);
     let out = h.exec(&["--worktree", "hi"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let err = stderr(&out);
-    let line = err.lines().find(|l| l.starts_with("worktree: ")).unwrap();
-    let root = line["worktree: ".len()..]
-        .split(" (branch ")
-        .next()
-        .unwrap();
+    let (line, root) = worktree_line(&out);
+    let root = root.as_str();
     assert!(Path::new(root).join("a.txt").exists(), "{line}");
     assert!(root.starts_with(h.home.path().to_str().unwrap()), "{line}");
     let env = h.mock.requests()[0].body["input"].to_string();
@@ -427,19 +444,12 @@ fn exec_fork_runs_a_turn_on_a_copy_and_leaves_the_source_alone() {
 fn exec_fork_with_worktree_runs_the_fork_in_a_new_worktree() {
     let h = Harness::new(vec![MockResponse::text("one"), MockResponse::text("two")]);
     let repo = h.workdir.path();
-    git(repo, &["init", "-q"]);
-    std::fs::write(repo.join("a.txt"), "a").unwrap();
-    git(repo, &["add", "."]);
-    git(repo, &["commit", "-qm", "one"]);
+    commit_one_file(repo);
     let id = first_thread_id(&h);
     let out = h.exec(&["fork", &id, "--worktree", "again"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let err = stderr(&out);
-    let line = err.lines().find(|l| l.starts_with("worktree: ")).unwrap();
-    let root = line["worktree: ".len()..]
-        .split(" (branch ")
-        .next()
-        .unwrap();
+    let (line, root) = worktree_line(&out);
+    let root = root.as_str();
     assert!(Path::new(root).join("a.txt").exists(), "{line}");
     let env = h.mock.requests()[1].body["input"].to_string();
     assert!(
