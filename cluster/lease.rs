@@ -12,6 +12,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// Time since boot, counting time stopped (SIGSTOP) and suspended: a worker that wakes
+/// from either sees the whole pause, as the workers that watched its lease did.
+fn since_boot() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_BOOTTIME)
+        .map(Duration::from)
+        .unwrap_or(Duration::ZERO)
+}
+
 /// A lease this process holds.
 pub struct Lease {
     kv: Store,
@@ -21,6 +29,9 @@ pub struct Lease {
     cwd: PathBuf,
     workspace: Option<GitWorkspace>,
     revision: u64,
+    /// When the last successful renewal was sent, on [`since_boot`]'s clock (before its
+    /// answer: the server wrote it later, so the others' timeout runs from no earlier).
+    renewed_at: Duration,
 }
 
 impl Lease {
@@ -34,6 +45,7 @@ impl Lease {
         workspace: Option<&GitWorkspace>,
     ) -> Result<Self, ClusterError> {
         let key = lease_key(thread);
+        let sent = since_boot();
         let revision = kv
             .create(&key, record(worker, cwd, workspace)?)
             .await
@@ -51,6 +63,7 @@ impl Lease {
             cwd: cwd.to_path_buf(),
             workspace: workspace.cloned(),
             revision,
+            renewed_at: sent,
         })
     }
 
@@ -71,6 +84,8 @@ impl Lease {
             cwd: seen.cwd.clone(),
             workspace: seen.workspace.clone(),
             revision: seen_revision,
+            // Stale: the renewal just below sets it.
+            renewed_at: Duration::ZERO,
         };
         lease.renew().await?;
         Ok(lease)
@@ -107,7 +122,13 @@ impl Lease {
         }
     }
 
+    /// Whether the last renewal was sent less than `window` ago.
+    pub fn renewed_within(&self, window: Duration) -> bool {
+        self.renewed_at != Duration::ZERO && since_boot().saturating_sub(self.renewed_at) < window
+    }
+
     async fn update(&mut self) -> Result<(), ClusterError> {
+        let sent = since_boot();
         let revision = self
             .kv
             .update(
@@ -123,6 +144,7 @@ impl Lease {
                 _ => ClusterError::js(format!("lease {}", self.key), err),
             })?;
         self.revision = revision;
+        self.renewed_at = sent;
         Ok(())
     }
 

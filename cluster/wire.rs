@@ -22,7 +22,9 @@ pub const PART_HEADER: &str = "Troupe-Part";
 pub enum Kind {
     /// A serialized `troupe_messages::events::Event`.
     Event,
-    /// One line of the thread's rollout, as the worker wrote it.
+    /// Lines of the thread's rollout, as the worker wrote them, separated by `\n` (the
+    /// lines the worker found written at one look go as one message: one append for a
+    /// burst). A rollout line never holds a raw newline (JSON escapes it).
     Rollout,
     /// The thread has finished on its worker; nothing follows. Payload: [`End`].
     End,

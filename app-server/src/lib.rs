@@ -11,6 +11,7 @@ pub mod protocol;
 pub mod review;
 pub mod rollout_turns;
 pub mod schema;
+pub mod slice;
 pub mod translate;
 pub mod transport;
 pub mod web;

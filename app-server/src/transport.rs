@@ -135,6 +135,9 @@ pub async fn serve_stdio(hub: Arc<Hub>) {
     let writer = std::thread::Builder::new()
         .name("app-server-stdout".into())
         .spawn(move || {
+            if !crate::slice::request_short_slice() {
+                tracing::debug!("app-server: the kernel took no short slice for the stdout writer");
+            }
             write_lines_blocking(&runtime, std::io::stdout(), outbound);
             let _ = written_tx.send(());
         });

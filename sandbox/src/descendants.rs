@@ -76,7 +76,9 @@ pub fn snapshot() -> Vec<ProcStat> {
 
 /// `/proc/PID/stat` in one `read` (the line is a few hundred bytes: the command name is at
 /// most 16), without the size probe and extra reads of `read_to_string`: interrupts and
-/// turn ends scan every process, so each costs three system calls instead of nine.
+/// turn ends scan every process, so each costs three system calls instead of nine. procfs
+/// hands out the whole line at the first read when the buffer holds it, so a read that
+/// leaves room is the end (no second read to see end of file).
 pub fn read_stat(pid: i32) -> Option<String> {
     use std::io::Read;
     let mut file = std::fs::File::open(format!("/proc/{pid}/stat")).ok()?;
@@ -85,6 +87,10 @@ pub fn read_stat(pid: i32) -> Option<String> {
     while len < buf.len() {
         match file.read(&mut buf[len..]) {
             Ok(0) => break,
+            Ok(n) if len + n < buf.len() => {
+                len += n;
+                break;
+            }
             Ok(n) => len += n,
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return None,

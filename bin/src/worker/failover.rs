@@ -130,10 +130,11 @@ async fn read_committed(ctx: &WorkerContext, thread_id: &str) -> Result<Committe
         match message.kind {
             Kind::Rollout => {
                 committed.relative = message.rollout_path.clone();
-                committed.lines.push(
-                    String::from_utf8(message.payload.to_vec())
-                        .context("a rollout line is not UTF-8")?,
-                );
+                let lines =
+                    std::str::from_utf8(&message.payload).context("a rollout line is not UTF-8")?;
+                committed
+                    .lines
+                    .extend(lines.split('\n').map(str::to_string));
             }
             Kind::End => committed.ended = true,
             Kind::Event => {}

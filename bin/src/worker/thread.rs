@@ -420,7 +420,7 @@ async fn publish_event(publisher: &mut ThreadPublisher, event: &Event) -> Result
     }
 }
 
-/// Appends the rollout lines written since the last look.
+/// Appends the rollout lines written since the last look, as one message.
 pub(super) async fn publish_rollout(
     publisher: &mut ThreadPublisher,
     tail: &mut RolloutTail,
@@ -435,15 +435,17 @@ pub(super) async fn publish_rollout(
     .context("the rollout reader stopped")?;
     *tail = moved;
     let lines = lines.with_context(|| format!("cannot read {}", tail.path().display()))?;
-    for line in lines {
-        publisher
-            .append_retrying(
-                Kind::Rollout,
-                line.into_bytes(),
-                Some(relative),
-                APPEND_PATIENCE,
-            )
-            .await?;
+    if lines.is_empty() {
+        return Ok(());
     }
+    // One append for all of them (a message too large for the server goes in parts).
+    publisher
+        .append_retrying(
+            Kind::Rollout,
+            lines.join("\n").into_bytes(),
+            Some(relative),
+            APPEND_PATIENCE,
+        )
+        .await?;
     Ok(())
 }
