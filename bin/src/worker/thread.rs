@@ -38,6 +38,8 @@ pub struct WorkerContext {
 
 /// How long an append may retry through a reconnect before the thread is given up.
 pub(super) const APPEND_PATIENCE: Duration = Duration::from_secs(60);
+/// How often a quiet turn's rollout is looked at for lines written after its last event.
+const ROLLOUT_POLL: Duration = Duration::from_millis(50);
 /// How long the session may take to shut down after its turn.
 const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
 /// Runs the thread `request` asks for, answering the request first.
@@ -350,6 +352,12 @@ async fn run_turn(
     // Forwarded approval requests still unanswered, with when the worker denies them.
     let mut pending: Vec<(String, tokio::time::Instant)> = Vec::new();
     let mut patience = tokio::time::interval(Duration::from_secs(1));
+    // Lines the session writes after its last event (the call's line, written while its
+    // command starts) would otherwise wait for the next event, which a long command holds
+    // back: a worker lost meanwhile would leave the call uncommitted, and its successor
+    // would run it again.
+    let mut rollout_poll = tokio::time::interval(ROLLOUT_POLL);
+    rollout_poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             event = thread.next_event() => {
@@ -383,6 +391,7 @@ async fn run_turn(
                 }
                 pending.retain(|(_, at)| *at > now);
             }
+            _ = rollout_poll.tick() => publish_rollout(publisher, tail, relative).await?,
             _ = heartbeat.tick() => match publisher.heartbeat().await {
                 Err(err @ ClusterError::Fenced { .. }) => return Err(err.into()),
                 Err(err) => tracing::debug!(%err, "lease not renewed (retrying at the next beat)"),
