@@ -106,6 +106,16 @@ enum Command {
 fn main() -> ExitCode {
     // The sandbox helper personality: set up confinement and exec, before any thread exists.
     troupe_sandbox::helper::run_if_helper();
+    // The rules evaluator personality: one rules file, under kernel limits, in a child.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() == Some(std::ffi::OsStr::new(troupe_rules::confined::CHILD_ARG)) {
+        let name = args.next().unwrap_or_default();
+        let code = troupe_rules::confined::child_main(&name.to_string_lossy());
+        return ExitCode::from(u8::try_from(code).unwrap_or(3));
+    }
+    // Exec'd in the forked child, `/proc/self/exe` is this binary even if its file was
+    // replaced or removed since.
+    troupe_rules::confined::evaluate_in_children(std::path::PathBuf::from("/proc/self/exe"));
     if let Some(code) = arg0::dispatch() {
         return code;
     }

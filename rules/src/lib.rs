@@ -6,6 +6,7 @@
 //! are checked when the file loads, so a wrong rule fails loudly (with file:line) instead of
 //! silently matching nothing.
 
+pub mod confined;
 mod load;
 mod parse;
 
@@ -15,7 +16,9 @@ use thiserror::Error;
 pub use parse::parse_rules;
 
 /// What a rule says about a command; ordered from weakest to strictest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum RuleDecision {
     Allow,
     Prompt,
@@ -36,7 +39,7 @@ impl RuleDecision {
 }
 
 /// One `prefix_rule`: argv prefix, each position a set of accepted words.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PrefixRule {
     pub pattern: Vec<Vec<String>>,
     pub decision: RuleDecision,

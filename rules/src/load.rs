@@ -246,10 +246,21 @@ fn check_nesting(path: &Path, text: &str) -> Result<(), RulesError> {
     Ok(())
 }
 
-/// Evaluates on a dedicated thread: the step budget stops Starlark loops, the time limit
-/// stops anything else (the thread is then left to finish on its own), and a panic is caught.
+/// Evaluates in a child process the kernel bounds when the binary asked for it (see
+/// `confined`), else on a dedicated thread: the step budget stops Starlark loops, the time
+/// limit stops waiting for anything else (the thread is then left to finish on its own),
+/// and a panic is caught.
 fn evaluate_bounded(path: &Path, text: String) -> Result<Rules, RulesError> {
     check_nesting(path, &text)?;
+    match crate::confined::evaluator() {
+        Some(exe) => crate::confined::evaluate_in_child(exe, path, &text),
+        None => evaluate_in_process(path, text),
+    }
+}
+
+/// Evaluates on a thread of its own, with the step budget, the time limit and panics caught
+/// (the child of `confined` does this too, under its kernel limits).
+pub(crate) fn evaluate_in_process(path: &Path, text: String) -> Result<Rules, RulesError> {
     let name = path.display().to_string();
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()

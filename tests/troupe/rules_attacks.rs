@@ -204,3 +204,51 @@ fn a_rules_file_that_never_finishes_fails_start_up_with_its_name() {
     assert!(err.contains("default.rules"), "{err}");
     assert!(h.mock.requests().is_empty());
 }
+
+/// Found by the `rules` fuzz target (`fuzz/known/rules-oom-a85ce494.rules`): one expression
+/// that asks for a list of hundreds of millions of values, and a repetition that asks for
+/// 2 GB at once. The evaluating child hits its memory limit (or, slower, its time limit);
+/// `troupe` says so, names the file and exits without a request.
+#[test]
+fn a_rules_file_that_grows_without_bound_fails_start_up_with_its_name() {
+    for (text, why) in [
+        (
+            "def f(n):\n    return [x for x in range(n)]\nf(388888888)\n",
+            &["memory", "did not finish"][..],
+        ),
+        (
+            "x = \"x\" * 2000000000\n",
+            &["more than 1024 MiB of memory"][..],
+        ),
+    ] {
+        let h = Harness::new(vec![MockResponse::text("never reached")]);
+        write_rules(&h, text);
+        let out = exec_within(&h, &["-s", "read-only"], Duration::from_secs(60));
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains("default.rules"), "{err}");
+        assert!(why.iter().any(|w| err.contains(w)), "{err}");
+        assert!(h.mock.requests().is_empty());
+    }
+}
+
+/// A good file evaluated in the child gives the same rules as before: `ls` is allowed
+/// without a prompt under `untrusted`, `rm` is forbidden with its justification.
+#[test]
+fn rules_evaluated_in_the_child_decide_as_before() {
+    let h = Harness::new(vec![
+        shell("c1", &["rm", "-rf", "x"]),
+        MockResponse::text("done"),
+    ]);
+    write_rules(
+        &h,
+        "prefix_rule(pattern=[\"rm\"], decision=\"forbidden\", justification=\"no deleting here\")\n",
+    );
+    let out = exec_within(&h, &["-s", "read-only"], Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outputs = tool_outputs(&h.mock.requests()[1].body);
+    assert!(
+        outputs.iter().any(|o| o.contains("no deleting here")),
+        "{outputs:?}"
+    );
+}
