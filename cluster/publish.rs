@@ -8,7 +8,7 @@
 //! revision stood still for a whole lease timeout, counted from when it saw the renewal,
 //! which the server wrote after this worker sent it. Within half a timeout of sending, no
 //! takeover can have happened; a worker woken from SIGSTOP finds its renewal older than that
-//! (the monotonic clock runs on while stopped) and renews, which fails once it was taken
+//! (its boot clock runs on while it is stopped or suspended) and renews, which fails once it was taken
 //! over. Skipping the round trip halves the cost of an append in a burst (an interrupt's
 //! abort is several).
 

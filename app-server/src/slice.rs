@@ -45,7 +45,8 @@ pub fn request_short_slice() -> bool {
 }
 
 /// The calling thread's slice as the kernel reports it (0: the default).
-pub fn current_slice_ns() -> Option<u64> {
+#[cfg(test)]
+fn current_slice_ns() -> Option<u64> {
     let mut attr = SchedAttr::default();
     let size = std::mem::size_of::<SchedAttr>() as u32;
     // SAFETY: as in `request_short_slice`.

@@ -232,8 +232,8 @@ fn a_rules_file_that_grows_without_bound_fails_start_up_with_its_name() {
     }
 }
 
-/// A good file evaluated in the child gives the same rules as before: `ls` is allowed
-/// without a prompt under `untrusted`, `rm` is forbidden with its justification.
+/// A good file evaluated in the child decides as before: `rm` is forbidden, and the model
+/// is told the rule's justification.
 #[test]
 fn rules_evaluated_in_the_child_decide_as_before() {
     let h = Harness::new(vec![

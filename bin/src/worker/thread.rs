@@ -367,6 +367,8 @@ async fn run_turn(
                     publish_event(publisher, &event).await?;
                 }
                 publish_rollout(publisher, tail, relative).await?;
+                // Just looked: the poll is for a turn that has gone quiet.
+                rollout_poll.reset();
                 if let Some(call_id) = forwarded_request(approvals, &event) {
                     pending.push((call_id, tokio::time::Instant::now() + APPROVAL_PATIENCE));
                 }
