@@ -27,7 +27,8 @@ Drives `codex app-server` (JSON-RPC lines over stdio: `initialize`, `thread/star
    must have served TURNS x (CALLS + 1) requests.
 Prints a Markdown table on stdout, next to Troupe's figures for the same workload parsed from
 --troupe-output (the output of the runtime benchmarks `idle_threads` and `concurrent_turns`:
-in-process runtime level). Raw files go to DIR/appserver/{codex,troupe}/
+in-process runtime level). Raw files go to DIR/appserver/{codex,troupe}/, among them
+latencies.tsv: every measured notification's receive time, `emittedAtMs` and method.
 """
 import argparse, json, os, queue, re, struct, subprocess, sys, threading, time
 
@@ -107,6 +108,7 @@ class AppServer:
                                         env=dict(os.environ, STAMPER_SLICE_NS=str(READER_SLICE_NS)))
         self.proc.stdout.close()  # the stamper holds the only read end now
         self.latencies_ms = []  # receive wall time - emittedAtMs, every notification
+        self.received = []  # (receive wall ms, emittedAtMs, method) of each, for latencies.tsv
         self.measure = False
         self.next_id = 0
         self.pending = {}  # id -> Queue for the response
@@ -171,6 +173,7 @@ class AppServer:
         elif "method" in msg:
             if self.measure and "emittedAtMs" in msg:
                 self.latencies_ms.append(wall_ms - msg["emittedAtMs"])
+                self.received.append((wall_ms, msg["emittedAtMs"], msg["method"]))
             self.notes.put((now, msg["method"], msg.get("params")))
 
     def send(self, method, params=None):
@@ -321,6 +324,9 @@ def turns(args, env, work, log):
             raise RuntimeError(f"turns: {len(bad)} threads wrong (e.g. {bad[:1]}: "
                                f"{commands.get(bad[0]) if bad else ''} commands), "
                                f"{requests_in(log) - before_reqs} model requests")
+        with open(os.path.join(args.raw, "latencies.tsv"), "w") as f:
+            f.write("received_ms\temitted_ms\tmethod\n")
+            f.writelines(f"{r:.3f}\t{e}\t{m}\n" for r, e, m in server.received)
         lat = sorted(server.latencies_ms)
         pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
         return {"wall_s": wall, "hwm": hwm, "rss_before": rss_before, "tree_peak": peak_tree[0],

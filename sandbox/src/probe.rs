@@ -59,7 +59,8 @@ pub fn helper_exe() -> Result<PathBuf, String> {
 }
 
 /// The binary that can act as the spawn trampoline (`spawn_trampoline.rs`): the helper set
-/// for tests, `troupe-sandbox` next to this executable, or `troupe` itself. None when this
+/// for tests, `troupe-sandbox` next to this executable, or this executable itself when its
+/// `main` runs the helper personalities (whatever the file is called). None when this
 /// process is something else (a library's test binary), which then forks as before.
 pub fn trampoline_exe() -> Option<&'static std::path::Path> {
     static TRAMPOLINE: OnceLock<Option<PathBuf>> = OnceLock::new();
@@ -70,12 +71,18 @@ pub fn trampoline_exe() -> Option<&'static std::path::Path> {
             }
             let exe = std::env::current_exe().ok()?;
             let small = exe.with_file_name(HELPER_BINARY);
-            if small.is_file() {
-                return Some(small);
-            }
-            (exe.file_name()? == "troupe").then_some(exe)
+            trampoline_for(exe, small.is_file(), crate::helper::runs_helpers())
         })
         .as_deref()
+}
+
+/// The trampoline binary: the small helper beside `exe` if there is one, else `exe` if it
+/// dispatches the trampoline argument itself.
+fn trampoline_for(exe: PathBuf, small_beside: bool, exe_runs_helpers: bool) -> Option<PathBuf> {
+    if small_beside {
+        return Some(exe.with_file_name(HELPER_BINARY));
+    }
+    exe_runs_helpers.then_some(exe)
 }
 
 /// Whether this process may create a user namespace (probed in a throwaway child).
@@ -164,3 +171,7 @@ fn choose_quietly(kind: SandboxBackendKind) -> Result<HelperBackend, String> {
             .into()),
     }
 }
+
+#[cfg(test)]
+#[path = "probe_tests.rs"]
+mod tests;

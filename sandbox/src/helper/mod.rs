@@ -72,9 +72,19 @@ pub fn helper_argv(
     Ok(argv)
 }
 
+/// Set once this process's `main` has called [`run_if_helper`]: its executable dispatches
+/// the helper arguments, so it can serve as its own spawn trampoline.
+static RUNS_HELPERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this executable's `main` dispatches the helper arguments.
+pub fn runs_helpers() -> bool {
+    RUNS_HELPERS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Runs the helper when `args[1]` is [`HELPER_ARG`]; call first thing in `main`, before any
 /// thread exists. Never returns in that case.
 pub fn run_if_helper() {
+    RUNS_HELPERS.store(true, std::sync::atomic::Ordering::Relaxed);
     let args: Vec<OsString> = std::env::args_os().collect();
     let first = args.get(1).map(|a| a.as_bytes());
     if first == Some(crate::spawn_trampoline::SPAWN_ARG.as_bytes()) {
