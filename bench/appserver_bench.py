@@ -107,8 +107,7 @@ class AppServer:
                                         stdout=subprocess.PIPE, bufsize=0,
                                         env=dict(os.environ, STAMPER_SLICE_NS=str(READER_SLICE_NS)))
         self.proc.stdout.close()  # the stamper holds the only read end now
-        self.latencies_ms = []  # receive wall time - emittedAtMs, every notification
-        self.received = []  # (receive wall ms, emittedAtMs, method) of each, for latencies.tsv
+        self.received = []  # (receive wall ms, emittedAtMs, method) of every notification
         self.measure = False
         self.next_id = 0
         self.pending = {}  # id -> Queue for the response
@@ -172,7 +171,6 @@ class AppServer:
             self.notes.put((now, "server-request:" + msg["method"], msg.get("params")))
         elif "method" in msg:
             if self.measure and "emittedAtMs" in msg:
-                self.latencies_ms.append(wall_ms - msg["emittedAtMs"])
                 self.received.append((wall_ms, msg["emittedAtMs"], msg["method"]))
             self.notes.put((now, msg["method"], msg.get("params")))
 
@@ -327,7 +325,7 @@ def turns(args, env, work, log):
         with open(os.path.join(args.raw, "latencies.tsv"), "w") as f:
             f.write("received_ms\temitted_ms\tmethod\n")
             f.writelines(f"{r:.3f}\t{e}\t{m}\n" for r, e, m in server.received)
-        lat = sorted(server.latencies_ms)
+        lat = sorted(r - e for r, e, _ in server.received)
         pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
         return {"wall_s": wall, "hwm": hwm, "rss_before": rss_before, "tree_peak": peak_tree[0],
                 "lat_p50": pct(0.50), "lat_p99": pct(0.99), "lat_n": len(lat)}
