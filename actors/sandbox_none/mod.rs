@@ -8,7 +8,9 @@
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::PermissionProfile;
-use troupe_sandbox::process::{kill_all, reap, run_process, sweep_orphans, LiveGroups};
+use troupe_sandbox::process::{
+    kill_all, reap, run_process, sweep_orphans, Containment, LiveGroups,
+};
 
 /// Actor of the `none` backend.
 pub struct NoneSandboxActor;
@@ -29,7 +31,7 @@ impl Actor for NoneSandboxActor {
         _args: (),
     ) -> Result<Self::State, ActorProcessingErr> {
         Ok(NoneSandboxState {
-            live: LiveGroups::default(),
+            live: LiveGroups::new(Containment::Group),
         })
     }
 

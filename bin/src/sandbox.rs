@@ -178,10 +178,11 @@ async fn bench(count: u32) -> Result<ExitCode> {
         profile,
         network_proxy: None,
     };
-    let live = LiveGroups::default();
+    // As the `none` backend starts its commands.
+    let unconfined = LiveGroups::new(troupe_sandbox::process::Containment::Group);
     let started = Instant::now();
     for _ in 0..count {
-        let result = run_process(&request(PermissionProfile::Disabled), &live, None)
+        let result = run_process(&request(PermissionProfile::Disabled), &unconfined, None)
             .await
             .map_err(anyhow::Error::msg)?;
         if result.exit_code != Some(0) {
@@ -195,6 +196,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
         ms(base) / f64::from(count)
     ))?;
     let exe = probe::helper_exe().map_err(anyhow::Error::msg)?;
+    let live = LiveGroups::default();
     // `linux` is what the backend actor does (a zygote per profile, reused); `linux-exec`
     // starts the one-shot helper for every command (PTY sessions, huge commands).
     for (name, kind, reuse) in [

@@ -150,6 +150,11 @@ fn cleaner_running(me: i32) -> bool {
     })
 }
 
+/// Freezes then kills `roots` and every descendant (never this process); returns how many.
+pub fn kill_trees(roots: &[i32]) -> usize {
+    freeze_and_kill(roots).len()
+}
+
 /// Freezes then kills `roots` and every descendant; returns what was killed.
 fn freeze_and_kill(roots: &[i32]) -> BTreeSet<i32> {
     let me = std::process::id() as i32;
@@ -201,6 +206,9 @@ pub struct OrphanFilter<'a> {
     /// Every process group it started (a daemon that did not `setsid` keeps its group; one
     /// that did keeps the session only when it forked again without a new one).
     pub groups: &'a HashSet<i32>,
+    /// Whether each of those groups was also a session of its own, so an orphan still in
+    /// that session is the backend's too.
+    pub groups_lead_sessions: bool,
     /// Children still owned by a running call (never touched).
     pub running: &'a HashSet<i32>,
 }
@@ -218,7 +226,7 @@ pub fn sweep_orphans(filter: &OrphanFilter<'_>) -> usize {
             .filter(|p| {
                 killed.contains(&p.pid)
                     || filter.groups.contains(&p.pgid)
-                    || filter.groups.contains(&p.sid)
+                    || (filter.groups_lead_sessions && filter.groups.contains(&p.sid))
                     || environ_has(p.pid, RUN_MARKER_VAR, filter.marker)
             })
             .map(|p| p.pid)

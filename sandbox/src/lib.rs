@@ -7,6 +7,7 @@
 //! Capabilities are dropped with the `caps` crate; `no_new_privs` and the securebits, which it
 //! does not cover, are set with `prctl` directly (see `helper/privileges.rs`).
 
+pub mod containment;
 pub mod descendants;
 pub mod grants;
 pub mod head_tail;

@@ -8,6 +8,7 @@
 //! the spawn trampoline where one is available (`spawn_trampoline.rs`), so the runtime itself
 //! never forks.
 
+pub use crate::containment::Containment;
 use crate::descendants::{self, OrphanFilter, RUN_MARKER_VAR};
 use crate::head_tail::HeadTailBuffer;
 use crate::live_output::{LiveOutput, StreamCoalescer, STREAMED_OUTPUT_PER_COMMAND};
@@ -34,6 +35,7 @@ pub struct LiveGroups {
 }
 
 struct GroupsInner {
+    containment: Containment,
     running: Mutex<HashSet<i32>>,
     started: Mutex<HashSet<i32>>,
     marker: String,
@@ -43,6 +45,13 @@ struct GroupsInner {
 
 impl Default for LiveGroups {
     fn default() -> Self {
+        Self::new(Containment::default())
+    }
+}
+
+impl LiveGroups {
+    /// The groups of a backend whose commands are started with `containment`.
+    pub fn new(containment: Containment) -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let marker = format!(
             "{}-{}",
@@ -51,6 +60,7 @@ impl Default for LiveGroups {
         );
         Self {
             inner: Arc::new(GroupsInner {
+                containment,
                 running: Mutex::default(),
                 started: Mutex::default(),
                 marker,
@@ -58,9 +68,12 @@ impl Default for LiveGroups {
             }),
         }
     }
-}
 
-impl LiveGroups {
+    /// How this backend's commands are started and killed.
+    pub fn containment(&self) -> Containment {
+        self.inner.containment
+    }
+
     /// The value of `TROUPE_RUN_ID` this backend's commands get.
     pub fn marker(&self) -> &str {
         &self.inner.marker
@@ -93,13 +106,11 @@ pub fn kill_group(pgid: i32) {
     );
 }
 
-/// Kills every group in `live`, and what left the group but not the session.
+/// Kills every running command of `live`, with what it started that is still in its group,
+/// process tree or session ([`Containment::kill`]).
 pub fn kill_all(live: &LiveGroups) {
     let groups: Vec<i32> = lock(&live.inner.running).iter().copied().collect();
-    for pgid in groups {
-        kill_group(pgid);
-        crate::session_kill::kill_session(pgid);
-    }
+    live.containment().kill(&groups);
 }
 
 /// Waits (briefly) until every killed process has been reaped, so "stopped" means "gone".
@@ -133,6 +144,7 @@ pub async fn sweep_orphans(live: &LiveGroups) -> usize {
         descendants::sweep_orphans(&OrphanFilter {
             marker: &live.inner.marker,
             groups: &groups,
+            groups_lead_sessions: live.containment().sessions_identify_commands(),
             running: &running,
         })
     })
@@ -152,7 +164,7 @@ pub async fn run_process(
         .split_first()
         .ok_or_else(|| "empty command".to_string())?;
     let started = Instant::now();
-    let mut command = session_command(program, args, request)?;
+    let mut command = contained_command(program, args, request, live.containment())?;
     command
         .current_dir(&request.cwd)
         .env_clear()
@@ -191,8 +203,7 @@ pub async fn run_process(
         ),
         Err(_) => {
             if let Some(pgid) = pgid {
-                kill_group(pgid);
-                crate::session_kill::kill_session(pgid);
+                live.containment().kill(&[pgid]);
             }
             let status = child
                 .wait()
@@ -212,14 +223,15 @@ pub async fn run_process(
 
 /// The command for `program args`: through the spawn trampoline when one is available (see
 /// `spawn_trampoline.rs` for why), else forked here with the same two settings.
-fn session_command(
+fn contained_command(
     program: &str,
     args: &[String],
     request: &ExecRequest,
+    containment: Containment,
 ) -> Result<Command, String> {
     let Some(trampoline) = crate::probe::trampoline_exe() else {
         let mut command = Command::new(program);
-        own_session(&mut command);
+        contain(&mut command, containment);
         spawner::die_with_runtime(&mut command);
         command.args(args);
         return Ok(command);
@@ -241,6 +253,7 @@ fn session_command(
     command
         .arg(crate::spawn_trampoline::SPAWN_ARG)
         .arg(std::process::id().to_string())
+        .arg(containment.as_arg())
         .arg("--")
         .arg(resolved)
         .arg(program)
@@ -248,18 +261,13 @@ fn session_command(
     Ok(command)
 }
 
-/// The process leads a new session (hence a new process group, killed as one): it has no
-/// controlling terminal, so it can neither read the user's terminal nor push keystrokes
-/// into it (`TIOCSTI`), whatever the backend.
-fn own_session(command: &mut Command) {
-    // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent.
+/// The forked process enters `containment` (its own session, or its own group without the
+/// controlling terminal) before it execs.
+fn contain(command: &mut Command, containment: Containment) {
+    // SAFETY: `Containment::enter` makes only async-signal-safe calls and touches no memory
+    // of the parent.
     unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
+        command.pre_exec(move || containment.enter());
     }
 }
 

@@ -1,5 +1,5 @@
-//! Killing a whole session: every command is started as the leader of a new session, so
-//! its session id is its pid. A descendant that moved to another process group (`setpgid`)
+//! Killing a whole session: every confined helper is started as the leader of a new session
+//! ([`crate::containment::Containment::Session`]), so its session id is its pid. A descendant that moved to another process group (`setpgid`)
 //! escapes `killpg` but not this. (Under the `landlock` backend seccomp refuses `setsid`, so
 //! no descendant can leave the session either; the `linux` backend has PID namespaces.)
 

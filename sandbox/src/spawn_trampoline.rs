@@ -1,6 +1,7 @@
 //! Starting a command without forking the runtime.
 //!
-//! A command must die with troupe (`PR_SET_PDEATHSIG`) and lead its own session; both need
+//! A command must die with troupe (`PR_SET_PDEATHSIG`) and lead its own session or process
+//! group without the controlling terminal (`containment.rs`); both need
 //! code between fork and exec, which makes the standard library fork instead of using
 //! `posix_spawn`. Forking a large multi-threaded process copies its page tables under the
 //! memory-map lock, so every other thread that touches fresh memory stalls until the copy is
@@ -8,20 +9,22 @@
 //! `posix_spawn`s this small trampoline (`vfork`-like: nothing is copied), which sets both in
 //! its own single-threaded process and then execs the command.
 
+use crate::containment::Containment;
 use std::ffi::{CString, OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 /// First argument that turns the helper binary into the trampoline:
-/// `SPAWN_ARG PARENT_PID -- PATH ARGV0 ARGS...`: PATH is the program already resolved, ARGV0
-/// the name it was asked for (what the command sees as its own name, as when forked).
+/// `SPAWN_ARG PARENT_PID CONTAINMENT -- PATH ARGV0 ARGS...`: CONTAINMENT is `session` or
+/// `group` ([`Containment`]), PATH the program already resolved, ARGV0 the name it was asked
+/// for (what the command sees as its own name, as when forked).
 pub const SPAWN_ARG: &str = "--troupe-sandbox-spawn";
 /// Exit code when the runtime died before the trampoline could tie itself to it.
 pub const PARENT_GONE_EXIT: i32 = 125;
 
 /// The trampoline half. Never returns when it execs the command.
 pub fn run(args: &[OsString]) -> i32 {
-    let (parent, path, argv) = match parse(args) {
+    let (parent, containment, path, argv) = match parse(args) {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("troupe: {message}");
@@ -41,8 +44,8 @@ pub fn run(args: &[OsString]) -> i32 {
         if libc::getppid() != parent {
             return PARENT_GONE_EXIT;
         }
-        if libc::setsid() == -1 {
-            eprintln!("troupe: setsid: {}", std::io::Error::last_os_error());
+        if let Err(err) = containment.enter() {
+            eprintln!("troupe: entering its own {}: {err}", containment.as_arg());
             return 126;
         }
     }
@@ -64,17 +67,29 @@ pub fn run(args: &[OsString]) -> i32 {
     }
 }
 
-fn parse(args: &[OsString]) -> Result<(libc::pid_t, CString, Vec<CString>), String> {
-    let usage = || format!("usage: troupe-sandbox {SPAWN_ARG} PARENT_PID -- PATH ARGV0 [ARGS...]");
+/// The trampoline's arguments: parent pid, containment, program path, argv.
+pub(crate) type Parsed = (libc::pid_t, Containment, CString, Vec<CString>);
+
+pub(crate) fn parse(args: &[OsString]) -> Result<Parsed, String> {
+    let usage = || {
+        format!(
+            "usage: troupe-sandbox {SPAWN_ARG} PARENT_PID session|group -- PATH ARGV0 [ARGS...]"
+        )
+    };
     let parent = args
         .first()
         .and_then(|pid| pid.to_str())
         .and_then(|pid| pid.parse::<libc::pid_t>().ok())
         .ok_or_else(usage)?;
-    if args.get(1).map(|a| a.as_bytes()) != Some(b"--") || args.len() < 4 {
+    let containment = args
+        .get(1)
+        .and_then(|arg| arg.to_str())
+        .and_then(Containment::from_arg)
+        .ok_or_else(usage)?;
+    if args.get(2).map(|a| a.as_bytes()) != Some(b"--") || args.len() < 5 {
         return Err(usage());
     }
-    let mut strings = args[2..]
+    let mut strings = args[3..]
         .iter()
         .map(|arg| {
             CString::new(arg.clone().into_vec())
@@ -82,7 +97,7 @@ fn parse(args: &[OsString]) -> Result<(libc::pid_t, CString, Vec<CString>), Stri
         })
         .collect::<Result<Vec<_>, _>>()?;
     let path = strings.remove(0);
-    Ok((parent, path, strings))
+    Ok((parent, containment, path, strings))
 }
 
 /// Where `program` would be found by `execvp` run in `cwd` with `path_var` as `PATH`: the

@@ -74,3 +74,32 @@ fn a_path_with_a_slash_is_taken_relative_to_the_working_directory() {
 fn without_path_the_default_search_path_is_used() {
     assert!(resolve_program(OsStr::new("sh"), std::path::Path::new("/"), None).is_some());
 }
+
+#[test]
+fn the_trampoline_reads_its_containment_and_refuses_a_missing_or_unknown_one() {
+    use crate::containment::Containment;
+    use crate::spawn_trampoline::parse;
+    let args = |list: &[&str]| -> Vec<std::ffi::OsString> { list.iter().map(Into::into).collect() };
+    for containment in [Containment::Session, Containment::Group] {
+        let (parent, parsed, path, argv) = parse(&args(&[
+            "42",
+            containment.as_arg(),
+            "--",
+            "/bin/echo",
+            "echo",
+            "hi",
+        ]))
+        .unwrap();
+        assert_eq!((parent, parsed), (42, containment));
+        assert_eq!(path.to_bytes(), b"/bin/echo");
+        assert_eq!(argv.len(), 2);
+    }
+    for bad in [
+        &["42", "--", "/bin/echo", "echo"][..],
+        &["42", "thread", "--", "/bin/echo", "echo"],
+        &["42", "group", "/bin/echo", "echo"],
+    ] {
+        let err = parse(&args(bad)).unwrap_err();
+        assert!(err.contains("session|group"), "{bad:?}: {err}");
+    }
+}

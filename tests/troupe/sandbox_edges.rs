@@ -111,38 +111,82 @@ fn sandboxed_one_shot_commands_cannot_inject_into_the_terminal() {
     }
 }
 
+/// Runs `troupe exec -s SANDBOX` under a terminal (see [`under_terminal`]) with a model that
+/// runs `python3 -c SCRIPT` once; returns the tool output the model got back.
+fn python_under_terminal_exec(sandbox: &str, script: &str) -> String {
+    let h = Harness::new(vec![
+        MockResponse::shell("c1", &["python3", "-c", script]),
+        MockResponse::text("done"),
+    ]);
+    let home = h.home.path().display().to_string();
+    let key = format!("{}=test-key", troupe_test_support::KEY_VAR);
+    let out = under_terminal(
+        &[
+            "env",
+            &format!("TROUPE_HOME={home}"),
+            &key,
+            TROUPE,
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            sandbox,
+            "-a",
+            "never",
+            "go",
+        ],
+        h.workdir.path(),
+    );
+    assert_eq!(exit_code(&out), "0", "{sandbox}: {}", stderr(&out));
+    let outputs = troupe_test_support::tool_outputs(&h.mock.requests()[1].body);
+    outputs.into_iter().next().unwrap_or_default()
+}
+
 #[test]
 fn agent_commands_cannot_inject_on_any_backend() {
     for sandbox in ["danger-full-access", "workspace-write"] {
-        let h = Harness::new(vec![
-            MockResponse::shell("c1", &["python3", "-c", INJECT]),
-            MockResponse::text("done"),
-        ]);
-        let home = h.home.path().display().to_string();
-        let key = format!("{}=test-key", troupe_test_support::KEY_VAR);
-        let out = under_terminal(
-            &[
-                "env",
-                &format!("TROUPE_HOME={home}"),
-                &key,
-                TROUPE,
-                "exec",
-                "--skip-git-repo-check",
-                "-s",
-                sandbox,
-                "-a",
-                "never",
-                "go",
-            ],
-            h.workdir.path(),
-        );
-        assert_eq!(exit_code(&out), "0", "{sandbox}: {}", stderr(&out));
-        let outputs = troupe_test_support::tool_outputs(&h.mock.requests()[1].body);
-        assert!(
-            outputs[0].contains("injected via []"),
-            "{sandbox}: {outputs:?}"
-        );
+        let output = python_under_terminal_exec(sandbox, INJECT);
+        assert!(output.contains("injected via []"), "{sandbox}: {output}");
     }
+}
+
+/// Python printing whether it leads its own process group, whether it shares its parent's
+/// session, and the controlling terminals (`tty_nr`) of itself and of its parent.
+const IDS: &str = r#"
+import os
+def stat(pid):
+    return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
+me = stat('self')
+parent = stat(me[1])
+print('own-group', int(me[2]) == os.getpid(), 'parent-session', me[3] == parent[3],
+      'tty', me[4], 'runtime-tty', parent[4])
+"#;
+
+#[test]
+fn an_unconfined_command_has_its_own_group_in_the_runtimes_session_and_no_terminal() {
+    // A session per command would make the scheduler weigh each one like the whole runtime
+    // where it groups by session (autogroup); a group keeps the kill, and the terminal is
+    // dropped all the same.
+    let output = python_under_terminal_exec("danger-full-access", IDS);
+    // The function-call output is Codex's JSON envelope; the command's stdout is in `output`.
+    let envelope: serde_json::Value = serde_json::from_str(&output).unwrap();
+    let printed = envelope["output"].as_str().unwrap_or_default();
+    let words: Vec<&str> = printed.split_whitespace().collect();
+    let field = |name: &str| {
+        let at = words.iter().position(|w| *w == name);
+        at.and_then(|at| words.get(at + 1)).copied().unwrap_or("?")
+    };
+    assert_eq!(field("own-group"), "True", "{printed}");
+    assert_eq!(field("parent-session"), "True", "{printed}");
+    assert_ne!(
+        field("runtime-tty"),
+        "0",
+        "the runtime had no terminal: {printed}"
+    );
+    assert_eq!(
+        field("tty"),
+        "0",
+        "the command kept the terminal: {printed}"
+    );
 }
 
 fn sandbox(ws: &std::path::Path, via: &[&str], deny: &std::path::Path, script: &str) -> Output {

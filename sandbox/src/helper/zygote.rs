@@ -329,7 +329,14 @@ fn child(
         {
             return super::SETUP_FAILED_EXIT;
         }
-        libc::setsid();
+        // Its own group in the zygote's session (the runtime's), without the terminal: a
+        // session per command would weigh each like the whole runtime where the scheduler
+        // groups by session (see `containment.rs`). The PID namespace already kills
+        // everything the command starts along with it.
+        if let Err(err) = crate::containment::Containment::Group.enter() {
+            eprintln!("{} leaving the terminal: {err}", super::SETUP_FAILED_PREFIX);
+            return super::SETUP_FAILED_EXIT;
+        }
     }
     // A /proc of the command's own PID namespace (tools compare /proc/self with getpid()),
     // in a copy of the zygote's mount namespace so the zygote's view stays as built.
