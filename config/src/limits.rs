@@ -19,6 +19,15 @@ pub const MIN_STREAM_MAX_BYTES: u64 = 1_024;
 /// Smallest response stream duration bound, in milliseconds.
 pub const MIN_STREAM_MAX_DURATION_MS: u64 = 1_000;
 
+/// Deepest sub-agent level accepted (`[agents] max_depth`). Each level's turn waits on the
+/// next one's and every level holds a session, a rollout and its lock for as long as the chain
+/// lives; past a few levels a chain only multiplies context and cost without parallelism.
+pub const MAX_AGENT_DEPTH: u32 = 16;
+/// Most live sub-agents per root accepted (`[agents] max_threads`). Each holds a session, an
+/// open rollout with its lock and, while it works, running commands; commands across all of
+/// them are already capped by `max_concurrent_commands`, so more threads only queue.
+pub const MAX_AGENT_THREADS: usize = 64;
+
 /// Context window of known model families (tokens).
 pub fn builtin_context_window(model: &str) -> Option<u64> {
     let table: &[(&str, u64)] = &[
@@ -100,6 +109,29 @@ pub fn check(settings: &SessionSettings) -> Result<(), Violation> {
         return Err(violation(
             &["max_requests_per_turn"],
             "0 would let no turn ask the model anything (at least 1)".into(),
+        ));
+    }
+    let agents = &settings.agents;
+    if agents.max_depth > MAX_AGENT_DEPTH {
+        return Err(violation(
+            &["agents", "max_depth"],
+            format!(
+                "{} is more than Troupe runs ({MAX_AGENT_DEPTH}): every level keeps a session, \
+                 its rollout and its lock open while it waits on the next, and deeper chains \
+                 add cost, not parallelism",
+                agents.max_depth
+            ),
+        ));
+    }
+    if agents.max_threads > MAX_AGENT_THREADS {
+        return Err(violation(
+            &["agents", "max_threads"],
+            format!(
+                "{} is more than Troupe runs ({MAX_AGENT_THREADS}): every live agent keeps a \
+                 session and an open rollout, and their commands share \
+                 `agents.max_concurrent_commands` anyway",
+                agents.max_threads
+            ),
         ));
     }
     let provider = &settings.provider;

@@ -92,6 +92,21 @@ fn a_profile_or_an_override_is_named_where_it_sets_the_key() {
 }
 
 #[test]
+fn an_agent_tree_beyond_what_runs_is_refused_with_the_reason() {
+    let err = load_with("[agents]\nmax_depth = 1000\n", &[]).unwrap_err();
+    assert!(
+        err.starts_with(
+            "HOME/config.toml:2: key `agents.max_depth`: 1000 is more than Troupe runs (16)"
+        ),
+        "{err}"
+    );
+    let err = load_with("", &["agents.max_threads=1000"]).unwrap_err();
+    assert!(err.contains("agents.max_threads"), "{err}");
+    assert!(err.contains("1000 is more than Troupe runs (64)"), "{err}");
+    load_with("[agents]\nmax_depth = 16\nmax_threads = 64\n", &[]).unwrap();
+}
+
+#[test]
 fn sensible_limits_load() {
     load_with(
         "model_context_window = 8000\nmodel_auto_compact_token_limit = 6000\n\
