@@ -8,10 +8,14 @@
 //! - [`rollout_recorder`]: appends a thread's rollout (`RolloutRecorderActor`); the writer pool,
 //!   the loader and the replay are its logic.
 //! - [`turn`]: one turn's loop (`TurnActor`): prompt, sampling, compaction, limits.
-//! - [`sampler`]: one Responses-API stream with retries (`SamplerActor`); `sse.rs` the parser.
+//! - [`sampler`]: one model request at a time with retries (`SamplerActor`): the wires
+//!   (Responses over SSE or WebSocket, Chat Completions, Anthropic Messages), keys, the replay
+//!   provider.
 //! - [`tool_orchestrator`]: one response's tool calls (`ToolOrchestratorActor`): the approval
 //!   gate, `exec_flow`, the registry, `tools/` (one file per tool), `unified_exec/` (PTY
 //!   sessions), the turn diff.
+//! - [`agents`]: sub-agents: the `AgentTree`, the collaboration tools, spawning and watching a
+//!   child, worktrees, and `RemoteSessionActor` for a child on a worker of the pool.
 //! - [`sandbox_none`], [`sandbox_linux`]: the sandbox backends (`NoneSandboxActor`,
 //!   `LinuxSandboxActor` with its zygote pool); the processes they run, the helper and the
 //!   profiles are the `troupe-sandbox` crate.
@@ -20,10 +24,13 @@
 //! - [`approvals`]: whether a call may run (policy × sandbox table, command rules, the
 //!   known-safe list, the session's approval cache).
 //! - [`thread_store`]: the sled index of threads and its rebuild from the rollouts.
+//! - [`hooks`]: the lifecycle hook runner (`TurnHooks`): which handlers run, their processes,
+//!   their verdicts.
 //! - [`review`]: code review runs: the target checked with `git`, the review instructions
 //!   and request, the model's JSON answer checked and rendered.
 //! - [`runtime`]: the API frontends use (start the tree, start/resume threads, a thread's
 //!   client).
+//! - [`ask`]: request/reply to an actor with a timeout.
 //! - `locking`: a poison-tolerant mutex lock.
 //! - [`spawn_failure`]: why an actor did not start, without ractor's "panicked" wrapping.
 //!
