@@ -490,3 +490,81 @@ fn after_a_sigkill_the_root_and_its_children_are_listed_and_resumable() {
     let input = h.mock.requests().last().unwrap().body["input"].to_string();
     assert!(input.contains("[You are agent `/root/one`"), "{input}");
 }
+
+/// Every file under `dir` whose name ends in `.lock`.
+fn lock_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(lock_files(&path));
+        } else if path.extension().is_some_and(|e| e == "lock") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_chain_as_deep_as_allowed_ends_cleanly_when_the_root_finishes() {
+    const DEPTH: usize = 16;
+    let ready = std::env::temp_dir().join(format!("troupe-chain-{}", std::process::id()));
+    let _ = std::fs::remove_file(&ready);
+    let poll = format!(
+        "while [ ! -f {0} ]; do sleep 0.05; done; rm {0}",
+        ready.display()
+    );
+    let wait_ready = json!({"command": ["sh", "-c", poll], "timeout_ms": 60000}).to_string();
+    let h = Harness::with_config(
+        vec![
+            MockResponse::tool_calls(vec![spawn_call("s", "l1", "link-01;", "none")]),
+            MockResponse::tool_calls(vec![("r", "shell", wait_ready)]),
+            MockResponse::text("root gives up"),
+        ],
+        "\n[agents]\nmax_threads = 16\nmax_depth = 16\n",
+    );
+    for level in 1..DEPTH {
+        let next = format!("link-{:02};", level + 1);
+        h.mock.route(
+            &format!("link-{level:02};"),
+            vec![
+                MockResponse::tool_calls(vec![spawn_call(
+                    "s",
+                    &format!("l{}", level + 1),
+                    &next,
+                    "none",
+                )]),
+                MockResponse::tool_calls(vec![call(
+                    "w",
+                    "wait_agent",
+                    json!({"timeout_ms": 60000}),
+                )]),
+            ],
+        );
+    }
+    let deepest = format!("touch {}; exec sleep 60", ready.display());
+    let args = json!({"command": ["sh", "-c", deepest], "timeout_ms": 120000}).to_string();
+    h.mock.route(
+        &format!("link-{DEPTH:02};"),
+        vec![MockResponse::tool_calls(vec![("k", "shell", args)])],
+    );
+    // The root gives up once the deepest agent's command runs.
+    let started = Instant::now();
+    let out = h.exec(&["go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let locks = lock_files(&h.home.path().join("sessions"));
+    assert!(locks.is_empty(), "locks left behind: {locks:?}");
+    let mut path = String::from("/root");
+    for level in 1..=DEPTH {
+        path.push_str(&format!("/l{level}"));
+        let lines = child_lines(&h, &path);
+        assert!(
+            lines.iter().any(|l| l["payload"]["type"] == "turn_aborted"),
+            "{path}: no end recorded for its running turn"
+        );
+    }
+}
