@@ -101,10 +101,10 @@ fn a_worktree_sub_agent_cannot_plant_in_the_repository_and_its_commit_reaches_th
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "parent done");
 
-    // The child's command: its own worktree written, the shared git dir refused.
+    // The child's command: the shared git dir refused, its own worktree written.
+    assert_nothing_planted(&repo, &marker);
     let child = child_request_outputs(&h, "/root/writer");
     assert!(child.contains("from-worktree"), "{child}");
-    assert_nothing_planted(&repo, &marker);
 
     // Troupe committed the child's work (no planted program ran then either) on its branch,
     // which the parent's branch takes.
@@ -155,6 +155,7 @@ fn exec_worktree(backend: &str, file: &str) {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    assert_nothing_planted(&repo, &marker);
     let worktrees = h.home.path().join("worktrees");
     let made: Vec<PathBuf> = std::fs::read_dir(&worktrees)
         .unwrap()
@@ -171,7 +172,7 @@ fn exec_worktree(backend: &str, file: &str) {
     let text = std::fs::read_to_string(made[0].join(".git")).unwrap();
     assert!(text.contains("/.git/worktrees/"), "{text}");
     git(&made[0], &["status", "--short"]);
-    assert_nothing_planted(&repo, &marker);
+    assert!(!marker.exists(), "a planted program ran");
 }
 
 #[test]
