@@ -41,8 +41,9 @@ fn repo(h: &Harness) -> PathBuf {
 
 /// A command that plants, from the worktree, a program in the shared git dir every way it
 /// can (`git config`, appending to the config by path, a hook, the worktree's own `.git`
-/// file and its gitdir's `config.worktree`), then writes `file` in the worktree. `marker` is
-/// created by whichever planted program runs.
+/// file and its gitdir's `config.worktree`), writes `file` in the worktree, then moves the
+/// repository away to make its `.git` anew. `marker` is created by whichever planted program
+/// runs.
 fn attack(repo: &Path, marker: &Path, file: &str) -> String {
     let git_dir = repo.join(".git");
     let m = marker.display();
@@ -52,12 +53,16 @@ fn attack(repo: &Path, marker: &Path, file: &str) -> String {
          printf '#!/bin/sh\\ntouch {m}\\n' > {g}/hooks/pre-commit; chmod +x {g}/hooks/pre-commit; \
          for d in {g}/worktrees/*; do printf '[core]\\n\\tfsmonitor = touch {m}\\n' >> $d/config.worktree; done; \
          printf 'gitdir: /tmp\\n' > .git; \
-         echo from-worktree > {file}; cat {file}",
-        g = git_dir.display()
+         echo from-worktree > {file}; cat {file}; \
+         mv {r} {r}-moved && mkdir -p {g}/worktrees",
+        g = git_dir.display(),
+        r = repo.display()
     )
 }
 
 fn assert_nothing_planted(repo: &Path, marker: &Path) {
+    let moved = PathBuf::from(format!("{}-moved", repo.display()));
+    assert!(!moved.exists(), "the repository was moved away");
     let config = std::fs::read_to_string(repo.join(".git/config")).unwrap();
     assert!(!config.contains("fsmonitor"), "config written: {config}");
     // (Landlock lets a command create an empty file there, never write one: see its limits.)
