@@ -14,15 +14,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use troupe_cluster::wire::GitWorkspace;
 
-/// Git settings every command on a request's remote runs with: no transport that runs a
-/// command, no hook.
-const SAFE: [&str; 4] = [
-    "-c",
-    "protocol.ext.allow=never",
-    "-c",
-    "core.hooksPath=/dev/null",
-];
-
 /// One git command at a time on the caches of this process: two threads of the same
 /// remote fetch into, and add worktrees to, the same repository.
 static CACHE_LOCK: Mutex<()> = Mutex::new(());
@@ -64,7 +55,7 @@ pub fn check_out(
         workspace.remote.as_str(),
         refspec.as_str(),
     ];
-    git(&cache, &with_safe(&fetch)).map_err(|reason| GitWorkspaceError::Fetch {
+    git(&cache, &fetch).map_err(|reason| GitWorkspaceError::Fetch {
         remote: super::git_workspace::redact_url(&workspace.remote),
         what: workspace.base_ref.clone(),
         reason,
@@ -100,7 +91,7 @@ pub fn check_out(
         root_text.as_str(),
         workspace.commit.as_str(),
     ];
-    git(&cache, &with_safe(&add)).map_err(|reason| git_failed(&cache, reason))?;
+    git(&cache, &add).map_err(|reason| git_failed(&cache, reason))?;
     let mut cwd = root.join(&workspace.relative);
     if !cwd.is_dir() {
         // The requester's directory is not tracked (or is ignored): the worktree's top.
@@ -136,7 +127,7 @@ pub fn deliver(checkout: &RemoteCheckout, message: &str) -> Result<String, GitWo
         checkout.remote.as_str(),
         refspec.as_str(),
     ];
-    git(cache, &with_safe(&push)).map_err(|reason| GitWorkspaceError::PushBranch {
+    git(cache, &push).map_err(|reason| GitWorkspaceError::PushBranch {
         branch: worktree.branch.clone(),
         url: super::git_workspace::redact_url(&checkout.remote),
         reason,
@@ -174,10 +165,6 @@ fn branch_label(text: &str) -> String {
         .collect::<String>()
         .trim_start_matches('-')
         .to_string()
-}
-
-fn with_safe<'a>(args: &[&'a str]) -> Vec<&'a str> {
-    SAFE.iter().copied().chain(args.iter().copied()).collect()
 }
 
 fn git_failed(dir: &Path, reason: String) -> GitWorkspaceError {

@@ -6,7 +6,6 @@
 //! binary before the runtime starts), never from an actor handler.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Why a worktree could not be made, committed to or removed.
 #[derive(Debug, thiserror::Error)]
@@ -107,9 +106,8 @@ pub fn commit_all(worktree: &Worktree, message: &str) -> Result<bool, WorktreeEr
     if git(dir, &["diff", "--cached", "--quiet"]).is_ok() {
         return Ok(false);
     }
-    // No hook runs: a commit made by Troupe outside any sandbox must not run a script the
-    // agent could have planted.
-    let mut args: Vec<&str> = vec!["-c", "core.hooksPath=/dev/null"];
+    // No hook runs (`git` pins `core.hooksPath`); `--no-verify` says so here too.
+    let mut args: Vec<&str> = Vec::new();
     if git(dir, &["config", "user.email"]).is_err() {
         args.extend([
             "-c",
@@ -172,22 +170,10 @@ pub fn retire(worktree: &Worktree, message: &str) -> Result<Retired, WorktreeErr
     Ok(Retired::Removed)
 }
 
-/// Runs git in `dir`; its trimmed stderr on failure.
+/// Runs git in `dir` through the hardened host runner (the repository's config may have
+/// been written by a sandboxed command); its trimmed stderr on failure.
 pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|err| format!("cannot run git: {err}"))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
-        return Err(if stderr.is_empty() {
-            format!("git {} failed", args.join(" "))
-        } else {
-            stderr
-        });
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    troupe_sandbox::host_git::run(dir, args).map_err(|err| err.to_string())
 }
 
 /// 8 hex digits, different on every call (time, pid and a counter).

@@ -4,7 +4,7 @@
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Output, Stdio};
 use troupe_messages::events::EventMsg;
 use troupe_messages::rollout::{RolloutLine, RolloutRecord};
 
@@ -38,7 +38,6 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
             rollout.display()
         )
     })?;
-    refuse_protected_paths(&diff)?;
     let cwd = match args.cwd {
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -48,10 +47,25 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
     if !cwd.is_dir() {
         bail!("cannot apply in {}: no such directory", cwd.display());
     }
-    let mut git = Command::new("git")
-        .args(["apply", "-"])
-        .current_dir(&cwd)
+    refuse_protected_paths(&patched_paths(&cwd, &diff)?)?;
+    let status = git_with_diff(&cwd, &["apply", "-"], &diff, Stdio::inherit())?.status;
+    if !status.success() {
+        bail!(
+            "`git apply` failed in {} (see above); the work tree may differ from the one the \
+             agent changed",
+            cwd.display()
+        );
+    }
+    eprintln!("Applied the last turn's diff from {}", rollout.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the hardened host git with `diff` on stdin; stdout captured.
+fn git_with_diff(cwd: &Path, args: &[&str], diff: &str, stderr: Stdio) -> Result<Output> {
+    let mut git = troupe_sandbox::host_git::command(cwd, args)?
         .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .with_context(|| {
             format!(
@@ -64,57 +78,78 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode> {
             .write_all(diff.as_bytes())
             .context("cannot send the diff to `git apply`")?;
     }
-    let status = git.wait().context("waiting for `git apply`")?;
-    if !status.success() {
-        bail!(
-            "`git apply` failed in {} (see above); the work tree may differ from the one the \
-             agent changed",
-            cwd.display()
-        );
-    }
-    eprintln!("Applied the last turn's diff from {}", rollout.display());
-    Ok(ExitCode::SUCCESS)
+    git.wait_with_output().context("waiting for `git apply`")
 }
 
-/// Refuses a diff that names a path inside `.git` or `.troupe` (any depth, any case), an
-/// absolute path or one with `..`: a rollout file is input, and those paths run code later
-/// (hooks, config, rules). `git apply` itself refuses writes beyond a symlink and into `.git`;
-/// this keeps `.troupe` out too, and says why before anything is touched.
-fn refuse_protected_paths(diff: &str) -> Result<()> {
-    for path in diff_paths(diff) {
+/// Every path the diff touches, as `git apply` itself reads it (quoted and escaped names
+/// decoded), so the check sees what would be written or removed however the diff spells
+/// it. `--numstat -z` names one side of each file: the new name (the old one of a deletion);
+/// the same with `-R` names the other, so a rename or copy gives its source and destination.
+fn patched_paths(cwd: &Path, diff: &str) -> Result<Vec<String>> {
+    let mut paths = Vec::new();
+    for args in [
+        &["apply", "--numstat", "-z", "-"][..],
+        &["apply", "-R", "--numstat", "-z", "-"],
+    ] {
+        let out = git_with_diff(cwd, args, diff, Stdio::piped())?;
+        if !out.status.success() {
+            bail!(
+                "`git apply` cannot read the diff: {}",
+                String::from_utf8_lossy(&out.stderr).trim().escape_debug()
+            );
+        }
+        paths.extend(numstat_paths(&String::from_utf8_lossy(&out.stdout)));
+    }
+    Ok(paths)
+}
+
+/// The paths of `--numstat -z` output: `added TAB deleted TAB path NUL`, or (as `git diff
+/// --numstat -z` prints renames) `added TAB deleted TAB NUL source NUL destination NUL`.
+fn numstat_paths(raw: &str) -> Vec<String> {
+    let mut fields = raw.split('\0');
+    let mut out = Vec::new();
+    while let Some(record) = fields.next() {
+        let mut parts = record.splitn(3, '\t');
+        let (Some(_), Some(_), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        if path.is_empty() {
+            out.extend(fields.next().map(str::to_string));
+            out.extend(fields.next().map(str::to_string));
+        } else {
+            out.push(path.to_string());
+        }
+    }
+    out
+}
+
+/// Refuses a diff that touches a path inside `.git` or `.troupe` (any depth, any case, with
+/// the trailing dots or spaces some filesystems drop), an absolute path or one with `..`: a
+/// rollout file is input, and those paths run code later (hooks, config, rules). This says
+/// why before anything is touched.
+fn refuse_protected_paths(paths: &[String]) -> Result<()> {
+    for path in paths {
         let bad = path.starts_with('/')
             || path.split('/').any(|part| {
+                let bare = part.trim_end_matches(['.', ' ']);
                 part == ".."
-                    || part.eq_ignore_ascii_case(".git")
-                    || part.eq_ignore_ascii_case(".troupe")
+                    || bare.eq_ignore_ascii_case(".git")
+                    || bare.eq_ignore_ascii_case(".troupe")
             });
         if bad {
             bail!(
-                "refusing to apply: the diff touches `{path}` (inside .git/.troupe, absolute, or \
-                 with `..`); nothing was changed"
+                "refusing to apply: the diff touches `{}` (inside .git/.troupe, absolute, or \
+                 with `..`); nothing was changed",
+                path.escape_debug()
             );
         }
     }
     Ok(())
 }
 
-/// Every path a unified diff names in its `---`/`+++` headers (without the `a/`/`b/`
-/// prefixes; `/dev/null` skipped).
-fn diff_paths(diff: &str) -> Vec<&str> {
-    diff.lines()
-        .filter_map(|line| {
-            line.strip_prefix("--- ")
-                .or_else(|| line.strip_prefix("+++ "))
-        })
-        .map(|path| path.split('\t').next().unwrap_or(path).trim_end())
-        .filter(|path| *path != "/dev/null")
-        .map(|path| {
-            path.strip_prefix("a/")
-                .or_else(|| path.strip_prefix("b/"))
-                .unwrap_or(path)
-        })
-        .collect()
-}
+#[cfg(test)]
+#[path = "apply_tests.rs"]
+mod tests;
 
 /// The newest `*.jsonl` under `dir`, by modification time.
 fn newest_rollout(dir: &Path) -> Result<Option<PathBuf>> {

@@ -12,6 +12,7 @@ pub mod descendants;
 pub mod grants;
 pub mod head_tail;
 pub mod helper;
+pub mod host_git;
 pub mod live_output;
 mod locking;
 pub mod netproxy;

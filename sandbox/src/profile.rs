@@ -60,15 +60,20 @@ pub fn resolve_profile(
         .filter(|p| p.is_absolute())
         .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
         .collect();
+    let git_dirs = git_dirs_on_path(&cwd);
     let mut writable: Vec<WritableRoot> = Vec::new();
     for root in roots {
         let root = absolute(&root)?;
         let root = std::fs::canonicalize(&root).map_err(|_| ProfileError::MissingRoot(root))?;
-        // A root inside a protected path (a workspace under `$TROUPE_HOME`) is not writable:
-        // its read-only bind could not cover a writable mount nested below it.
-        if writable.iter().any(|w| w.root == root)
-            || protected_paths.iter().any(|p| root.starts_with(p))
-        {
+        // A root inside a protected path (a workspace under `$TROUPE_HOME`) is not writable,
+        // except the worktree a worktree thread runs in: its own checkout, nothing else of
+        // the home. A root inside a git dir the cwd uses is not writable either.
+        let root = match own_worktree(&root, &cwd, &protected_paths) {
+            Some(worktree) => worktree,
+            None if protected_paths.iter().any(|p| root.starts_with(p)) => continue,
+            None => root,
+        };
+        if writable.iter().any(|w| w.root == root) || git_dirs.iter().any(|g| root.starts_with(g)) {
             continue;
         }
         let read_only_subpaths = protected_subpaths(&root, &cwd, &protected_paths);
@@ -100,11 +105,66 @@ fn absolute(path: &Path) -> Result<PathBuf, ProfileError> {
     }
 }
 
+/// The worktree a worktree thread runs in, when `root` is its cwd: `<protected>/worktrees/
+/// <name>` holding `cwd`, a linked checkout (its `.git` a file). Troupe made it, and only
+/// Troupe sets a thread's cwd there; its `.git` file and the git dirs it points to stay
+/// read-only (see [`protected_subpaths`]).
+fn own_worktree(root: &Path, cwd: &Path, protected_paths: &[PathBuf]) -> Option<PathBuf> {
+    if root != cwd {
+        return None;
+    }
+    protected_paths.iter().find_map(|home| {
+        let rest = cwd.strip_prefix(home.join("worktrees")).ok()?;
+        let name = rest.components().next()?;
+        let top = home.join("worktrees").join(name);
+        let is_linked = top.join(".git").symlink_metadata().ok()?.is_file();
+        is_linked.then_some(top)
+    })
+}
+
+/// The git dirs git would use from `cwd` or any directory above it: for every `.git` file
+/// or symlink on the way up, where it points and that dir's `commondir` (a linked
+/// worktree's or a submodule's shared repository: config, hooks, refs), and the `commondir`
+/// of every `.git` directory that has one.
+pub fn git_dirs_on_path(cwd: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in cwd.ancestors() {
+        for target in git_dir_targets(&dir.join(".git")) {
+            push_unique(&mut out, target);
+        }
+    }
+    out
+}
+
+/// Where the `.git` at `dot_git` leads besides itself: the target of a link or `gitdir:`
+/// file, and the `commondir` of the git dir (relative to that git dir, or absolute).
+fn git_dir_targets(dot_git: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let target = link_or_gitdir_target(dot_git);
+    let git_dir = match &target {
+        Some(target) => target.clone(),
+        None => dot_git.to_path_buf(),
+    };
+    out.extend(target);
+    if let Ok(text) = std::fs::read_to_string(git_dir.join("commondir")) {
+        let common = text.lines().next().unwrap_or("").trim_end_matches('\r');
+        if !common.is_empty() {
+            if let Ok(common) = std::fs::canonicalize(git_dir.join(common)) {
+                if common != dot_git {
+                    out.push(common);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The read-only subpaths of `root`: `.git` and `.troupe` in the root and in every directory
 /// from it down to `cwd` (git and Troupe look for them in each), existing or not — the
 /// helper covers a missing one with a placeholder, a symlinked one at the link *and* its
-/// target; the target of a `gitdir:` file; and each protected path (`$TROUPE_HOME`) that
-/// lies inside the root, or holds it.
+/// target; the target of a `gitdir:` file and the `commondir` of a git dir, for those and
+/// for every `.git` above `cwd` (a worktree thread's repository may lie under any root);
+/// and each protected path (`$TROUPE_HOME`) that lies inside the root, or holds it.
 pub fn protected_subpaths(root: &Path, cwd: &Path, protected_paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut levels = vec![root.to_path_buf()];
     if cwd.starts_with(root) {
@@ -118,10 +178,19 @@ pub fn protected_subpaths(root: &Path, cwd: &Path, protected_paths: &[PathBuf]) 
     for dir in levels {
         for name in PROTECTED_NAMES {
             let path = dir.join(name);
-            if let Some(target) = link_or_gitdir_target(&path) {
+            if *name == ".git" {
+                for target in git_dir_targets(&path) {
+                    push_unique(&mut out, target);
+                }
+            } else if let Some(target) = link_or_gitdir_target(&path) {
                 push_unique(&mut out, target);
             }
             push_unique(&mut out, path);
+        }
+    }
+    for git_dir in git_dirs_on_path(cwd) {
+        if git_dir.starts_with(root) {
+            push_unique(&mut out, git_dir);
         }
     }
     for path in protected_paths {

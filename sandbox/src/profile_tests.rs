@@ -239,3 +239,88 @@ fn a_root_inside_a_protected_path_is_not_writable() {
     };
     assert!(file_system.writable_roots.is_empty(), "{file_system:?}");
 }
+
+fn roots_of(profile: &PermissionProfile) -> Vec<WritableRoot> {
+    match profile {
+        PermissionProfile::Managed { file_system, .. } => file_system.writable_roots.clone(),
+        other => panic!("managed expected: {other:?}"),
+    }
+}
+
+/// `<base>/repo/.git` (a directory) and a linked worktree of it at `<base>/home/worktrees/
+/// repo-1`, its `.git` a file pointing at `repo/.git/worktrees/repo-1`, whose `commondir`
+/// says `../..` (as git writes it).
+fn linked_worktree(base: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let repo = base.join("repo");
+    let git_dir = repo.join(".git/worktrees/repo-1");
+    std::fs::create_dir_all(&git_dir).unwrap();
+    std::fs::write(git_dir.join("commondir"), "../..\n").unwrap();
+    let worktree = base.join("home/worktrees/repo-1");
+    std::fs::create_dir_all(worktree.join("src")).unwrap();
+    std::fs::write(
+        worktree.join(".git"),
+        format!("gitdir: {}\n", git_dir.display()),
+    )
+    .unwrap();
+    (repo, git_dir, worktree)
+}
+
+#[test]
+fn the_common_dir_of_a_linked_worktree_is_read_only_in_every_root_holding_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let (repo, git_dir, worktree) = linked_worktree(&base);
+    let cwd = worktree.join("src");
+    // The repository lies under a writable root that is not on the cwd's path (`/tmp`).
+    let subs = protected_subpaths(&base, &cwd, &[]);
+    assert!(
+        subs.contains(&repo.join(".git")) && subs.contains(&git_dir),
+        "{subs:?}"
+    );
+    // An absolute `commondir` too.
+    std::fs::write(
+        git_dir.join("commondir"),
+        format!("{}\n", repo.join(".git").display()),
+    )
+    .unwrap();
+    assert!(protected_subpaths(&base, &cwd, &[]).contains(&repo.join(".git")));
+    // A writable root inside the common dir is dropped.
+    let mut s = settings();
+    s.writable_roots = vec![repo.join(".git")];
+    let profile = resolve_profile(SandboxMode::WorkspaceWrite, &s, &cwd).unwrap();
+    assert!(
+        !roots_of(&profile)
+            .iter()
+            .any(|w| w.root.starts_with(repo.join(".git"))),
+        "{profile:?}"
+    );
+}
+
+#[test]
+fn a_worktree_thread_writes_its_own_worktree_and_nothing_else_of_the_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let (repo, git_dir, worktree) = linked_worktree(&base);
+    let home = base.join("home");
+    let mut s = settings();
+    s.protected_paths = vec![home.clone()];
+    s.writable_roots = vec![base.clone()];
+    let profile = resolve_profile(SandboxMode::WorkspaceWrite, &s, &worktree.join("src")).unwrap();
+    let roots = roots_of(&profile);
+    assert_eq!(roots[0].root, worktree);
+    for ro in [worktree.join(".git"), git_dir.clone(), repo.join(".git")] {
+        assert!(
+            roots[0].read_only_subpaths.contains(&ro),
+            "{ro:?}: {roots:?}"
+        );
+    }
+    // The home holding it stays read-only in the root that holds the home.
+    assert_eq!(roots[1].root, base);
+    assert!(roots[1].read_only_subpaths.contains(&home));
+    assert!(roots[1].read_only_subpaths.contains(&repo.join(".git")));
+    // Another directory of the home (not a linked worktree) is still not writable.
+    let other = home.join("worktrees/plain");
+    std::fs::create_dir_all(&other).unwrap();
+    let profile = resolve_profile(SandboxMode::WorkspaceWrite, &s, &other).unwrap();
+    assert!(roots_of(&profile).iter().all(|w| w.root == base));
+}

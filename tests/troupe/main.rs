@@ -76,6 +76,7 @@ mod tui_features;
 mod tui_flow;
 mod tui_tmux;
 mod web_page;
+mod worktree_git_dir;
 
 /// Points the runtime at the small sandbox helper cargo built for this package. The choice is
 /// process-wide and the first call wins, so every test in this binary makes the same one.

@@ -217,3 +217,60 @@ fn troupe_apply_refuses_a_diff_into_troupe_or_git() {
         assert!(!ws.join(path).exists() && !dir.path().join("escape.txt").exists());
     }
 }
+
+#[test]
+fn troupe_apply_refuses_troupe_and_git_however_the_diff_spells_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let quoted_new = "diff --git \"a/\\056troupe/config.toml\" \"b/\\056troupe/config.toml\"\n\
+                      new file mode 100644\n--- /dev/null\n+++ \"b/\\056troupe/config.toml\"\n\
+                      @@ -0,0 +1 @@\n+pwned = true\n";
+    let renamed = "diff --git a/notes.toml b/.troupe/config.toml\nsimilarity index 100%\n\
+                   rename from notes.toml\nrename to .troupe/config.toml\n";
+    let copied = "diff --git a/notes.toml b/.troupe/config.toml\nsimilarity index 100%\n\
+                  copy from notes.toml\ncopy to .troupe/config.toml\n";
+    let quoted_rename = "diff --git a/notes.toml \"b/sub/\\056git\"\nsimilarity index 100%\n\
+                         rename from notes.toml\nrename to \"sub/\\056git\"\n";
+    let upper = "diff --git a/.TROUPE/config.toml b/.TROUPE/config.toml\nnew file mode 100644\n\
+                 --- /dev/null\n+++ b/.TROUPE/config.toml\n@@ -0,0 +1 @@\n+pwned = true\n";
+    let from_git = "diff --git a/.git/config b/stolen\nsimilarity index 100%\n\
+                    rename from .git/config\nrename to stolen\n";
+    for (name, diff) in [
+        ("quoted new file", quoted_new),
+        ("pure rename", renamed),
+        ("pure copy", copied),
+        ("quoted rename to a .git file", quoted_rename),
+        ("upper case", upper),
+        ("rename out of .git", from_git),
+    ] {
+        let line = json!({
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "event",
+            "payload": { "type": "turn_diff", "unified_diff": diff },
+        });
+        let rollout = dir.path().join("rollout.jsonl");
+        std::fs::write(&rollout, format!("{line}\n")).unwrap();
+        let ws = dir.path().join(format!("ws-{}", name.replace(' ', "-")));
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        std::fs::write(ws.join(".git/config"), "[core]\n").unwrap();
+        std::fs::write(ws.join("notes.toml"), "pwned = true\n").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_troupe"))
+            .env("TROUPE_HOME", home.path())
+            .args(["apply", "--rollout"])
+            .arg(&rollout)
+            .arg("-C")
+            .arg(&ws)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{name}: applied");
+        assert!(
+            stderr(&out).contains("refusing to apply"),
+            "{name}: {}",
+            stderr(&out)
+        );
+        for written in [".troupe", ".TROUPE", "sub", "stolen"] {
+            assert!(!ws.join(written).exists(), "{name}: {written} written");
+        }
+        assert!(ws.join("notes.toml").exists() && ws.join(".git/config").exists());
+    }
+}

@@ -150,22 +150,29 @@ pub fn build(writable: &[WritableRoot], deny_read: &[PathBuf], devices: &HostDev
     }
     fresh_proc()?;
     minimal_dev(devices)?;
-    pin_deny_read_ancestors(writable, deny_read)?;
+    let read_only: Vec<PathBuf> = writable
+        .iter()
+        .flat_map(|w| w.read_only_subpaths.iter().cloned())
+        .collect();
+    pin_ancestors(writable, &read_only)?;
+    pin_ancestors(writable, deny_read)?;
     for path in deny_read {
         mask(path)?;
     }
     Ok(())
 }
 
-/// Makes every directory between a writable root and a deny-read path a mount point (bound
-/// onto itself), so that inside the sandbox it cannot be renamed or removed (`EBUSY`): a
-/// mask is attached to the path as it was when the view was built, and `mv conf conf2`
-/// would otherwise carry the masked file to a name the next command's view does not mask.
-/// The masked path itself is a mount point already. Ancestors outside the writable roots are
-/// read-only anyway.
-fn pin_deny_read_ancestors(writable: &[WritableRoot], deny_read: &[PathBuf]) -> R {
+/// Makes every directory between a writable root and each of `paths` (deny-read masks,
+/// read-only subpaths) a mount point (bound onto itself), so that inside the sandbox it
+/// cannot be renamed or removed (`EBUSY`): a mount is attached to the path as it was when
+/// the view was built, and renaming a directory above it carries the mount away — `mv conf
+/// conf2` would take a masked file to a name the next command's view does not mask, `mv repo
+/// repo2` the read-only `repo/.git` a worktree's `.git` file names, leaving `repo/.git` to be
+/// made anew. The path itself is a mount point already. Ancestors outside the writable
+/// roots are read-only anyway.
+fn pin_ancestors(writable: &[WritableRoot], paths: &[PathBuf]) -> R {
     let mut pinned: Vec<PathBuf> = Vec::new();
-    for path in deny_read {
+    for path in paths {
         let Some(root) = writable
             .iter()
             .map(|w| w.root.as_path())
