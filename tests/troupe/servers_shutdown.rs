@@ -12,7 +12,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use troupe_mock_model::MockResponse;
-use troupe_test_support::{Harness, KEY_VAR};
+use troupe_test_support::{tool_outputs, Harness, KEY_VAR};
 
 /// How many turns run at once when the server is stopped.
 const TURNS: usize = 3;
@@ -195,17 +195,37 @@ async fn app_server_whose_client_closes_stdin_ends_and_records_every_running_tur
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_reading_stdin_gets_end_of_file_not_the_servers_stdin() {
     crate::use_sandbox_helper();
-    // Unconfined, and sandboxed (the `linux` backend's zygote); the server's stdin is the
-    // client's pipe, open for as long as the test runs.
-    for sandbox in ["danger-full-access", "workspace-write"] {
-        let h = harness(vec![
-            MockResponse::shell(
-                "call_cat",
-                &["sh", "-c", "cat; read x; echo read-to-the-end"],
-            ),
-            MockResponse::text("done"),
-        ]);
-        let mut server = start(&h, Transport::Stdio, &[]).await;
+    let script = "cat; read x; echo read-to-the-end";
+    let exec_command = json!({"cmd": script, "shell": "sh", "tty": false}).to_string();
+    // Every spawn path: unconfined, the `linux` backend's zygote, the `landlock` backend's
+    // helper, and `exec_command` on pipes. The server's stdin is the client's pipe, open for
+    // as long as the test runs.
+    let cases: [(&str, MockResponse, &[&str]); 4] = [
+        (
+            "danger-full-access",
+            MockResponse::shell("call_cat", &["sh", "-c", script]),
+            &[],
+        ),
+        (
+            "workspace-write",
+            MockResponse::shell("call_cat", &["sh", "-c", script]),
+            &[],
+        ),
+        (
+            "workspace-write",
+            MockResponse::shell("call_cat", &["sh", "-c", script]),
+            &["-c", "sandbox_backend=\"landlock\""],
+        ),
+        (
+            "danger-full-access",
+            MockResponse::tool_calls(vec![("call_cat", "exec_command", exec_command)]),
+            &["-c", "shell_tool_type=\"exec_command\""],
+        ),
+    ];
+    for (sandbox, call, extra) in cases {
+        let what = format!("{sandbox} {extra:?}");
+        let h = harness(vec![call, MockResponse::text("done")]);
+        let mut server = start(&h, Transport::Stdio, extra).await;
         let mut client = server.connect().await;
         client.initialize().await;
         let thread = client
@@ -216,23 +236,16 @@ async fn a_command_reading_stdin_gets_end_of_file_not_the_servers_stdin() {
             .await;
         let started = Instant::now();
         client.start_turn(&thread, "go").await;
-        let seen = tokio::time::timeout(
-            Duration::from_secs(20),
-            client.until_turn_completed(&thread),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("{sandbox}: the turn hangs on stdin"));
-        let command = seen
-            .iter()
-            .find(|m| {
-                m["method"] == "item/completed" && m["params"]["item"]["type"] == "commandExecution"
-            })
-            .expect("the command's item/completed");
-        assert_eq!(
-            command["params"]["item"]["aggregatedOutput"], "read-to-the-end\n",
-            "{sandbox}: {command}"
+        tokio::time::timeout(Duration::from_secs(20), client.until_turn_completed(&thread))
+            .await
+            .unwrap_or_else(|_| panic!("{what}: the turn hangs on stdin"));
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
+        let requests = h.mock.requests();
+        let outputs = tool_outputs(&requests.last().expect("a request").body);
+        assert!(
+            outputs.iter().any(|o| o.contains("read-to-the-end")),
+            "{what}: {outputs:?}"
         );
-        assert!(started.elapsed() < Duration::from_secs(10), "{sandbox}");
     }
 }
 
