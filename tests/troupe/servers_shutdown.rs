@@ -236,9 +236,12 @@ async fn a_command_reading_stdin_gets_end_of_file_not_the_servers_stdin() {
             .await;
         let started = Instant::now();
         client.start_turn(&thread, "go").await;
-        tokio::time::timeout(Duration::from_secs(20), client.until_turn_completed(&thread))
-            .await
-            .unwrap_or_else(|_| panic!("{what}: the turn hangs on stdin"));
+        tokio::time::timeout(
+            Duration::from_secs(20),
+            client.until_turn_completed(&thread),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{what}: the turn hangs on stdin"));
         assert!(started.elapsed() < Duration::from_secs(10), "{what}");
         let requests = h.mock.requests();
         let outputs = tool_outputs(&requests.last().expect("a request").body);
