@@ -122,15 +122,16 @@ fn every_turn_ended(h: &Harness) {
     assert_eq!(lock_files(h), Vec::<PathBuf>::new());
 }
 
-/// An app-server on stdio with `TURNS` turns each running a long command.
+/// An app-server on `transport` with `TURNS` turns each running a long command.
 async fn app_server_with_running_turns(
     h: &Harness,
+    transport: Transport,
 ) -> (
     crate::app_server_support::Server,
     crate::app_server_support::Client,
     Vec<i32>,
 ) {
-    let mut server = start(h, Transport::Stdio, &[]).await;
+    let mut server = start(h, transport, &[]).await;
     let mut client = server.connect().await;
     client.initialize().await;
     for _ in 0..TURNS {
@@ -156,20 +157,23 @@ async fn exit_code(child: &mut tokio::process::Child) -> Option<i32> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_server_on_a_stop_signal_ends_and_records_every_running_turn() {
-    for (signal, code) in [
-        (libc::SIGTERM, 143),
-        (libc::SIGINT, 130),
-        (libc::SIGHUP, 129),
-    ] {
+    let cases = [
+        (Transport::Stdio, libc::SIGTERM, 143),
+        (Transport::Stdio, libc::SIGINT, 130),
+        (Transport::Stdio, libc::SIGHUP, 129),
+        (Transport::Unix, libc::SIGTERM, 143),
+        (Transport::Ws, libc::SIGTERM, 143),
+    ];
+    for (transport, signal, code) in cases {
         let h = harness(long_script());
-        let (mut server, _client, pids) = app_server_with_running_turns(&h).await;
+        let (mut server, _client, pids) = app_server_with_running_turns(&h, transport).await;
         let pid = server.child.id().expect("pid") as i32;
         // SAFETY: kill(2) on the server this test started.
         unsafe { libc::kill(pid, signal) };
         assert_eq!(
             exit_code(&mut server.child).await,
             Some(code),
-            "signal {signal}"
+            "{transport:?}, signal {signal}"
         );
         assert!(
             all_gone(&pids).await,
@@ -182,7 +186,7 @@ async fn app_server_on_a_stop_signal_ends_and_records_every_running_turn() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn app_server_whose_client_closes_stdin_ends_and_records_every_running_turn() {
     let h = harness(long_script());
-    let (mut server, client, pids) = app_server_with_running_turns(&h).await;
+    let (mut server, client, pids) = app_server_with_running_turns(&h, Transport::Stdio).await;
     drop(client);
     assert_eq!(exit_code(&mut server.child).await, Some(0));
     assert!(
@@ -357,25 +361,68 @@ async fn mcp_server_answers_garbage_and_early_requests_with_errors_and_stays_up(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mcp_server_on_sigterm_ends_and_records_every_running_turn() {
-    let h = harness(long_script());
-    let mut server = McpServer::start(&h);
-    server.handshake().await;
-    for n in 0..TURNS {
-        let call = json!({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call", "params": {
-            "name": "troupe",
-            "arguments": {"prompt": "go", "sandbox": "danger-full-access",
-                          "approval-policy": "never"}}});
-        server.send(&call.to_string()).await;
+async fn mcp_server_on_sigterm_or_a_closed_stdin_ends_and_records_every_running_turn() {
+    for by_signal in [true, false] {
+        let h = harness(long_script());
+        let mut server = McpServer::start(&h);
+        server.handshake().await;
+        for n in 0..TURNS {
+            let call = json!({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call", "params": {
+                "name": "troupe",
+                "arguments": {"prompt": "go", "sandbox": "danger-full-access",
+                              "approval-policy": "never"}}});
+            server.send(&call.to_string()).await;
+        }
+        let pids = wait_for_commands(h.workdir.path()).await;
+        let McpServer {
+            mut child, stdin, ..
+        } = server;
+        let expected = if by_signal {
+            let pid = child.id().expect("pid") as i32;
+            // SAFETY: kill(2) on the server this test started.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            Some(143)
+        } else {
+            drop(stdin);
+            Some(0)
+        };
+        assert_eq!(
+            exit_code(&mut child).await,
+            expected,
+            "by signal: {by_signal}"
+        );
+        assert!(
+            all_gone(&pids).await,
+            "commands {pids:?} outlived the server"
+        );
+        every_turn_ended(&h);
     }
-    let pids = wait_for_commands(h.workdir.path()).await;
-    let pid = server.child.id().expect("pid") as i32;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_exits_with_the_signal_status() {
+    let h = harness(vec![]);
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_troupe"))
+        .env("TROUPE_HOME", h.home.path())
+        .env(KEY_VAR, "test-key")
+        .current_dir(h.workdir.path())
+        .arg("web")
+        .kill_on_drop(true)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("web starts");
+    // It prints its URL once it listens.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = tokio::time::timeout(WAIT, stdout.next_line())
+        .await
+        .expect("the URL is printed")
+        .unwrap()
+        .unwrap_or_default();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    let pid = child.id().expect("pid") as i32;
     // SAFETY: kill(2) on the server this test started.
     unsafe { libc::kill(pid, libc::SIGTERM) };
-    assert_eq!(exit_code(&mut server.child).await, Some(143));
-    assert!(
-        all_gone(&pids).await,
-        "commands {pids:?} outlived the server"
-    );
-    every_turn_ended(&h);
+    assert_eq!(exit_code(&mut child).await, Some(143));
 }
