@@ -19,6 +19,8 @@ use troupe_messages::settings::SessionSettings;
 const SUBSCRIBER_CAPACITY: usize = 4096;
 /// Deadline of requests to the thread manager.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// The submission id of the shutdown [`Runtime::shutdown`] sends each thread.
+const SHUTDOWN_SUBMISSION: &str = "runtime-shutdown";
 
 #[derive(Debug, Error)]
 pub enum RuntimeError {
@@ -32,7 +34,8 @@ pub enum RuntimeError {
     ThreadGone,
 }
 
-/// A running actor tree.
+/// A running actor tree (a clone is another handle on the same tree).
+#[derive(Clone)]
 pub struct Runtime {
     manager: ActorRef<ThreadManagerMsg>,
 }
@@ -153,9 +156,37 @@ impl Runtime {
         Ok(session.map(|session| OpenThread { thread_id, session }))
     }
 
-    /// Stops the whole tree.
+    /// Stops the whole tree at once: a running turn is cut off without an end record (see
+    /// [`Runtime::shutdown`] for the orderly way).
     pub fn stop(&self) {
         self.manager.stop(None);
+    }
+
+    /// The orderly end of every frontend (a signal, a closed client): each open thread gets
+    /// `Op::Shutdown`, which interrupts its running turn and records the turn's end
+    /// (`turn_aborted`), flushes its rollout and releases its lock; then the tree stops.
+    /// Waits up to `grace` for the threads; a second call finds nothing left to do.
+    pub async fn shutdown(&self, grace: Duration) {
+        let sessions = crate::ask::ask(
+            &self.manager,
+            ThreadManagerMsg::LoadedSessions,
+            CALL_TIMEOUT.min(grace),
+        )
+        .await
+        .unwrap_or_default();
+        for session in &sessions {
+            let _ = session.send_message(SessionMsg::Submit(Submission {
+                id: SHUTDOWN_SUBMISSION.into(),
+                op: Op::Shutdown,
+            }));
+        }
+        // A session is stopped once its recorder is: the lock is gone when this returns.
+        let cells: Vec<ractor::ActorCell> = sessions.iter().map(|s| s.get_cell()).collect();
+        futures::future::join_all(cells.iter().map(|cell| cell.wait(Some(grace)))).await;
+        let _ = self
+            .manager
+            .stop_and_wait(Some("shutdown".into()), Some(grace))
+            .await;
     }
 }
 

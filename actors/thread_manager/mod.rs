@@ -260,6 +260,9 @@ impl Actor for ThreadManagerActor {
             ThreadManagerMsg::LoadedSession(thread_id, reply) => {
                 let _ = reply.send(state.threads.get(&thread_id).cloned());
             }
+            ThreadManagerMsg::LoadedSessions(reply) => {
+                let _ = reply.send(state.threads.values().cloned().collect());
+            }
         }
         Ok(())
     }

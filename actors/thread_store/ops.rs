@@ -234,6 +234,9 @@ pub fn fork_into(
 ) -> Result<ThreadSummary, OpsError> {
     let source = find(home, store, query)?;
     let loaded = loader::load(&source.rollout_path)?;
+    // A newer format may record what this build cannot replay: copying it would lose it, and
+    // the fork's meta would claim the newer format for lines this build wrote.
+    loader::check_writable(&loaded)?;
     let turns = crate::rollout_recorder::replay::replay(&loaded.lines)
         .tracker
         .turns;

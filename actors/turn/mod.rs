@@ -166,6 +166,9 @@ pub struct TurnState {
     stop_continuations: u32,
     /// Starting the MCP servers before the first request (aborted with the turn).
     mcp_start: Option<tokio_util::task::AbortOnDropHandle<()>>,
+    /// The text the current sampling attempt has streamed so far (bounded by the provider's
+    /// `stream_max_bytes`); kept in the history when the response is cut off.
+    partial_text: String,
 }
 
 impl TurnState {
@@ -353,6 +356,7 @@ impl Actor for TurnActor {
             hook_task: None,
             stop_continuations: 0,
             mcp_start: None,
+            partial_text: String::new(),
         })
     }
 

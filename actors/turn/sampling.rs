@@ -17,7 +17,10 @@ impl TurnState {
         match update {
             SamplerUpdate::TextDelta { .. } | SamplerUpdate::ReasoningDelta { .. }
                 if self.phase != Phase::Sampling => {}
-            SamplerUpdate::TextDelta { delta } => self.event(EventMsg::AgentMessageDelta { delta }),
+            SamplerUpdate::TextDelta { delta } => {
+                self.partial_text.push_str(&delta);
+                self.event(EventMsg::AgentMessageDelta { delta })
+            }
             SamplerUpdate::ReasoningDelta { delta } => {
                 self.event(EventMsg::AgentReasoningDelta { delta })
             }
@@ -26,20 +29,30 @@ impl TurnState {
                 max_attempts,
                 delay_ms,
                 reason,
-            } => self.event(EventMsg::StreamRetry {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            }),
+            } => {
+                // The next attempt streams its answer from the start.
+                self.partial_text.clear();
+                self.event(EventMsg::StreamRetry {
+                    attempt,
+                    max_attempts,
+                    delay_ms,
+                    reason,
+                })
+            }
             SamplerUpdate::Failed { error } => match self.phase {
-                Phase::Sampling => self.fail(error),
+                Phase::Sampling => {
+                    self.keep_partial_answer();
+                    self.fail(error)
+                }
                 Phase::Compacting { .. } => self.fail(ModelError::ResponseFailed {
                     message: format!("compaction failed, history kept as it was: {error}"),
                 }),
             },
             SamplerUpdate::Completed { items, usage } => match self.phase {
-                Phase::Sampling => self.on_response(items, &usage, myself),
+                Phase::Sampling => {
+                    self.partial_text.clear();
+                    self.on_response(items, &usage, myself)
+                }
                 Phase::Compacting { then_sample } => {
                     self.event(EventMsg::TokenCount {
                         last: usage,
@@ -49,6 +62,24 @@ impl TurnState {
                 }
             },
         }
+    }
+
+    /// A response cut off (a budget, a stream that broke on its last attempt) keeps what the
+    /// model said before: the user saw it stream, and it stays in the history and rollout as
+    /// the model's message.
+    fn keep_partial_answer(&mut self) {
+        let text = std::mem::take(&mut self.partial_text);
+        if text.trim().is_empty() {
+            return;
+        }
+        self.event(EventMsg::AgentMessage {
+            message: text.clone(),
+        });
+        self.record(ResponseItem::Message {
+            id: None,
+            role: troupe_messages::items::Role::Assistant,
+            content: vec![troupe_messages::items::ContentItem::OutputText { text }],
+        });
     }
 
     /// Asks the model for a summary of the history (no tools offered).

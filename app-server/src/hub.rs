@@ -16,6 +16,9 @@ use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::threads::ThreadSummary;
 
+/// How long a closing server waits for its threads to record their turns' ends.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 #[derive(Debug, Error)]
 pub enum HubError {
     #[error("{0}")]
@@ -477,8 +480,9 @@ impl Hub {
         Ok((forked_id, live))
     }
 
-    pub fn stop(&self) {
-        self.runtime.stop();
+    /// Ends every thread's running turn (recorded), releases their locks, stops the runtime.
+    pub async fn shutdown(&self) {
+        self.runtime.shutdown(SHUTDOWN_GRACE).await;
     }
 }
 

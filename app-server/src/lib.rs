@@ -153,6 +153,7 @@ pub async fn serve(
             transport::serve_ws(hub.clone(), listener, auth, page).await;
         }
     }
-    hub.stop();
+    // The client went away (stdin closed): each running turn's end is recorded.
+    hub.shutdown().await;
     Ok(())
 }

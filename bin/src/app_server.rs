@@ -1,8 +1,10 @@
 //! `troupe app-server`: Codex's app-server wire over stdio, a unix socket or WebSocket.
 
+use crate::signals::{serve_until_stopped, StopSignals};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_app_server::{Listen, ServeOptions};
@@ -44,7 +46,7 @@ enum AppServerCommand {
     },
 }
 
-pub async fn run(args: AppServerArgs) -> Result<()> {
+pub async fn run(args: AppServerArgs) -> Result<ExitCode> {
     if let Some(AppServerCommand::GenerateJsonSchema { out }) = args.command {
         std::fs::create_dir_all(&out)
             .with_context(|| format!("cannot create {}", out.display()))?;
@@ -53,7 +55,7 @@ pub async fn run(args: AppServerArgs) -> Result<()> {
         std::fs::write(&path, serde_json::to_vec_pretty(&document)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
         println!("{}", path.display());
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     let listen: Listen = if args.stdio {
         Listen::Stdio
@@ -110,7 +112,9 @@ pub struct Served {
     pub web: bool,
 }
 
-pub async fn serve(args: Served) -> Result<()> {
+/// Serves until the client goes away (stdio) or a stop signal comes; every running turn's end
+/// is recorded either way (see `signals.rs`).
+pub async fn serve(args: Served) -> Result<ExitCode> {
     let home = troupe_config::home::troupe_home()?;
     // Check the config once at start: a broken config.toml is an error now, not per thread.
     troupe_config::resolve::load_config(
@@ -121,6 +125,7 @@ pub async fn serve(args: Served) -> Result<()> {
         },
     )?;
     let store = crate::threads::open_store(&home, crate::threads::Reconcile::Run);
+    let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let runtime =
         Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;
     let options = ServeOptions {
@@ -134,6 +139,10 @@ pub async fn serve(args: Served) -> Result<()> {
         idle_unload: (args.idle_unload_secs > 0)
             .then(|| std::time::Duration::from_secs(args.idle_unload_secs)),
     };
-    troupe_app_server::serve(options, runtime, store).await?;
-    Ok(())
+    let handle = runtime.clone();
+    let serving = async move {
+        troupe_app_server::serve(options, runtime, store).await?;
+        Ok(())
+    };
+    serve_until_stopped(&handle, &mut signals, serving).await
 }

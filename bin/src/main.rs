@@ -20,6 +20,7 @@ mod replay;
 mod review;
 mod sandbox;
 mod session_flags;
+mod signals;
 mod threads;
 mod threads_tree;
 mod trust;
@@ -144,8 +145,8 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Exec(args)) => runtime.block_on(exec::run(*args)),
-        Some(Command::AppServer(args)) => runtime.block_on(app_server::run(args)).map(ok),
-        Some(Command::Web(args)) => runtime.block_on(web::run(args)).map(ok),
+        Some(Command::AppServer(args)) => runtime.block_on(app_server::run(args)),
+        Some(Command::Web(args)) => runtime.block_on(web::run(args)),
         Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),
         Some(Command::List(args)) => home().and_then(|h| threads::list(&h, args)).map(ok),
         Some(Command::Resume(args)) => runtime.block_on(tui::resume(args)),
@@ -170,7 +171,7 @@ fn main() -> ExitCode {
         Some(Command::Mcp(command)) => home()
             .and_then(|h| runtime.block_on(mcp_cmd::run(&h, command)))
             .map(ok),
-        Some(Command::McpServer(args)) => runtime.block_on(mcp_server::run(args)).map(ok),
+        Some(Command::McpServer(args)) => runtime.block_on(mcp_server::run(args)),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),
         Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),

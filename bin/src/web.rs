@@ -19,7 +19,7 @@ pub struct WebArgs {
     idle_unload_secs: u64,
 }
 
-pub async fn run(args: WebArgs) -> Result<()> {
+pub async fn run(args: WebArgs) -> Result<std::process::ExitCode> {
     serve(Served {
         listen: Listen::Ws(std::net::SocketAddr::from(([127, 0, 0, 1], args.port))),
         config: args.config,

@@ -69,6 +69,9 @@ pub enum ThreadManagerMsg {
     /// frontend that wants to watch it live; `None` when the thread is not open here.
     /// A tuple variant, so that the runtime asks with `call_t!`.
     LoadedSession(ThreadId, RpcReplyPort<Option<ActorRef<SessionMsg>>>),
+    /// The session of every open thread, for a frontend that is stopping (to end each one's
+    /// turn and close it). A tuple variant, so that the runtime asks with `call_t!`.
+    LoadedSessions(RpcReplyPort<Vec<ActorRef<SessionMsg>>>),
 }
 
 /// Session: one thread's history, input queue and subscribers.

@@ -195,6 +195,57 @@ fn endless_text_deltas_end_as_a_stream_error() {
 }
 
 #[test]
+fn a_response_cut_off_by_its_budget_keeps_what_the_model_said() {
+    let h = Harness::with_config(
+        vec![MockResponse::endless_deltas(1000)],
+        "stream_max_bytes = 100000",
+    );
+    let out = h.exec(&[
+        "-c",
+        "model_providers.mock.stream_max_retries=0",
+        "--json",
+        "go",
+    ]);
+    assert!(!out.status.success());
+    // The error says which budget cut the response off (`--json`: in the turn.failed event).
+    let events = troupe_test_support::stdout(&out);
+    let failed = events
+        .lines()
+        .find(|l| l.contains("\"turn.failed\""))
+        .unwrap_or_default();
+    assert!(
+        failed.contains("exceeded 100000 bytes (stream_max_bytes)"),
+        "{}",
+        stderr(&out)
+    );
+    // Shown as the model's message…
+    let shown: Vec<String> = troupe_test_support::json_lines(&out)
+        .iter()
+        .filter(|e| e["type"] == "item.completed" && e["item"]["type"] == "agent_message")
+        .map(|e| e["item"]["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].starts_with("zzz") && shown[0].len() < 100_000,
+        "{}",
+        shown[0].len()
+    );
+    // …and kept in the rollout's history, whole.
+    let rollout = std::fs::read_to_string(&h.rollouts()[0]).unwrap();
+    let kept: Vec<serde_json::Value> = rollout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| {
+            l["type"] == "response_item"
+                && l["payload"]["type"] == "message"
+                && l["payload"]["role"] == "assistant"
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{rollout}");
+    assert_eq!(kept[0]["payload"]["content"][0]["text"], shown[0].as_str());
+}
+
+#[test]
 fn endless_keep_alives_end_after_the_duration_bound() {
     let h = Harness::with_config(
         vec![

@@ -60,6 +60,7 @@ mod sandbox_edges;
 mod sandbox_escape;
 mod sandbox_landlock;
 mod sandbox_zygote;
+mod servers_shutdown;
 mod startup_errors;
 mod subagents;
 mod subagents_limits;

@@ -8,7 +8,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 use troupe_actors::rollout_recorder::{loader, replay::replay};
 use troupe_mock_model::MockResponse;
-use troupe_test_support::{json_lines, stderr, Harness};
+use troupe_test_support::{json_lines, stderr, stdout, Harness};
 
 /// The `response.output_item.done` items of a scripted SSE answer.
 fn output_items(response: &MockResponse) -> Vec<Value> {
@@ -207,6 +207,40 @@ fn a_rollout_from_a_newer_troupe_is_not_resumed_and_not_changed() {
         "{}",
         stderr(&resumed)
     );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn a_rollout_from_a_newer_troupe_is_not_forked() {
+    let harness = Harness::new(vec![MockResponse::text("one")]);
+    let first = harness.exec(&["--json", "hello"]);
+    assert!(first.status.success());
+    let path = harness.rollouts().remove(0);
+    let current = format!(
+        "\"version\":{}",
+        troupe_messages::rollout::ROLLOUT_FORMAT_VERSION
+    );
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen(&current, "\"version\":999", 1);
+    std::fs::write(&path, &text).unwrap();
+    let forked = harness
+        .command()
+        .args(["fork", &thread_id(&first)])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!forked.status.success(), "{}", stdout(&forked));
+    let err = stderr(&forked);
+    let supported = format!(
+        "this build reads up to {}",
+        troupe_messages::rollout::ROLLOUT_FORMAT_VERSION
+    );
+    assert!(
+        err.contains("rollout format 999") && err.contains(&supported),
+        "{err}"
+    );
+    assert_eq!(harness.rollouts().len(), 1, "no fork was written");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
 

@@ -9,7 +9,7 @@ mod prompt_input;
 mod remote;
 pub mod render;
 pub mod resume;
-mod signals;
+use crate::signals;
 pub mod thread_event;
 mod workspace;
 

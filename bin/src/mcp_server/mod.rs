@@ -5,15 +5,19 @@
 
 mod notify;
 pub mod params;
+mod transport;
 mod turn;
 
+use crate::signals::{serve_until_stopped, StopSignals};
 use anyhow::{Context, Result};
 use clap::Args;
 use notify::{LogLevel, Notifier};
 use params::{ReplyParams, StartParams, REPLY_TOOL, START_TOOL};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
+use transport::FilteredStdio;
 use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_config::resolve::{load_config, CliOverrides};
@@ -45,12 +49,14 @@ struct TroupeServer {
     level: LogLevel,
 }
 
-/// Serves MCP on stdin/stdout until the client closes the connection.
-pub async fn run(args: McpServerArgs) -> Result<()> {
+/// Serves MCP on stdin/stdout until the client closes the connection or a stop signal comes;
+/// either way each running turn's end is recorded (see `signals.rs`).
+pub async fn run(args: McpServerArgs) -> Result<ExitCode> {
     let home = troupe_config::home::troupe_home()?;
     // A bad `-c` fails now, before a client is told anything.
     load_settings(&home, &args.config, &StartParams::default()).context("invalid config")?;
     let store = crate::threads::open_store(&home, crate::threads::Reconcile::Skip);
+    let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let runtime =
         Arc::new(Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store).await?);
     let server = TroupeServer {
@@ -60,16 +66,15 @@ pub async fn run(args: McpServerArgs) -> Result<()> {
         threads: Arc::default(),
         level: LogLevel::default(),
     };
-    let service = server
-        .serve(troupe_mcp::rmcp::transport::stdio())
-        .await
-        .context("MCP handshake on stdin/stdout failed")?;
-    let _ = service.waiting().await;
-    runtime.stop();
-    tokio::task::spawn_blocking(troupe_sandbox::descendants::kill_all_descendants)
-        .await
-        .ok();
-    Ok(())
+    let serving = async move {
+        let service = server
+            .serve(FilteredStdio::new(tokio::io::stdin(), tokio::io::stdout()))
+            .await
+            .context("MCP handshake on stdin/stdout failed")?;
+        let _ = service.waiting().await;
+        Ok(())
+    };
+    serve_until_stopped(&runtime, &mut signals, serving).await
 }
 
 /// The settings of a new thread: the config, the server's `-c`, then the call's arguments.
