@@ -6,6 +6,7 @@
 use std::fmt::Display;
 use std::io::Write;
 use thiserror::Error;
+use troupe_messages::terminal_text::visible;
 
 /// Stdout could not be written.
 #[derive(Debug, Error)]
@@ -27,9 +28,14 @@ pub fn line(text: impl Display) -> Result<(), StdoutError> {
         .map_err(StdoutError)
 }
 
-/// A warning on stderr; a stderr that cannot be written is ignored (there is nowhere else).
+/// A warning on stderr, control characters made visible (a warning may quote a command, a
+/// file or a worker); a stderr that cannot be written is ignored (there is nowhere else).
 pub fn warn(text: impl Display) {
-    let _ = writeln!(std::io::stderr().lock(), "warning: {text}");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "warning: {}",
+        visible(&text.to_string())
+    );
 }
 
 /// The exit status for a failed command: quiet 141 for a closed stdout pipe, else the error.
@@ -41,6 +47,10 @@ pub fn failure_code(err: &anyhow::Error) -> std::process::ExitCode {
     if closed {
         return std::process::ExitCode::from(141);
     }
-    let _ = writeln!(std::io::stderr().lock(), "error: {err:#}");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "error: {}",
+        visible(&format!("{err:#}"))
+    );
     std::process::ExitCode::FAILURE
 }

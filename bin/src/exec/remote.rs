@@ -170,7 +170,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     }
     if !args.json {
         if let Some(message) = &last_message {
-            crate::output::line(message)?;
+            crate::output::line(troupe_messages::terminal_text::visible(message))?;
         }
     }
     Ok(if succeeded {
