@@ -54,3 +54,16 @@ pub fn failure_code(err: &anyhow::Error) -> std::process::ExitCode {
     );
     std::process::ExitCode::FAILURE
 }
+
+/// Writes a file the user named on the command line (`-o`): a new one gets the user's file
+/// mask, not the private one the binary runs with for its home (an existing one keeps its
+/// mode).
+pub fn write_user_file(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let existed = path.exists();
+    std::fs::write(path, contents)?;
+    if let (false, Some(mask)) = (existed, troupe_messages::file_mask::user_mask()) {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666 & !mask))?;
+    }
+    Ok(())
+}

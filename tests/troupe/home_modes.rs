@@ -70,6 +70,8 @@ fn every_file_troupe_writes_in_a_0755_home_is_private() {
             "never",
             "-c",
             "apply_patch_tool_type=\"function\"",
+            "-o",
+            "last-message.txt",
             "go",
         ])
         .env("OPENAI_API_KEY", "unused")
@@ -109,6 +111,7 @@ fn every_file_troupe_writes_in_a_0755_home_is_private() {
     assert_eq!(mode(&work.join("made/by-command")), 0o666 & !user);
     assert_eq!(mode(&work.join("sub")), 0o777 & !user);
     assert_eq!(mode(&work.join("sub/added.txt")), 0o666 & !user);
+    assert_eq!(mode(&work.join("last-message.txt")), 0o666 & !user);
 }
 
 fn walk_count(dir: &Path) -> usize {

@@ -494,7 +494,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         last_message = review.finish(last_message)?;
     }
     if let Some(path) = &args.output_last_message {
-        std::fs::write(path, last_message.as_deref().unwrap_or(""))
+        crate::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     drop(ephemeral_dir);
