@@ -40,6 +40,7 @@
 pub mod agents;
 pub mod approvals;
 pub mod ask;
+pub mod file_mask;
 pub mod hooks;
 mod locking;
 pub mod review;

@@ -1,9 +1,11 @@
-//! Running one hook command: `sh -c COMMAND` in the session's cwd, in its own process
+//! Running one hook command: `sh -c COMMAND` in the session's cwd with exactly the given
+//! environment (the caller's scrubbed one, nothing inherited), in its own process
 //! group, the payload on stdin, stdout and stderr read (bounded) until it exits or its
 //! timeout; then the whole group is killed. Dropping the future (an interrupted turn) kills
 //! the group too.
 
 use super::output::HookExit;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -36,6 +38,7 @@ impl Drop for GroupGuard {
 pub async fn run_hook_command(
     command: &str,
     cwd: &Path,
+    env: &BTreeMap<String, String>,
     stdin_json: &[u8],
     timeout: Duration,
 ) -> HookProcessOutput {
@@ -44,10 +47,14 @@ pub async fn run_hook_command(
         stdout: String::new(),
         stderr: String::new(),
     };
-    let mut child = match tokio::process::Command::new("sh")
+    let mut process = tokio::process::Command::new("sh");
+    crate::file_mask::restore_user_mask(&mut process);
+    let mut child = match process
         .arg("-c")
         .arg(command)
         .current_dir(cwd)
+        .env_clear()
+        .envs(env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

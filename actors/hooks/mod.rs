@@ -9,11 +9,14 @@
 pub mod command;
 pub mod output;
 pub mod tool_input;
+pub mod writable;
 
+use crate::tool_orchestrator::shell_env::child_env;
 use crate::tool_orchestrator::unified_exec::sessions::EventSink;
 use futures::future::join_all;
 use output::{interpret, HookVerdict};
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,6 +35,9 @@ pub struct TurnHooks {
     /// `session_id`, `turn_id`, `transcript_path`, `cwd`, `model`, `permission_mode`.
     common: Map<String, Value>,
     cwd: PathBuf,
+    /// The environment hook commands get: the commands' (`shell_environment_policy`, so
+    /// `*KEY*`/`*SECRET*`/`*TOKEN*` dropped by default) without the provider's key variable.
+    env: BTreeMap<String, String>,
     events: EventSink,
 }
 
@@ -68,11 +74,19 @@ impl TurnHooks {
         common.insert("cwd".into(), json!(settings.cwd));
         common.insert("model".into(), json!(settings.model));
         common.insert("permission_mode".into(), json!(permission_mode(settings)));
+        for message in writable::writable_hook_warnings(settings) {
+            events(EventMsg::Warning { message });
+        }
+        let mut env = child_env(&settings.context.shell_env, std::env::vars());
+        if let Some(key) = &settings.provider.env_key {
+            env.remove(key);
+        }
         Self {
             handlers: settings.hooks.handlers.clone(),
             max_stop_continuations: settings.hooks.max_stop_continuations,
             common,
             cwd: settings.cwd.clone(),
+            env,
             events,
         }
     }
@@ -84,6 +98,7 @@ impl TurnHooks {
             max_stop_continuations: 0,
             common: Map::new(),
             cwd: PathBuf::from("/"),
+            env: BTreeMap::new(),
             events: Arc::new(|_| {}),
         }
     }
@@ -281,6 +296,7 @@ impl TurnHooks {
         let process = command::run_hook_command(
             &handler.command,
             &self.cwd,
+            &self.env,
             stdin,
             Duration::from_secs(handler.timeout_sec),
         )

@@ -59,6 +59,7 @@ pub fn spawn(argv: &[String], payload: String, cwd: &Path) {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true);
+    crate::file_mask::restore_user_mask(&mut command);
     match command.spawn() {
         Ok(mut child) => {
             tokio::spawn(async move {

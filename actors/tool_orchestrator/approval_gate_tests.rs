@@ -15,6 +15,7 @@ fn workspace() -> PermissionProfile {
                 read_only_subpaths: vec![PathBuf::from("/w/.git")],
             }],
             deny_read: vec![],
+            stored_keys: vec![],
             allow_unix_sockets: vec![],
         },
         network: NetworkPolicy::Restricted,

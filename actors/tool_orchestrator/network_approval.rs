@@ -21,8 +21,11 @@ use std::sync::Arc;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::permissions::ProxyBridge;
-use troupe_messages::policy::{AskForApproval, NetworkPolicy, PermissionProfile};
+use troupe_messages::policy::{
+    AskForApproval, NetworkPolicy, NetworkProxySettings, PermissionProfile,
+};
 use troupe_sandbox::helper::HelperBackend;
+use troupe_sandbox::netproxy::destination::Destinations;
 use troupe_sandbox::netproxy::{Gate, NetworkProxy};
 
 /// The proxy of one command, and how the sandbox reaches it. Dropping it stops the proxy.
@@ -104,7 +107,7 @@ pub fn start_for(
             .unwrap_or_else(|| json!(command.join(" "))),
         decided: tokio::sync::Mutex::new(HashMap::new()),
     }));
-    let proxy = NetworkProxy::start(&socket, settings.hosts.clone(), Arc::new(gate))
+    let proxy = NetworkProxy::start(&socket, destinations(settings)?, Arc::new(gate))
         .map_err(|e| format!("network proxy: cannot listen on {}: {e}", socket.display()))?;
     Ok(Some(CommandProxy {
         _proxy: proxy,
@@ -193,4 +196,21 @@ async fn decide(state: &GateState, host: &str) -> bool {
         }
         ReviewDecision::Denied | ReviewDecision::Abort => false,
     }
+}
+
+/// The proxy's exceptions to its public-only rule, from the settings.
+fn destinations(settings: &NetworkProxySettings) -> Result<Destinations, String> {
+    let hosts = settings
+        .hosts
+        .iter()
+        .map(|(host, ip)| {
+            ip.parse()
+                .map(|ip| (host.clone(), ip))
+                .map_err(|_| format!("network_proxy.hosts: `{ip}` ({host}) is not an IP address"))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Destinations {
+        hosts,
+        allow_local_names: settings.allow_local_names.iter().cloned().collect(),
+    })
 }

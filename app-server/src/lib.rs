@@ -12,6 +12,7 @@ pub mod review;
 pub mod rollout_turns;
 pub mod schema;
 pub mod slice;
+mod token_file;
 pub mod translate;
 pub mod transport;
 pub mod web;
@@ -72,11 +73,24 @@ pub struct ServeOptions {
     /// `-c key=value` overrides for every thread.
     pub overrides: Vec<String>,
     pub ws_token: Option<String>,
+    /// Whether the (generated) token is written under the home and announced on stderr.
+    pub token_file: TokenFile,
     pub allowed_origins: Vec<String>,
     /// Unload threads idle for longer than this (reloaded on their next use).
     pub idle_unload: Option<std::time::Duration>,
     /// Serve the supervisor web page on the WebSocket's port (`--web`).
     pub web: bool,
+}
+
+/// Where a generated WebSocket token goes besides the server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TokenFile {
+    /// Nowhere: the user gave the token, or the page URL carries it.
+    #[default]
+    None,
+    /// `$TROUPE_HOME/app-server/ws-PORT.token` (0600, in a 0700 directory), its path and the
+    /// token on stderr.
+    Write,
 }
 
 #[derive(Debug, Error)]
@@ -89,6 +103,8 @@ pub enum ServeError {
     WebNeedsToken,
     #[error("cannot listen on {what}: {err}")]
     Bind { what: String, err: std::io::Error },
+    #[error("cannot write the capability token to {path}: {err}")]
+    TokenFile { path: PathBuf, err: std::io::Error },
 }
 
 /// Runs the server until stdin closes (stdio) or forever (sockets).
@@ -112,7 +128,7 @@ pub async fn serve(
     }
     let hub = Hub::new(
         runtime,
-        options.home,
+        options.home.clone(),
         options.overrides,
         store,
         options.idle_unload,
@@ -137,6 +153,23 @@ pub async fn serve(
                     })?;
             let bound = listener.local_addr().unwrap_or(addr);
             eprintln!("troupe app-server listening on ws://{bound}");
+            if let (TokenFile::Write, Some(token)) = (options.token_file, &options.ws_token) {
+                let path = options
+                    .home
+                    .join("app-server")
+                    .join(format!("ws-{}.token", bound.port()));
+                token_file::write(&path, token).map_err(|err| ServeError::TokenFile {
+                    path: path.clone(),
+                    err,
+                })?;
+                // Whoever started the server reads it here or from the file (only its
+                // owner can); clients send `Authorization: Bearer TOKEN`.
+                eprintln!(
+                    "troupe app-server capability token: {token} (also in {}; clients send \
+                     `Authorization: Bearer TOKEN`)",
+                    path.display()
+                );
+            }
             let mut allowed_origins = options.allowed_origins;
             let page = options.web.then(|| web::WebPage::new(bound));
             if let Some(page) = &page {

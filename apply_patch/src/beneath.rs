@@ -200,7 +200,18 @@ impl Located {
                     if let Some(created) = created.as_deref_mut() {
                         created.push((dir.try_clone()?, name.to_os_string()));
                     }
-                    open_beneath(&dir, Path::new(name), dir_flags())?
+                    let made = open_beneath(&dir, Path::new(name), dir_flags())?;
+                    // The user's mask, not the runtime's private one; set through the
+                    // descriptor's own /proc link (an O_PATH descriptor takes no fchmod),
+                    // so it is this directory even if the name was swapped meanwhile.
+                    if let Some(mask) = troupe_messages::file_mask::user_mask() {
+                        use std::os::unix::fs::PermissionsExt;
+                        std::fs::set_permissions(
+                            format!("/proc/self/fd/{}", made.as_raw_fd()),
+                            std::fs::Permissions::from_mode(0o777 & !mask),
+                        )?;
+                    }
+                    made
                 }
                 other => other?,
             };

@@ -62,6 +62,7 @@ fn workspace(ws: &Path, deny_read: Vec<PathBuf>) -> Confinement {
                 read_only_subpaths: vec![],
             }],
             deny_read,
+            stored_keys: vec![],
             allow_unix_sockets: vec![],
         },
         network: NetworkPolicy::Restricted,

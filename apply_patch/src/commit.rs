@@ -221,7 +221,13 @@ fn create_new(dir: &OwnedFd, name: &OsStr) -> Result<std::fs::File, std::io::Err
         Mode::from_bits_truncate(0o666),
     )?;
     // SAFETY: `openat` returned a fresh descriptor that nothing else owns.
-    Ok(std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+    let file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    // A new file in the user's tree gets the user's mask, not the runtime's private one
+    // (a replaced file takes its predecessor's mode afterwards).
+    if let Some(mask) = troupe_messages::file_mask::user_mask() {
+        nix::sys::stat::fchmod(file.as_raw_fd(), Mode::from_bits_truncate(0o666 & !mask))?;
+    }
+    Ok(file)
 }
 
 /// Writes `text`, keeping the mode of the regular file `target` it replaces (as an

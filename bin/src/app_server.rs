@@ -21,8 +21,14 @@ pub struct AppServerArgs {
     #[arg(short = 'c', long = "config", value_name = "key=value")]
     config: Vec<String>,
     /// File holding the WebSocket capability token (clients send `Authorization: Bearer TOKEN`).
+    /// Without it a loopback ws:// gets a fresh token, written to
+    /// `$TROUPE_HOME/app-server/ws-PORT.token` (0600) and shown on stderr.
     #[arg(long, value_name = "FILE")]
     ws_token_file: Option<PathBuf>,
+    /// Accept WebSocket clients without a token (loopback only): then any local process of
+    /// any user can start threads, with any sandbox, as you.
+    #[arg(long, conflicts_with_all = ["ws_token_file", "web"])]
+    ws_insecure_no_token: bool,
     /// A browser origin allowed to open the WebSocket (repeatable); other origins are refused.
     #[arg(long = "ws-allowed-origin", value_name = "ORIGIN")]
     ws_allowed_origins: Vec<String>,
@@ -62,22 +68,37 @@ pub async fn run(args: AppServerArgs) -> Result<ExitCode> {
     } else {
         args.listen.parse().map_err(anyhow::Error::msg)?
     };
-    let ws_token = match &args.ws_token_file {
-        Some(path) => Some(read_token(path)?),
+    // A loopback port is reachable by every local process of every user: it gets a token
+    // unless the user opted out by name. A non-loopback one needs the user's own token file
+    // (refused at start otherwise).
+    let loopback_ws = matches!(&listen, Listen::Ws(addr) if addr.ip().is_loopback());
+    let (ws_token, token_file) = match &args.ws_token_file {
+        Some(path) => (Some(read_token(path)?), TokenFile::None),
         // The page needs a token; a fresh one reaches the user only in the printed URL.
-        None if args.web => Some(fresh_token()?),
-        None => None,
+        None if args.web => (Some(fresh_token()?), TokenFile::None),
+        None if loopback_ws && !args.ws_insecure_no_token => {
+            (Some(fresh_token()?), TokenFile::Write)
+        }
+        None => (None, TokenFile::None),
     };
+    if args.ws_insecure_no_token && loopback_ws {
+        crate::output::warn(
+            "--ws-insecure-no-token: any local process of any user can connect and start              threads as you",
+        );
+    }
     serve(Served {
         listen,
         config: args.config,
         ws_token,
+        token_file,
         allowed_origins: args.ws_allowed_origins,
         idle_unload_secs: args.idle_unload_secs,
         web: args.web,
     })
     .await
 }
+
+pub use troupe_app_server::TokenFile;
 
 fn read_token(path: &std::path::Path) -> Result<String> {
     let token = std::fs::read_to_string(path)
@@ -107,6 +128,8 @@ pub struct Served {
     pub listen: Listen,
     pub config: Vec<String>,
     pub ws_token: Option<String>,
+    /// Whether a generated token is written to the home and shown on stderr.
+    pub token_file: TokenFile,
     pub allowed_origins: Vec<String>,
     pub idle_unload_secs: u64,
     pub web: bool,
@@ -133,6 +156,7 @@ pub async fn serve(args: Served) -> Result<ExitCode> {
         home,
         overrides: args.config,
         ws_token: args.ws_token,
+        token_file: args.token_file,
         allowed_origins: args.allowed_origins,
         web: args.web,
         // 0 keeps every thread loaded.

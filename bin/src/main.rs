@@ -104,6 +104,24 @@ enum Command {
     Worker(worker::WorkerArgs),
 }
 
+/// Troupe's own files (rollouts, queue files, the index, tokens) are created 0600 and its
+/// directories 0700, whatever the mode of the home they are in: the process runs with the
+/// mask 077, and what it starts for the user (commands, hooks, MCP servers, the notify
+/// program) and writes into the work tree (`apply_patch`) gets the user's mask back
+/// (`troupe_messages::file_mask`). `apply` and `sandbox` write only for the user: they keep
+/// the user's mask. Before any thread exists, as the mask is the process's.
+fn private_file_mask(cli: &Cli) {
+    if matches!(
+        cli.command,
+        Some(Command::Apply(_)) | Some(Command::Sandbox(_))
+    ) {
+        return;
+    }
+    // SAFETY: a plain syscall.
+    let user = unsafe { libc::umask(0o077) };
+    troupe_messages::file_mask::set_user_mask(user as u32);
+}
+
 fn main() -> ExitCode {
     // The sandbox helper personality: set up confinement and exec, before any thread exists.
     troupe_sandbox::helper::run_if_helper();
@@ -122,6 +140,7 @@ fn main() -> ExitCode {
     }
     init_tracing();
     let cli = parse_cli();
+    private_file_mask(&cli);
     // Before the async runtime starts threads: this changes our environment.
     let _apply_patch_link = match home()
         .map_err(|e| e.to_string())

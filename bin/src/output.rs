@@ -6,6 +6,7 @@
 use std::fmt::Display;
 use std::io::Write;
 use thiserror::Error;
+use troupe_messages::terminal_text::visible;
 
 /// Stdout could not be written.
 #[derive(Debug, Error)]
@@ -27,9 +28,14 @@ pub fn line(text: impl Display) -> Result<(), StdoutError> {
         .map_err(StdoutError)
 }
 
-/// A warning on stderr; a stderr that cannot be written is ignored (there is nowhere else).
+/// A warning on stderr, control characters made visible (a warning may quote a command, a
+/// file or a worker); a stderr that cannot be written is ignored (there is nowhere else).
 pub fn warn(text: impl Display) {
-    let _ = writeln!(std::io::stderr().lock(), "warning: {text}");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "warning: {}",
+        visible(&text.to_string())
+    );
 }
 
 /// The exit status for a failed command: quiet 141 for a closed stdout pipe, else the error.
@@ -41,6 +47,23 @@ pub fn failure_code(err: &anyhow::Error) -> std::process::ExitCode {
     if closed {
         return std::process::ExitCode::from(141);
     }
-    let _ = writeln!(std::io::stderr().lock(), "error: {err:#}");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "error: {}",
+        visible(&format!("{err:#}"))
+    );
     std::process::ExitCode::FAILURE
+}
+
+/// Writes a file the user named on the command line (`-o`): a new one gets the user's file
+/// mask, not the private one the binary runs with for its home (an existing one keeps its
+/// mode).
+pub fn write_user_file(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let existed = path.exists();
+    std::fs::write(path, contents)?;
+    if let (false, Some(mask)) = (existed, troupe_messages::file_mask::user_mask()) {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666 & !mask))?;
+    }
+    Ok(())
 }

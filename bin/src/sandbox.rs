@@ -97,6 +97,9 @@ async fn run_linux(args: LinuxArgs) -> Result<ExitCode> {
         network_access: args.network,
         deny_read: args.deny_read,
         protected_paths: troupe_config::home::troupe_home().into_iter().collect(),
+        stored_keys: troupe_config::home::troupe_home()
+            .map(|home| troupe_config::home::stored_key_paths(&home))
+            .unwrap_or_default(),
         allow_unix_sockets: args.allow_unix_sockets,
         ..SandboxSettings::default()
     };

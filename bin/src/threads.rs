@@ -93,10 +93,9 @@ pub fn list(home: &Path, args: ListArgs) -> Result<()> {
         if args.json {
             line(serde_json::to_string(thread)?)?;
         } else {
-            line(crate::threads_tree::tree_line(
-                depth,
-                thread,
-                human_line(thread),
+            // Titles and paths come from rollouts (the model's words, a command's cwd).
+            line(troupe_messages::terminal_text::visible(
+                &crate::threads_tree::tree_line(depth, thread, human_line(thread)),
             ))?;
         }
     }

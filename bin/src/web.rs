@@ -1,7 +1,7 @@
 //! `troupe web`: an app-server on a free loopback port with the supervisor page, and a fresh
 //! capability token that only the printed URL carries.
 
-use crate::app_server::{fresh_token, serve, Served};
+use crate::app_server::{fresh_token, serve, Served, TokenFile};
 use anyhow::Result;
 use clap::Args;
 use troupe_app_server::Listen;
@@ -24,6 +24,7 @@ pub async fn run(args: WebArgs) -> Result<std::process::ExitCode> {
         listen: Listen::Ws(std::net::SocketAddr::from(([127, 0, 0, 1], args.port))),
         config: args.config,
         ws_token: Some(fresh_token()?),
+        token_file: TokenFile::None,
         allowed_origins: Vec::new(),
         idle_unload_secs: args.idle_unload_secs,
         web: true,

@@ -93,8 +93,11 @@ pub struct NetworkProxyToml {
     /// The port `HTTP_PROXY` names inside the sandbox (default 3128).
     pub port: Option<std::num::NonZeroU16>,
     /// Host names answered with a fixed address instead of DNS, e.g.
-    /// `{ "api.internal.test" = "127.0.0.1" }`.
+    /// `{ "api.internal.test" = "127.0.0.1" }`; a pinned address may be local.
     pub hosts: BTreeMap<String, std::net::IpAddr>,
+    /// Host names the proxy may connect to when they resolve to the host's loopback, a
+    /// private, link-local or other non-public address (refused for every other name).
+    pub allow_local_names: Vec<String>,
 }
 
 /// `model_verbosity`.

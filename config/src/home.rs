@@ -13,3 +13,15 @@ pub fn troupe_home() -> Result<PathBuf, ConfigError> {
         .map(|home| PathBuf::from(home).join(".troupe"))
         .ok_or(ConfigError::NoHome)
 }
+
+/// The files of the home that hold keys (the provider keys of `troupe login`, the MCP OAuth
+/// tokens): no sandboxed command may read them.
+pub const STORED_KEY_FILES: &[&str] = &["auth.json", ".credentials.json"];
+
+/// The paths of [`STORED_KEY_FILES`] in `home`.
+pub fn stored_key_paths(home: &std::path::Path) -> Vec<PathBuf> {
+    STORED_KEY_FILES
+        .iter()
+        .map(|name| home.join(name))
+        .collect()
+}

@@ -247,6 +247,7 @@ pub fn load_config_in(
     settings.hooks.handlers = hooks;
     settings.sandbox.pinned_rules = pinned_rules;
     settings.sandbox.protected_paths = vec![home.to_path_buf()];
+    settings.sandbox.stored_keys = crate::home::stored_key_paths(home);
     Ok(LoadedConfig {
         settings,
         warnings,
@@ -655,6 +656,11 @@ fn sandbox_settings(
                 .hosts
                 .into_iter()
                 .map(|(host, ip)| (host.to_ascii_lowercase(), ip.to_string()))
+                .collect(),
+            allow_local_names: proxy
+                .allow_local_names
+                .iter()
+                .map(|name| name.to_ascii_lowercase())
                 .collect(),
         },
         writable_roots: write

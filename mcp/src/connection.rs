@@ -207,6 +207,17 @@ fn child_transport(
         cmd.current_dir(cwd);
     }
     cmd.kill_on_drop(true);
+    // A server the user configured gets the user's file-creation mask, not the runtime's
+    // private one.
+    if let Some(mask) = troupe_messages::file_mask::user_mask() {
+        // SAFETY: `umask` is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::umask(mask as libc::mode_t);
+                Ok(())
+            });
+        }
+    }
     // The server's own log lines must not garble the terminal or the JSON output.
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())

@@ -113,6 +113,11 @@ pub struct SandboxSettings {
     pub exclude_slash_tmp: bool,
     /// Paths no command may read, even after an escalation; absolute.
     pub deny_read: Vec<PathBuf>,
+    /// Troupe's own credential files (`$TROUPE_HOME/auth.json`, `.credentials.json`):
+    /// unreadable to every sandboxed command, as `deny_read`, but not to an approved
+    /// escalation (which runs unsandboxed); absolute.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stored_keys: Vec<PathBuf>,
     /// Host Unix sockets commands may still connect to with the network off; absolute.
     pub allow_unix_sockets: Vec<PathBuf>,
     /// Which backend to use.
@@ -149,8 +154,13 @@ pub struct NetworkProxySettings {
     pub enabled: bool,
     /// The TCP port inside the sandbox.
     pub port: u16,
-    /// Lower-case host name → IP address, used instead of DNS.
+    /// Lower-case host name → IP address, used instead of DNS (may be local: the user
+    /// pinned it).
     pub hosts: std::collections::BTreeMap<String, String>,
+    /// Lower-case host names the proxy may connect to on the host's loopback or a private
+    /// network; every other name reaches public addresses only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow_local_names: Vec<String>,
 }
 
 impl Default for NetworkProxySettings {
@@ -159,6 +169,7 @@ impl Default for NetworkProxySettings {
             enabled: false,
             port: DEFAULT_PROXY_PORT,
             hosts: Default::default(),
+            allow_local_names: Vec::new(),
         }
     }
 }
@@ -226,6 +237,11 @@ pub struct FileSystemPolicy {
     pub writable_roots: Vec<WritableRoot>,
     /// Masked (unreadable) for every managed kind.
     pub deny_read: Vec<PathBuf>,
+    /// The entries of `deny_read` that are Troupe's own credential files: a backend that
+    /// cannot mask (landlock) leaves them readable, as its warning says, instead of refusing
+    /// every command; an escalation drops them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stored_keys: Vec<PathBuf>,
     /// Host Unix sockets (or directories of them) that stay reachable with the network off;
     /// every other pathname socket bound on the host is masked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -21,6 +21,7 @@ use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 use troupe_messages::events::ExecOutputStream;
+use troupe_messages::file_mask::{user_mask, TRAMPOLINE_MASK_VAR};
 use troupe_messages::tools::{ExecOutputSink, ExecRequest, ExecResult};
 
 /// How long to keep reading after the main process exited, for pipes held by grandchildren.
@@ -174,6 +175,10 @@ pub async fn run_process(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    if let (Some(mask), Some(_)) = (user_mask(), crate::probe::trampoline_exe()) {
+        // The trampoline applies the user's mask and drops the variable before it execs.
+        command.env(TRAMPOLINE_MASK_VAR, format!("{mask:o}"));
+    }
     let mut child = spawner::spawn(command).await.map_err(|err| {
         format!(
             "failed to start `{program}` in {}: {err}",
@@ -264,10 +269,16 @@ fn contained_command(
 /// The forked process enters `containment` (its own session, or its own group without the
 /// controlling terminal) before it execs.
 fn contain(command: &mut Command, containment: Containment) {
-    // SAFETY: `Containment::enter` makes only async-signal-safe calls and touches no memory
-    // of the parent.
+    let mask = user_mask();
+    // SAFETY: `Containment::enter` and `umask` are async-signal-safe and touch no memory of
+    // the parent.
     unsafe {
-        command.pre_exec(move || containment.enter());
+        command.pre_exec(move || {
+            if let Some(mask) = mask {
+                libc::umask(mask as libc::mode_t);
+            }
+            containment.enter()
+        });
     }
 }
 

@@ -26,11 +26,17 @@ pub fn resolve_profile(
     settings: &SandboxSettings,
     cwd: &Path,
 ) -> Result<PermissionProfile, ProfileError> {
-    let deny_read = settings
+    let mut deny_read = settings
         .deny_read
         .iter()
         .map(|p| absolute(p).map(|p| std::fs::canonicalize(&p).unwrap_or(p)))
         .collect::<Result<Vec<_>, _>>()?;
+    let stored_keys = stored_keys(settings)?;
+    for key in &stored_keys {
+        if !deny_read.contains(key) {
+            deny_read.push(key.clone());
+        }
+    }
     let (roots, network) = match mode {
         SandboxMode::DangerFullAccess => return Ok(PermissionProfile::Disabled),
         SandboxMode::ReadOnly => (Vec::new(), NetworkPolicy::Restricted),
@@ -87,6 +93,7 @@ pub fn resolve_profile(
             kind: FileSystemSandboxKind::Restricted,
             writable_roots: writable,
             deny_read,
+            stored_keys,
             allow_unix_sockets: settings
                 .allow_unix_sockets
                 .iter()
@@ -95,6 +102,24 @@ pub fn resolve_profile(
         },
         network,
     })
+}
+
+/// The credential files of the home, by the path the mount view sees (the home resolved,
+/// whether or not the file exists yet).
+fn stored_keys(settings: &SandboxSettings) -> Result<Vec<PathBuf>, ProfileError> {
+    settings
+        .stored_keys
+        .iter()
+        .map(|p| {
+            let p = absolute(p)?;
+            Ok(match (p.parent(), p.file_name()) {
+                (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+                    .map(|dir| dir.join(name))
+                    .unwrap_or(p),
+                _ => p,
+            })
+        })
+        .collect()
 }
 
 fn absolute(path: &Path) -> Result<PathBuf, ProfileError> {
@@ -269,7 +294,18 @@ pub fn validate(profile: &PermissionProfile) -> Result<(), ProfileError> {
 /// The profile of an approved escalation: unconfined, except that deny-read entries survive
 /// (then the command still runs in the namespace sandbox, writing anywhere, network on).
 pub fn escalated(profile: &PermissionProfile) -> PermissionProfile {
-    let deny_read = profile.deny_read().to_vec();
+    // The approved command runs as the user would run it: Troupe's own key files are not
+    // hidden from it (the user's deny-read entries are).
+    let stored_keys = match profile {
+        PermissionProfile::Managed { file_system, .. } => file_system.stored_keys.as_slice(),
+        _ => &[],
+    };
+    let deny_read: Vec<PathBuf> = profile
+        .deny_read()
+        .iter()
+        .filter(|p| !stored_keys.contains(p))
+        .cloned()
+        .collect();
     if deny_read.is_empty() {
         return PermissionProfile::Disabled;
     }
@@ -278,6 +314,7 @@ pub fn escalated(profile: &PermissionProfile) -> PermissionProfile {
             kind: FileSystemSandboxKind::Unrestricted,
             writable_roots: Vec::new(),
             deny_read,
+            stored_keys: Vec::new(),
             // The network is on: sockets are not masked.
             allow_unix_sockets: Vec::new(),
         },

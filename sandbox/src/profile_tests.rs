@@ -125,6 +125,7 @@ fn profiles_from_the_wire_must_use_absolute_paths() {
                 read_only_subpaths: vec![],
             }],
             deny_read: vec![PathBuf::from(deny)],
+            stored_keys: vec![],
             allow_unix_sockets: vec![],
         },
         network: NetworkPolicy::Restricted,

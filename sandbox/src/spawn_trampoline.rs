@@ -31,6 +31,16 @@ pub fn run(args: &[OsString]) -> i32 {
             return 2;
         }
     };
+    // The user's file-creation mask, which the runtime replaced with a private one for its
+    // own files; the variable is not the command's.
+    if let Some(mask) = std::env::var_os(troupe_messages::file_mask::TRAMPOLINE_MASK_VAR) {
+        // SAFETY: this process is single-threaded: nothing reads the environment meanwhile.
+        unsafe { std::env::remove_var(troupe_messages::file_mask::TRAMPOLINE_MASK_VAR) };
+        if let Some(mask) = mask.to_str().and_then(|m| u32::from_str_radix(m, 8).ok()) {
+            // SAFETY: a plain syscall.
+            unsafe { libc::umask((mask & 0o777) as libc::mode_t) };
+        }
+    }
     // SAFETY: plain syscalls on this single-threaded process.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {

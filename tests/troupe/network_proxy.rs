@@ -301,3 +301,114 @@ fn a_permission_request_hook_allows_or_denies_the_host() {
     assert!(output.contains("status=403"), "{output}");
     assert_eq!(net.hits.load(Ordering::SeqCst), 0);
 }
+
+/// A script that asks the proxy (`HTTP_PROXY`) for each `host` of `hosts` on `port`, by
+/// CONNECT and by plain http, and prints `METHOD HOST STATUS` per request.
+fn probe_script(hosts: &[&str], port: u16) -> String {
+    format!(
+        r#"import os, socket
+proxy = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1].strip("/"))
+for host in {hosts:?}:
+    for method, head in (("CONNECT", "CONNECT %s:{port} HTTP/1.1\r\nHost: x\r\n\r\n" % host),
+                         ("GET", "GET http://%s:{port}/ HTTP/1.1\r\nHost: x\r\n\r\n" % host)):
+        s = socket.create_connection(("127.0.0.1", proxy), 20)
+        s.sendall(head.encode())
+        answer = s.recv(4096).decode(errors="replace")
+        s.close()
+        print(method, host, answer.split("\r\n")[0].split(" ")[1], answer.split("\r\n\r\n", 1)[-1].strip())
+"#
+    )
+}
+
+/// `troupe exec` with every network-access question allowed by a PermissionRequest hook and
+/// `extra` in `[network_proxy]`, running `script`; the command's output.
+fn exec_probe(extra: &str, script_text: &str) -> String {
+    let h = Harness::new(vec![
+        MockResponse::shell("c1", &["python3", "-c", script_text]),
+        MockResponse::text("done"),
+    ]);
+    let answer = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#;
+    let command = script(&h, "permission.sh", &format!("echo '{answer}'\n"));
+    add_hooks(
+        &h,
+        &format!(
+            "[network_proxy]\nenabled = true\n{extra}\n\n{}",
+            hook("PermissionRequest", Some("Bash"), &command, 10)
+        ),
+    );
+    let out = h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "workspace-write",
+            "-a",
+            "on-request",
+            "probe",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let raw = tool_outputs(&h.mock.requests()[1].body)
+        .last()
+        .unwrap()
+        .clone();
+    // The shell tool's output is `{"output": …, "metadata": …}`.
+    serde_json::from_str::<serde_json::Value>(&raw)
+        .ok()
+        .and_then(|v| v["output"].as_str().map(str::to_string))
+        .unwrap_or(raw)
+}
+
+/// Approving a name is not approving the host's own services: `localhost` and every
+/// spelling of a loopback, unspecified or mapped address are refused after the approval,
+/// by CONNECT and by plain http, and nothing reaches the loopback server.
+#[test]
+fn an_approved_name_on_the_hosts_loopback_is_refused() {
+    let net = internet();
+    let spellings = [
+        "localhost",
+        "127.0.0.1",
+        "127.1",
+        "2130706433",
+        "0177.0.0.1",
+        "0x7f000001",
+        "0x7f.0.0.1",
+        "0.0.0.0",
+        "[::1]",
+        "[::ffff:127.0.0.1]",
+        "[::ffff:7f00:1]",
+        "[::]",
+    ];
+    let output = exec_probe("", &probe_script(&spellings, net.port));
+    for host in spellings {
+        for method in ["CONNECT", "GET"] {
+            let line = output
+                .lines()
+                .find(|l| l.starts_with(&format!("{method} {host} ")))
+                .unwrap_or_else(|| panic!("no answer for {method} {host}: {output}"));
+            assert!(line.contains(" 403 "), "{line}\n{output}");
+            assert!(line.contains("allow_local_names"), "{line}");
+        }
+    }
+    assert_eq!(net.hits.load(Ordering::SeqCst), 0, "{output}");
+}
+
+/// A name the user lists in `allow_local_names` reaches the loopback server; another spelling
+/// of the same address still does not.
+#[test]
+fn a_name_allowed_by_config_reaches_the_loopback() {
+    let net = internet();
+    let output = exec_probe(
+        "allow_local_names = [\"LocalHost\"]",
+        &probe_script(&["localhost", "127.1"], net.port),
+    );
+    assert!(output.contains("CONNECT localhost 200"), "{output}");
+    assert!(output.contains("GET localhost 200"), "{output}");
+    assert!(output.contains("CONNECT 127.1 403"), "{output}");
+    assert!(output.contains("GET 127.1 403"), "{output}");
+    // The tunnel opened (its client sent nothing) and the plain request was answered.
+    assert_eq!(net.hits.load(Ordering::SeqCst), 2, "{output}");
+}

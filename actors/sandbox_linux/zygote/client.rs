@@ -60,9 +60,16 @@ impl ZygoteClient {
             // Not in the terminal's foreground group: Ctrl-C is the runtime's to handle.
             .process_group(0)
             .kill_on_drop(true);
-        // SAFETY: only async-signal-safe calls (dup2/fcntl) between fork and exec.
+        // The commands the zygote forks get the user's file-creation mask.
+        let mask = troupe_messages::file_mask::user_mask();
+        // SAFETY: only async-signal-safe calls (umask/dup2/fcntl) between fork and exec.
         unsafe {
-            command.pre_exec(move || place_control_fd(zygote_fd));
+            command.pre_exec(move || {
+                if let Some(mask) = mask {
+                    libc::umask(mask as libc::mode_t);
+                }
+                place_control_fd(zygote_fd)
+            });
         }
         let process = command.spawn().map_err(|e| {
             format!(

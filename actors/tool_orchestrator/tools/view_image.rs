@@ -63,7 +63,11 @@ impl ToolHandler for ViewImageHandler {
                 return ToolOutcome::error("invalid arguments for view_image: `path` is empty");
             }
             let path = ctx.settings.cwd.join(&args.path);
-            let deny_read = ctx.settings.sandbox.deny_read.clone();
+            let deny_read = [
+                ctx.settings.sandbox.deny_read.clone(),
+                ctx.settings.sandbox.stored_keys.clone(),
+            ]
+            .concat();
             let read = {
                 let path = path.clone();
                 tokio::task::spawn_blocking(move || read_image(&path, &deny_read))

@@ -99,6 +99,7 @@ impl PtySession {
             .map_err(|err| format!("could not open a pseudo-terminal: {err}"))?;
         let mut builder = CommandBuilder::from_argv(argv.iter().map(Into::into).collect());
         builder.cwd(cwd);
+        builder.umask(troupe_messages::file_mask::user_mask().map(|m| m as libc::mode_t));
         builder.env_clear();
         for (key, value) in env {
             builder.env(key, value);
@@ -166,6 +167,15 @@ impl PtySession {
             .stdout(writer)
             .stderr(stderr)
             .process_group(0);
+        if let Some(mask) = troupe_messages::file_mask::user_mask() {
+            // SAFETY: `umask` is async-signal-safe.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::umask(mask as libc::mode_t);
+                    Ok(())
+                });
+            }
+        }
         let spawned = command.spawn();
         // The command's copies of the write end must be the only ones left, or the reader
         // never sees end of file.

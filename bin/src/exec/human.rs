@@ -1,4 +1,6 @@
-//! Human-readable progress on stderr (the final message goes to stdout).
+//! Human-readable progress on stderr (the final message goes to stdout). Every line passes
+//! through [`visible`]: command output, model text, hook messages and errors are shown, never
+//! interpreted by the terminal.
 
 use super::json_events::{command_line, error_text};
 use super::render::EventRenderer;
@@ -6,6 +8,7 @@ use crate::output::StdoutError;
 use std::io::Write;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::EventMsg;
+use troupe_messages::terminal_text::visible;
 use troupe_messages::tools::{FileChangeKind, StepStatus};
 
 /// Writes progress lines to stderr; the user's prompt follows the session header.
@@ -42,14 +45,16 @@ impl HumanOutput {
         }
     }
 
-    /// A line on stderr; one that cannot be written is dropped (there is nowhere else).
+    /// A line on stderr, control characters made visible (before the colours are added);
+    /// one that cannot be written is dropped (there is nowhere else).
     fn line(&self, text: &str) {
+        let text = visible(&self.prefixed(text));
         let text = if self.color {
-            super::color::paint(text)
+            super::color::paint(&text)
         } else {
-            text.to_string()
+            text
         };
-        let _ = writeln!(std::io::stderr().lock(), "{}", self.prefixed(&text));
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 }
 
@@ -183,7 +188,7 @@ impl HumanOutput {
                 ))
             }
             EventMsg::Error { error, .. } => {
-                let text = self.prefixed(&format!("ERROR: {}", error_text(error)));
+                let text = visible(&self.prefixed(&format!("ERROR: {}", error_text(error))));
                 let _ = writeln!(std::io::stderr().lock(), "{text}");
             }
             EventMsg::PermissionsGranted {

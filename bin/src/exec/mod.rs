@@ -34,6 +34,7 @@ use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
+use troupe_messages::terminal_text::visible;
 
 #[derive(Debug, Default, Args)]
 pub struct ExecArgs {
@@ -493,7 +494,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         last_message = review.finish(last_message)?;
     }
     if let Some(path) = &args.output_last_message {
-        std::fs::write(path, last_message.as_deref().unwrap_or(""))
+        crate::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     drop(ephemeral_dir);
@@ -510,7 +511,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     }
     if !args.json {
         if let Some(message) = &last_message {
-            crate::output::line(message)?;
+            crate::output::line(visible(message))?;
         }
     }
     Ok(if succeeded {
@@ -601,10 +602,10 @@ fn apply_run_options(
     Ok(())
 }
 
-/// A note on stderr without the `warning:` prefix.
+/// A note on stderr without the `warning:` prefix, control characters made visible.
 pub(super) fn warn_plain(text: String) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{text}");
+    let _ = writeln!(std::io::stderr().lock(), "{}", visible(&text));
 }
 
 /// How long an interrupt may take before troupe gives up and kills everything itself.

@@ -162,7 +162,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
         }
     }
     if let Some(path) = &args.output_last_message {
-        std::fs::write(path, last_message.as_deref().unwrap_or(""))
+        crate::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(signal) = stopped {
@@ -170,7 +170,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     }
     if !args.json {
         if let Some(message) = &last_message {
-            crate::output::line(message)?;
+            crate::output::line(troupe_messages::terminal_text::visible(message))?;
         }
     }
     Ok(if succeeded {

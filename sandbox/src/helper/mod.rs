@@ -150,7 +150,14 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
                         .into(),
                 ));
             }
-            if !plan.file_system.deny_read.is_empty() {
+            // Troupe's own key files cannot be hidden here either; the backend's warning
+            // says they stay readable rather than every command being refused.
+            let file_system = &plan.file_system;
+            if file_system
+                .deny_read
+                .iter()
+                .any(|p| !file_system.stored_keys.contains(p))
+            {
                 return Err(Failure::Setup(
                     "the landlock backend cannot hide deny-read paths; use the linux backend \
                      (namespaces) or remove `deny_read`"

@@ -6,14 +6,18 @@
 //!
 //! `CONNECT host:port` opens a tunnel (https: the proxy never sees the traffic), an absolute
 //! `http://` URI is forwarded as one request (`Connection: close`). Host names may be mapped
-//! to fixed addresses (`network_proxy.hosts`), otherwise they are resolved by the host.
+//! to fixed addresses (`network_proxy.hosts`), otherwise they are resolved by the host, once:
+//! the resolved addresses are filtered ([`destination`]: public ones only, unless the user
+//! allowed the name) and the proxy connects to one of those very addresses.
 
+pub mod destination;
 pub mod head;
 
+use destination::Destinations;
 use head::{head_end, parse, response, ProxyRequest, MAX_HEAD};
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -42,12 +46,12 @@ impl NetworkProxy {
     /// Listens on `socket` (created 0600 inside a private directory by the caller).
     pub fn start(
         socket: &Path,
-        hosts: BTreeMap<String, String>,
+        destinations: Destinations,
         gate: Arc<dyn Gate>,
     ) -> io::Result<Self> {
         let _ = std::fs::remove_file(socket);
         let listener = UnixListener::bind(socket)?;
-        let hosts = Arc::new(hosts);
+        let destinations = Arc::new(destinations);
         let task = tokio::spawn(async move {
             loop {
                 let Ok((client, _)) = listener.accept().await else {
@@ -55,9 +59,9 @@ impl NetworkProxy {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
-                let (hosts, gate) = (hosts.clone(), gate.clone());
+                let (destinations, gate) = (destinations.clone(), gate.clone());
                 tokio::spawn(async move {
-                    if let Err(err) = serve(client, &hosts, gate.as_ref()).await {
+                    if let Err(err) = serve(client, &destinations, gate.as_ref()).await {
                         tracing::debug!("network proxy connection: {err}");
                     }
                 });
@@ -84,7 +88,7 @@ impl Drop for NetworkProxy {
 
 async fn serve(
     mut client: UnixStream,
-    hosts: &BTreeMap<String, String>,
+    destinations: &Destinations,
     gate: &dyn Gate,
 ) -> io::Result<()> {
     let mut buf = Vec::with_capacity(1024);
@@ -108,7 +112,17 @@ async fn serve(
         let reason = format!("network-access {} denied", request.host);
         return client.write_all(&response(403, &reason)).await;
     }
-    let mut upstream = match connect(&request, hosts).await {
+    let addresses = match resolve(&request, destinations).await {
+        Ok(addresses) => addresses,
+        Err(Unreachable::Local(refusal)) => {
+            return client.write_all(&response(403, &refusal.to_string())).await;
+        }
+        Err(Unreachable::Lookup(err)) => {
+            let reason = format!("cannot resolve {}: {err}", request.host);
+            return client.write_all(&response(502, &reason)).await;
+        }
+    };
+    let mut upstream = match connect(&addresses).await {
         Ok(stream) => stream,
         Err(err) => {
             let reason = format!("cannot reach {}:{}: {err}", request.host, request.port);
@@ -145,18 +159,47 @@ async fn read_head(client: &mut UnixStream, buf: &mut Vec<u8>) -> io::Result<Opt
     }
 }
 
-async fn connect(
+enum Unreachable {
+    Local(destination::LocalRefusal),
+    Lookup(io::Error),
+}
+
+/// The addresses to try for `request`: its pinned address or the host's DNS answer (the one
+/// resolution made), filtered by `destinations`.
+async fn resolve(
     request: &ProxyRequest,
-    hosts: &BTreeMap<String, String>,
-) -> io::Result<TcpStream> {
-    let host = hosts
-        .get(&request.host)
-        .cloned()
-        .unwrap_or_else(|| request.host.clone());
-    tokio::time::timeout(
-        CONNECT_TIMEOUT,
-        TcpStream::connect((host.as_str(), request.port)),
-    )
-    .await
-    .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))?
+    destinations: &Destinations,
+) -> Result<Vec<SocketAddr>, Unreachable> {
+    let resolved: Vec<SocketAddr> = match destinations.pinned(&request.host) {
+        Some(ip) => vec![SocketAddr::new(ip, request.port)],
+        None => tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            tokio::net::lookup_host((request.host.as_str(), request.port)),
+        )
+        .await
+        .map_err(|_| Unreachable::Lookup(timed_out("the lookup timed out")))?
+        .map_err(Unreachable::Lookup)?
+        .collect(),
+    };
+    destinations
+        .filter(&request.host, resolved)
+        .map_err(Unreachable::Local)
+}
+
+/// Connects to the first of `addresses` that answers: these addresses, checked, and no
+/// name that could resolve again to another one.
+async fn connect(addresses: &[SocketAddr]) -> io::Result<TcpStream> {
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
+    for address in addresses {
+        match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(*address)).await {
+            Ok(Ok(stream)) => return Ok(stream),
+            Ok(Err(err)) => last = err,
+            Err(_) => last = timed_out("connect timed out"),
+        }
+    }
+    Err(last)
+}
+
+fn timed_out(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, what.to_string())
 }

@@ -1,0 +1,141 @@
+//! What of the user's secrets a hook or a sandboxed command sees: hooks get the commands'
+//! scrubbed environment (no provider key), a sandboxed command cannot read Troupe's stored
+//! keys (`$TROUPE_HOME/auth.json`, `.credentials.json`) by any path, and a hook whose program
+//! lies inside a writable root is named in a warning.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::hooks_support::{add_hooks, hook, script};
+use troupe_mock_model::MockResponse;
+use troupe_test_support::{stderr, tool_outputs, Harness};
+
+#[test]
+fn a_hook_does_not_see_provider_keys() {
+    let h = Harness::new(vec![MockResponse::text("done")]);
+    let dump = h.home.path().join("hook-env.txt");
+    let command = script(&h, "env.sh", &format!("env > {}\n", dump.display()));
+    add_hooks(&h, &hook("UserPromptSubmit", None, &command, 10));
+    let out = h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "read-only",
+            // A key variable whose name does not say KEY: dropped as the provider's.
+            "-c",
+            "model_providers.mock.env_key=\"MOCK_PROVIDER_PASS\"",
+            "hi",
+        ])
+        .env("MOCK_PROVIDER_PASS", "test-key")
+        .env("OPENAI_API_KEY", "sk-openai-secret")
+        .env("ANTHROPIC_API_KEY", "sk-anthropic-secret")
+        .env("GITHUB_TOKEN", "ghp-secret")
+        .env("HOOK_VISIBLE", "plain-value")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let env = std::fs::read_to_string(&dump).unwrap();
+    for secret in [
+        "sk-openai-secret",
+        "sk-anthropic-secret",
+        "ghp-secret",
+        "MOCK_PROVIDER_PASS",
+    ] {
+        assert!(!env.contains(secret), "{secret} reached the hook:\n{env}");
+    }
+    assert!(env.contains("HOOK_VISIBLE=plain-value"), "{env}");
+    assert!(env.contains("PATH="), "{env}");
+}
+
+#[test]
+fn a_sandboxed_command_cannot_read_the_stored_keys() {
+    // The command finds the home from its environment (and prints it, so the test knows it
+    // looked in the right place).
+    let attempt = r#"h="$TROUPE_HOME"; echo "home=$h"
+cat "$h/auth.json" "$h/.credentials.json"
+ln "$h/auth.json" linked 2>&1; cat linked
+cp "$h/auth.json" copied 2>&1; cat copied
+cat "$h/../$(basename "$h")/./auth.json"
+tar cf - -C "$h" . 2>/dev/null | tar xOf - 2>/dev/null
+echo end"#;
+    let h = Harness::new(vec![
+        MockResponse::shell("c1", &["sh", "-c", attempt]),
+        MockResponse::text("done"),
+    ]);
+    let home = h.home.path();
+    std::fs::write(
+        home.join("auth.json"),
+        r#"{"OPENAI_API_KEY": "sk-stored-auth-secret"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".credentials.json"),
+        r#"{"srv": {"access_token": "oauth-stored-secret"}}"#,
+    )
+    .unwrap();
+    let out = h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "workspace-write",
+            "-a",
+            "never",
+            "read the keys",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let output = tool_outputs(&h.mock.requests()[1].body)[0].clone();
+    assert!(
+        output.contains(&format!("home={}", home.display())) && output.contains("end"),
+        "the command ran in the home: {output}"
+    );
+    assert!(!output.contains("sk-stored-auth-secret"), "{output}");
+    assert!(!output.contains("oauth-stored-secret"), "{output}");
+}
+
+#[test]
+fn a_hook_program_inside_a_writable_root_is_warned_about() {
+    let h = Harness::new(vec![MockResponse::text("done")]);
+    let ci = h.workdir.path().join("ci");
+    std::fs::create_dir_all(&ci).unwrap();
+    std::fs::write(ci.join("quick-check.sh"), "exit 0\n").unwrap();
+    // One in the workspace, one in the home (read-only to commands).
+    let safe = script(&h, "safe.sh", "exit 0\n");
+    add_hooks(
+        &h,
+        &format!(
+            "{}\n{}",
+            hook("Stop", None, "sh ./ci/quick-check.sh", 10),
+            hook("UserPromptSubmit", None, &safe, 10)
+        ),
+    );
+    let out = h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-s",
+            "workspace-write",
+            "hi",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("warning: hook"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("sh ./ci/quick-check.sh")
+            && warnings[0].contains("quick-check.sh, inside the writable root"),
+        "{err}"
+    );
+}
