@@ -13,6 +13,7 @@
 //! abort is several).
 
 use crate::lease::Lease;
+use crate::sign::{Side, ThreadKeys, PREVIOUS_HEADER, SIGNATURE_HEADER};
 use crate::wire::{Kind, KIND_HEADER, PART_HEADER, ROLLOUT_HEADER};
 use crate::{Cluster, ClusterError};
 use async_nats::jetstream::context::PublishErrorKind;
@@ -31,16 +32,23 @@ pub struct ThreadPublisher {
     worker: String,
     /// How recent a renewal an append may rely on without renewing again.
     fresh_for: std::time::Duration,
+    /// The thread's keys: every append is signed with the worker's.
+    keys: ThreadKeys,
+    /// The sequence of the last signed message of the thread (0: none), which the next
+    /// append signs as its predecessor. Apart from `last_seq`: a worker taking over skips
+    /// any unsigned message a forger slipped in after it.
+    last_signed: u64,
 }
 
 impl ThreadPublisher {
     /// Appends to `thread`'s subject under `lease`, the subject's last sequence being
-    /// `last_seq`.
+    /// `last_seq` and that of its last signed message `last_signed`.
     pub fn new(
         cluster: &Cluster,
         lease: Lease,
         worker: &str,
-        last_seq: u64,
+        (last_seq, last_signed): (u64, u64),
+        keys: ThreadKeys,
     ) -> Result<Self, ClusterError> {
         Ok(Self {
             js: cluster.js.clone(),
@@ -51,6 +59,8 @@ impl ThreadPublisher {
             appended: 0,
             worker: worker.to_string(),
             fresh_for: cluster.options.lease_timeout / 2,
+            keys,
+            last_signed,
         })
     }
 
@@ -131,9 +141,24 @@ impl ThreadPublisher {
         if let Some(path) = rollout_path {
             headers.insert(ROLLOUT_HEADER, path);
         }
-        if let Some((k, n)) = part {
-            headers.insert(PART_HEADER, format!("{k}/{n}").as_str());
+        let part_text = part.map(|(k, n)| format!("{k}/{n}")).unwrap_or_default();
+        if part.is_some() {
+            headers.insert(PART_HEADER, part_text.as_str());
         }
+        let previous = self.last_signed.to_string();
+        let signature = self.keys.sign(
+            Side::Worker,
+            &crate::follow::signed_fields(
+                &self.subject,
+                kind,
+                rollout_path.unwrap_or(""),
+                &part_text,
+                &previous,
+                &payload,
+            ),
+        );
+        headers.insert(PREVIOUS_HEADER, previous.as_str());
+        headers.insert(SIGNATURE_HEADER, signature.as_str());
         // The same id on a retry: the server keeps one copy (its duplicate window).
         let id = format!(
             "{}:{}:{}",
@@ -150,6 +175,7 @@ impl ThreadPublisher {
             .await
             .map_err(|err| self.publish_error(err))?;
         self.last_seq = ack.sequence;
+        self.last_signed = ack.sequence;
         self.appended += 1;
         Ok(ack.sequence)
     }
