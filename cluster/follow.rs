@@ -182,9 +182,13 @@ impl ThreadFollower {
                     }
                     // Before anything else is read of it: a forged message is dropped, not
                     // an error (which would let a forger stop the follower).
-                    if let Err(reason) =
-                        check_signature(&self.keys, &self.subject, self.last_signed, &message)
-                    {
+                    if let Err(reason) = check_signature(
+                        &self.keys,
+                        &self.subject,
+                        self.last_signed,
+                        message.headers.as_ref(),
+                        &message.payload,
+                    ) {
                         tracing::warn!(subject = %self.subject, seq, %reason, "dropped a message");
                         self.dropped
                             .push(format!("message {seq} on {}: {reason}", self.subject));
@@ -312,16 +316,15 @@ pub fn signed_fields<'a>(
 
 /// `Ok` when `message` carries the worker's signature and names `last_signed` as the
 /// message before it (a message replayed later names an older one).
-fn check_signature(
+pub fn check_signature(
     keys: &ThreadKeys,
     subject: &str,
     last_signed: u64,
-    message: &async_nats::jetstream::Message,
+    headers: Option<&async_nats::HeaderMap>,
+    payload: &[u8],
 ) -> Result<(), String> {
     let header = |name: &str| {
-        message
-            .headers
-            .as_ref()
+        headers
             .and_then(|h| h.get(name))
             .map(|v| v.as_str().to_string())
     };
@@ -333,14 +336,7 @@ fn check_signature(
     let previous = header(PREVIOUS_HEADER).ok_or("names no previous message")?;
     let rollout_path = header(ROLLOUT_HEADER).unwrap_or_default();
     let part = header(PART_HEADER).unwrap_or_default();
-    let fields = signed_fields(
-        subject,
-        kind,
-        &rollout_path,
-        &part,
-        &previous,
-        &message.payload,
-    );
+    let fields = signed_fields(subject, kind, &rollout_path, &part, &previous, payload);
     if !keys.verify(Side::Worker, &fields, &signature) {
         return Err("its signature is not the thread's worker's (forged)".into());
     }

@@ -24,6 +24,8 @@ pub struct ThreadPublisher {
     js: async_nats::jetstream::Context,
     client: async_nats::Client,
     subject: String,
+    /// The pool's stream of threads (read when an append is refused).
+    stream: String,
     lease: Lease,
     /// The subject's last sequence as this worker knows it (0: empty).
     last_seq: u64,
@@ -54,6 +56,7 @@ impl ThreadPublisher {
             js: cluster.js.clone(),
             client: cluster.client.clone(),
             subject: cluster.layout().events_subject(lease.thread())?,
+            stream: cluster.layout().threads_stream(),
             lease,
             last_seq,
             appended: 0,
@@ -123,6 +126,81 @@ impl ThreadPublisher {
     }
 
     async fn append_part(
+        &mut self,
+        kind: Kind,
+        payload: Vec<u8>,
+        rollout_path: Option<&str>,
+        part: Option<(usize, usize)>,
+    ) -> Result<u64, ClusterError> {
+        match self
+            .append_once(kind, payload.clone(), rollout_path, part)
+            .await
+        {
+            Err(ClusterError::Fenced { .. }) => {
+                // Someone appended since: a worker that took the thread over (its lease
+                // moved, or its message is signed) stops this one; anything else was
+                // forged by a client without the thread's secret and is stepped over.
+                self.step_over_forgeries().await?;
+                self.append_once(kind, payload, rollout_path, part).await
+            }
+            other => other,
+        }
+    }
+
+    /// After a refused append: `Fenced` unless the lease is still this worker's and every
+    /// message after its last one is unsigned or forged; then the next append follows
+    /// the subject's last message, and still signs this worker's last one as its
+    /// predecessor (as the followers, which drop the forged ones, expect).
+    async fn step_over_forgeries(&mut self) -> Result<(), ClusterError> {
+        self.lease.renew().await?;
+        let fenced = || ClusterError::Fenced {
+            thread: self.lease.thread().to_string(),
+        };
+        let stream = self
+            .js
+            .get_stream(self.stream.clone())
+            .await
+            .map_err(|err| ClusterError::js(format!("stream {}", self.stream), err))?;
+        let mut next = self.last_seq + 1;
+        let mut last = self.last_seq;
+        loop {
+            let message = match stream
+                .get_first_raw_message_by_subject(&self.subject, next)
+                .await
+            {
+                Ok(message) => message,
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        async_nats::jetstream::stream::LastRawMessageErrorKind::NoMessageFound
+                    ) =>
+                {
+                    break
+                }
+                Err(err) => return Err(ClusterError::js(format!("read of {}", self.subject), err)),
+            };
+            let signed = crate::follow::check_signature(
+                &self.keys,
+                &self.subject,
+                self.last_signed,
+                Some(&message.headers),
+                &message.payload,
+            );
+            if signed.is_ok() {
+                return Err(fenced());
+            }
+            tracing::warn!(subject = %self.subject, seq = message.sequence, "stepped over a forged message");
+            last = message.sequence;
+            next = message.sequence + 1;
+        }
+        if last == self.last_seq {
+            return Err(fenced());
+        }
+        self.last_seq = last;
+        Ok(())
+    }
+
+    async fn append_once(
         &mut self,
         kind: Kind,
         payload: Vec<u8>,
