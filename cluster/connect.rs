@@ -249,7 +249,7 @@ async fn ensure_layout(
         ..Config::default()
     })
     .await
-    .map_err(|err| ClusterError::js(format!("stream {}", layout.spawn_stream()), err))?;
+    .map_err(|err| ClusterError::js(format!("stream {}", layout.spawn_stream()), missing(err)))?;
     js.get_or_create_stream(Config {
         name: layout.threads_stream(),
         subjects: vec![layout.threads_wildcard()],
@@ -257,7 +257,7 @@ async fn ensure_layout(
         ..Config::default()
     })
     .await
-    .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), err))?;
+    .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), missing(err)))?;
     let bucket = layout.bucket();
     match js.get_key_value(bucket.clone()).await {
         Ok(kv) => Ok(kv),
@@ -269,8 +269,17 @@ async fn ensure_layout(
                 ..Default::default()
             })
             .await
-            .map_err(|err| ClusterError::js(format!("bucket {bucket}"), err)),
+            .map_err(|err| ClusterError::js(format!("bucket {bucket}"), missing(err))),
     }
+}
+
+/// Why the pool's layout could not be read or made, with what a requester (whose NATS user
+/// may not create streams) should do.
+fn missing(err: impl std::fmt::Display) -> String {
+    format!(
+        "{err} (if the pool is new: a `troupe worker` creates its streams and buckets when it \
+         starts; requesters are not allowed to)"
+    )
 }
 
 /// `url` with any `user:password@` taken out (error messages and logs never carry it).

@@ -210,7 +210,16 @@ async fn git_base(
             let pushed = tokio::task::spawn_blocking(move || push_base(&cwd, remote.as_str(), &id))
                 .await
                 .map_err(|err| format!("cannot send `{task_path}` its workspace: {err}"))?;
-            pushed.map(Some).map_err(|err| {
+            // The branch that comes back must carry the task's name, as the worker writes it.
+            let label = super::git_checkout::branch_label(
+                task_path.rsplit('/').next().unwrap_or(task_path),
+            );
+            pushed
+                .map(|mut pushed| {
+                    pushed.label = Some(label);
+                    Some(pushed)
+                })
+                .map_err(|err| {
                 format!(
                     "cannot send `{task_path}` its workspace: {err}; or spawn it with                      `placement: \"local\"`"
                 )

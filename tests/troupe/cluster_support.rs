@@ -102,9 +102,23 @@ pub fn worker_credentials() -> String {
     format!("user = \"worker\"\npassword = \"{WORKER_PASSWORD}\"")
 }
 
-/// A nats-server with the pool's users (and `extra` lines of configuration).
+/// A nats-server with the pool's users (and `extra` lines of configuration), its streams
+/// and buckets made as a worker makes them (requesters may not create them).
 pub fn pool_nats(extra: &str) -> NatsServer {
-    NatsServer::start_with_config(&format!("{}{extra}", pool_server_config()))
+    let nats = NatsServer::start_with_config(&format!("{}{extra}", pool_server_config()));
+    let config = troupe_messages::cluster::ClusterConfig {
+        user: Some("worker".into()),
+        password: Some(WORKER_PASSWORD.into()),
+        ..Default::default()
+    };
+    let options = troupe_cluster::ClusterOptions::from_config(&config, Some(&nats.url())).unwrap();
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let cluster = troupe_cluster::Cluster::connect(options, "test-setup")
+            .await
+            .unwrap();
+        troupe_cluster::secrets::bucket(&cluster).await.unwrap();
+    });
+    nats
 }
 
 impl Pool {
