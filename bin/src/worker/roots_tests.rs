@@ -9,7 +9,7 @@ fn only_directories_inside_a_root_pass_symlinks_resolved() {
     std::fs::create_dir_all(&inside).unwrap();
     std::fs::create_dir_all(&outside).unwrap();
     std::os::unix::fs::symlink(&outside, root.join("escape")).unwrap();
-    let roots = resolve(&[root.clone()]).unwrap();
+    let roots = resolve(std::slice::from_ref(&root)).unwrap();
     assert!(check(&roots, &inside).is_ok());
     assert!(check(&roots, &root).is_ok());
     assert!(check(&roots, &outside).is_err());
