@@ -94,6 +94,7 @@ async fn scan(
             }
         };
         if record.workspace.is_none() {
+            // (The lease keeps the resolved directory its first worker checked.)
             if let Err(err) = super::roots::check(&ctx.roots, &record.cwd) {
                 tracing::debug!(%err, thread_id, "not taken over here");
                 continue;

@@ -28,8 +28,9 @@ pub fn resolve(roots: &[PathBuf]) -> Result<Vec<PathBuf>> {
         .collect()
 }
 
-/// `Ok` when `cwd` (resolved) lies in one of `roots` (already resolved).
-pub fn check(roots: &[PathBuf], cwd: &Path) -> Result<()> {
+/// `cwd` resolved, when it lies in one of `roots` (already resolved): the thread then works
+/// in the resolved path, not in one whose symlinks could be swapped after the check.
+pub fn check(roots: &[PathBuf], cwd: &Path) -> Result<PathBuf> {
     if roots.is_empty() {
         bail!(
             "this worker runs no thread in a shared directory ({} asked): it has no \
@@ -41,7 +42,7 @@ pub fn check(roots: &[PathBuf], cwd: &Path) -> Result<()> {
     let resolved = std::fs::canonicalize(cwd)
         .with_context(|| format!("the requested directory {} is not usable", cwd.display()))?;
     if roots.iter().any(|root| resolved.starts_with(root)) {
-        return Ok(());
+        return Ok(resolved);
     }
     bail!(
         "this worker does not run threads in {} (outside its [cluster] worker_roots: {})",

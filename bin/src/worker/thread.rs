@@ -53,13 +53,14 @@ pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
     let admitted = ThreadSecret::from_hex(&request.secret)
         .map_err(|err| anyhow::anyhow!("the spawn request carries no usable thread secret: {err}"))
         .and_then(|secret| {
-            if request.workspace.is_none() {
-                super::roots::check(&ctx.roots, &request.cwd)?;
-            }
-            Ok(secret)
+            let cwd = match request.workspace {
+                None => Some(super::roots::check(&ctx.roots, &request.cwd)?),
+                Some(_) => None,
+            };
+            Ok((secret, cwd))
         });
-    let secret = match admitted {
-        Ok(secret) => secret,
+    let (secret, shared_cwd) = match admitted {
+        Ok(admitted) => admitted,
         Err(err) => {
             answer(&ctx, &answer_key, None, Some(format!("{err:#}"))).await;
             return Err(err);
@@ -72,9 +73,10 @@ pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
             return Err(err);
         }
     };
-    let cwd = match &delivery {
-        Some(delivery) => delivery.checkout.worktree.cwd.clone(),
-        None => request.cwd.clone(),
+    let cwd = match (&delivery, shared_cwd) {
+        (Some(delivery), _) => delivery.checkout.worktree.cwd.clone(),
+        (None, Some(resolved)) => resolved,
+        (None, None) => request.cwd.clone(),
     };
     let started = start(&ctx, &request, cwd.clone()).await;
     let (runtime, thread, rollout_dir) = match started {
