@@ -24,6 +24,7 @@ enum Auth {
     UserPassword(String, String),
     NkeySeedFile(PathBuf),
     CredsFile(PathBuf),
+    Token(String),
 }
 
 /// `[cluster]`, checked.
@@ -31,10 +32,14 @@ enum Auth {
 pub struct ClusterOptions {
     pub url: String,
     auth: Auth,
-    tls: TlsOptions,
+    pub(crate) tls: TlsOptions,
     pub layout: Layout,
     pub lease_timeout: Duration,
     pub spawn_deadline: Duration,
+    /// `[cluster] allow_anonymous`: whether a server that lets anyone in may be joined.
+    pub allow_anonymous: bool,
+    /// `[cluster] worker_roots`: where a worker runs shared-workspace threads.
+    pub worker_roots: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for ClusterOptions {
@@ -45,6 +50,8 @@ impl std::fmt::Debug for ClusterOptions {
             .field("layout", &self.layout)
             .field("lease_timeout", &self.lease_timeout)
             .field("spawn_deadline", &self.spawn_deadline)
+            .field("allow_anonymous", &self.allow_anonymous)
+            .field("worker_roots", &self.worker_roots)
             .finish_non_exhaustive()
     }
 }
@@ -64,10 +71,11 @@ impl ClusterOptions {
             config.user.is_some() || config.password.is_some(),
             config.nkey_seed_file.is_some(),
             config.creds_file.is_some(),
+            config.token.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() > 1 {
             return Err(ClusterError::Config(
-                "give one of user/password, nkey_seed_file and creds_file".into(),
+                "give one of user/password, nkey_seed_file, creds_file and token".into(),
             ));
         }
         let auth = match (
@@ -86,7 +94,10 @@ impl ClusterOptions {
             }
             (None, None, Some(seed), _) => Auth::NkeySeedFile(seed.clone()),
             (None, None, None, Some(creds)) => Auth::CredsFile(creds.clone()),
-            (None, None, None, None) => Auth::None,
+            (None, None, None, None) => match &config.token {
+                Some(token) => Auth::Token(token.clone()),
+                None => Auth::None,
+            },
         };
         let positive = |key: &str, value: Option<u64>, default: u64| match value {
             Some(0) => Err(ClusterError::Config(format!("`{key}` must be positive"))),
@@ -108,6 +119,8 @@ impl ClusterOptions {
                 config.spawn_deadline_ms,
                 DEFAULT_SPAWN_DEADLINE_MS,
             )?,
+            allow_anonymous: config.allow_anonymous.unwrap_or(false),
+            worker_roots: config.worker_roots.clone().unwrap_or_default(),
         })
     }
 }
@@ -119,6 +132,8 @@ pub struct Cluster {
     pub js: jetstream::Context,
     pub kv: jetstream::kv::Store,
     pub options: ClusterOptions,
+    /// The server lets anyone in (joined only because `allow_anonymous` says so).
+    pub anonymous: bool,
 }
 
 impl Cluster {
@@ -140,6 +155,7 @@ impl Cluster {
                     })?;
                 async_nats::ConnectOptions::with_nkey(seed.trim().to_string())
             }
+            Auth::Token(token) => async_nats::ConnectOptions::with_token(token.clone()),
             Auth::CredsFile(path) => async_nats::ConnectOptions::with_credentials_file(path)
                 .await
                 .map_err(|err| ClusterError::CredentialsFile {
@@ -158,7 +174,11 @@ impl Cluster {
             .max_reconnects(None)
             .connect(options.url.as_str())
             .await
-            .map_err(|err| connect_error(url, &err))?;
+            .map_err(|err| connect_error(url.clone(), &err))?;
+        let anonymous = !crate::anonymous::server_authenticates(&client, &options).await;
+        if anonymous && !options.allow_anonymous {
+            return Err(ClusterError::Anonymous { url });
+        }
         let js = jetstream::new(client.clone());
         let kv = ensure_layout(&js, &options.layout).await?;
         Ok(Self {
@@ -166,11 +186,24 @@ impl Cluster {
             js,
             kv,
             options,
+            anonymous,
         })
     }
 
     pub fn layout(&self) -> &Layout {
         &self.options.layout
+    }
+
+    /// The warning every start on an anonymous server gives (`allow_anonymous = true`).
+    pub fn anonymous_warning(&self) -> Option<String> {
+        self.anonymous.then(|| {
+            format!(
+                "the NATS server at {} lets anyone in ([cluster] allow_anonymous = true): any \
+                 process that reaches it can run work on this pool's workers and read or \
+                 forge its threads; give the server users, nkeys or client certificates",
+                redact_url(&self.options.url)
+            )
+        })
     }
 }
 
@@ -216,7 +249,7 @@ async fn ensure_layout(
         ..Config::default()
     })
     .await
-    .map_err(|err| ClusterError::js(format!("stream {}", layout.spawn_stream()), err))?;
+    .map_err(|err| ClusterError::js(format!("stream {}", layout.spawn_stream()), missing(err)))?;
     js.get_or_create_stream(Config {
         name: layout.threads_stream(),
         subjects: vec![layout.threads_wildcard()],
@@ -224,7 +257,7 @@ async fn ensure_layout(
         ..Config::default()
     })
     .await
-    .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), err))?;
+    .map_err(|err| ClusterError::js(format!("stream {}", layout.threads_stream()), missing(err)))?;
     let bucket = layout.bucket();
     match js.get_key_value(bucket.clone()).await {
         Ok(kv) => Ok(kv),
@@ -236,8 +269,17 @@ async fn ensure_layout(
                 ..Default::default()
             })
             .await
-            .map_err(|err| ClusterError::js(format!("bucket {bucket}"), err)),
+            .map_err(|err| ClusterError::js(format!("bucket {bucket}"), missing(err))),
     }
+}
+
+/// Why the pool's layout could not be read or made, with what a requester (whose NATS user
+/// may not create streams) should do.
+fn missing(err: impl std::fmt::Display) -> String {
+    format!(
+        "{err} (if the pool is new: a `troupe worker` creates its streams and buckets when it \
+         starts; requesters are not allowed to)"
+    )
 }
 
 /// `url` with any `user:password@` taken out (error messages and logs never carry it).

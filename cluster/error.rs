@@ -14,6 +14,14 @@ pub enum ClusterError {
     Tls { url: String, reason: String },
     #[error("the NATS server at {url} refused the credentials ({reason})")]
     CredentialsRefused { url: String, reason: String },
+    /// The server asks no credentials and no client certificate of anyone.
+    #[error(
+        "the NATS server at {url} lets anyone in (no credentials, no client certificate \
+         asked for): refused, since any process that reaches it could run work on the pool \
+         and forge its threads. Start nats-server with users, nkeys or --tlsverify and set \
+         them in [cluster], or set [cluster] allow_anonymous = true to accept the risk"
+    )]
+    Anonymous { url: String },
     #[error("cannot read {what} {path}: {reason}")]
     CredentialsFile {
         what: &'static str,

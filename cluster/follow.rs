@@ -3,6 +3,7 @@
 //! a new one starting right after it, and drops anything at or before it, so nothing is
 //! lost and nothing is delivered twice.
 
+use crate::sign::{Side, ThreadKeys, PREVIOUS_HEADER, SIGNATURE_HEADER};
 use crate::wire::{Kind, KIND_HEADER, PART_HEADER, ROLLOUT_HEADER};
 use crate::{Cluster, ClusterError};
 use async_nats::jetstream::consumer::{pull::OrderedConfig, DeliverPolicy};
@@ -104,6 +105,12 @@ pub struct ThreadFollower {
     messages: Option<Messages>,
     /// The parts so far of a message sent in parts.
     parts: Parts,
+    /// The thread's keys: only messages the worker's key signed are delivered.
+    keys: ThreadKeys,
+    /// The sequence of the last message delivered that was signed (0: none yet).
+    last_signed: u64,
+    /// Why messages were dropped since the last look (forged, replayed, unsigned).
+    dropped: Vec<String>,
 }
 
 /// How long the follower waits for a message before it checks that the stream still exists.
@@ -113,18 +120,32 @@ const IDLE_CHECK: Duration = Duration::from_secs(2);
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
 impl ThreadFollower {
-    pub fn new(cluster: &Cluster, thread: &str) -> Result<Self, ClusterError> {
+    pub fn new(cluster: &Cluster, thread: &str, keys: ThreadKeys) -> Result<Self, ClusterError> {
         Ok(Self {
             cluster: cluster.clone(),
             subject: cluster.layout().events_subject(thread)?,
             cursor: SeqCursor::default(),
             messages: None,
             parts: Parts::default(),
+            keys,
+            last_signed: 0,
+            dropped: Vec::new(),
         })
     }
 
     pub fn cursor(&self) -> SeqCursor {
         self.cursor
+    }
+
+    /// The sequence of the last signed message read (where a worker taking the thread
+    /// over signs on from).
+    pub fn last_signed(&self) -> u64 {
+        self.last_signed
+    }
+
+    /// Why messages were dropped since the last call (each to be logged by the caller).
+    pub fn take_dropped(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.dropped)
     }
 
     /// The next message; retries through reconnects and server restarts until one comes.
@@ -159,6 +180,21 @@ impl ThreadFollower {
                     if !self.cursor.accept(seq) {
                         continue;
                     }
+                    // Before anything else is read of it: a forged message is dropped, not
+                    // an error (which would let a forger stop the follower).
+                    if let Err(reason) = check_signature(
+                        &self.keys,
+                        &self.subject,
+                        self.last_signed,
+                        message.headers.as_ref(),
+                        &message.payload,
+                    ) {
+                        tracing::warn!(subject = %self.subject, seq, %reason, "dropped a message");
+                        self.dropped
+                            .push(format!("message {seq} on {}: {reason}", self.subject));
+                        continue;
+                    }
+                    self.last_signed = seq;
                     let parsed = parse(&self.subject, seq, &message)?;
                     if let Some(whole) = self.parts.add(&self.subject, parsed)? {
                         return Ok(whole);
@@ -255,6 +291,61 @@ fn stream_error(stream: &str, err: async_nats::jetstream::context::GetStreamErro
         }
         _ => ClusterError::js(format!("stream {stream}"), err),
     }
+}
+
+/// What the worker's key signs of a message on a thread's subject: the subject (thread and
+/// pool), its kind, rollout path and part, the sequence of the signed message before it, and
+/// its payload.
+pub fn signed_fields<'a>(
+    subject: &'a str,
+    kind: Kind,
+    rollout_path: &'a str,
+    part: &'a str,
+    previous: &'a str,
+    payload: &'a [u8],
+) -> [&'a [u8]; 6] {
+    [
+        subject.as_bytes(),
+        kind.as_str().as_bytes(),
+        rollout_path.as_bytes(),
+        part.as_bytes(),
+        previous.as_bytes(),
+        payload,
+    ]
+}
+
+/// `Ok` when `message` carries the worker's signature and names `last_signed` as the
+/// message before it (a message replayed later names an older one).
+pub fn check_signature(
+    keys: &ThreadKeys,
+    subject: &str,
+    last_signed: u64,
+    headers: Option<&async_nats::HeaderMap>,
+    payload: &[u8],
+) -> Result<(), String> {
+    let header = |name: &str| {
+        headers
+            .and_then(|h| h.get(name))
+            .map(|v| v.as_str().to_string())
+    };
+    let signature = header(SIGNATURE_HEADER).ok_or("not signed")?;
+    let kind = header(KIND_HEADER)
+        .as_deref()
+        .and_then(Kind::parse)
+        .ok_or("no valid kind")?;
+    let previous = header(PREVIOUS_HEADER).ok_or("names no previous message")?;
+    let rollout_path = header(ROLLOUT_HEADER).unwrap_or_default();
+    let part = header(PART_HEADER).unwrap_or_default();
+    let fields = signed_fields(subject, kind, &rollout_path, &part, &previous, payload);
+    if !keys.verify(Side::Worker, &fields, &signature) {
+        return Err("its signature is not the thread's worker's (forged)".into());
+    }
+    if previous != last_signed.to_string() {
+        return Err(format!(
+            "it follows message {previous}, not {last_signed} (replayed)"
+        ));
+    }
+    Ok(())
 }
 
 fn parse(

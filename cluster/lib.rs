@@ -15,6 +15,7 @@
 //!
 //! A follower mirrors a thread's rollout lines under its own `TROUPE_HOME` (`mirror.rs`).
 
+pub mod anonymous;
 pub mod connect;
 pub mod error;
 pub mod follow;
@@ -22,6 +23,8 @@ pub mod layout;
 pub mod lease;
 pub mod mirror;
 pub mod publish;
+pub mod secrets;
+pub mod sign;
 pub mod spawn;
 pub mod tls;
 pub mod wire;

@@ -13,6 +13,7 @@
 //! abort is several).
 
 use crate::lease::Lease;
+use crate::sign::{Side, ThreadKeys, PREVIOUS_HEADER, SIGNATURE_HEADER};
 use crate::wire::{Kind, KIND_HEADER, PART_HEADER, ROLLOUT_HEADER};
 use crate::{Cluster, ClusterError};
 use async_nats::jetstream::context::PublishErrorKind;
@@ -23,6 +24,8 @@ pub struct ThreadPublisher {
     js: async_nats::jetstream::Context,
     client: async_nats::Client,
     subject: String,
+    /// The pool's stream of threads (read when an append is refused).
+    stream: String,
     lease: Lease,
     /// The subject's last sequence as this worker knows it (0: empty).
     last_seq: u64,
@@ -31,26 +34,36 @@ pub struct ThreadPublisher {
     worker: String,
     /// How recent a renewal an append may rely on without renewing again.
     fresh_for: std::time::Duration,
+    /// The thread's keys: every append is signed with the worker's.
+    keys: ThreadKeys,
+    /// The sequence of the last signed message of the thread (0: none), which the next
+    /// append signs as its predecessor. Apart from `last_seq`: a worker taking over skips
+    /// any unsigned message a forger slipped in after it.
+    last_signed: u64,
 }
 
 impl ThreadPublisher {
     /// Appends to `thread`'s subject under `lease`, the subject's last sequence being
-    /// `last_seq`.
+    /// `last_seq` and that of its last signed message `last_signed`.
     pub fn new(
         cluster: &Cluster,
         lease: Lease,
         worker: &str,
-        last_seq: u64,
+        (last_seq, last_signed): (u64, u64),
+        keys: ThreadKeys,
     ) -> Result<Self, ClusterError> {
         Ok(Self {
             js: cluster.js.clone(),
             client: cluster.client.clone(),
             subject: cluster.layout().events_subject(lease.thread())?,
+            stream: cluster.layout().threads_stream(),
             lease,
             last_seq,
             appended: 0,
             worker: worker.to_string(),
             fresh_for: cluster.options.lease_timeout / 2,
+            keys,
+            last_signed,
         })
     }
 
@@ -119,6 +132,81 @@ impl ThreadPublisher {
         rollout_path: Option<&str>,
         part: Option<(usize, usize)>,
     ) -> Result<u64, ClusterError> {
+        match self
+            .append_once(kind, payload.clone(), rollout_path, part)
+            .await
+        {
+            Err(ClusterError::Fenced { .. }) => {
+                // Someone appended since: a worker that took the thread over (its lease
+                // moved, or its message is signed) stops this one; anything else was
+                // forged by a client without the thread's secret and is stepped over.
+                self.step_over_forgeries().await?;
+                self.append_once(kind, payload, rollout_path, part).await
+            }
+            other => other,
+        }
+    }
+
+    /// After a refused append: `Fenced` unless the lease is still this worker's and every
+    /// message after its last one is unsigned or forged; then the next append follows
+    /// the subject's last message, and still signs this worker's last one as its
+    /// predecessor (as the followers, which drop the forged ones, expect).
+    async fn step_over_forgeries(&mut self) -> Result<(), ClusterError> {
+        self.lease.renew().await?;
+        let fenced = || ClusterError::Fenced {
+            thread: self.lease.thread().to_string(),
+        };
+        let stream = self
+            .js
+            .get_stream(self.stream.clone())
+            .await
+            .map_err(|err| ClusterError::js(format!("stream {}", self.stream), err))?;
+        let mut next = self.last_seq + 1;
+        let mut last = self.last_seq;
+        loop {
+            let message = match stream
+                .get_first_raw_message_by_subject(&self.subject, next)
+                .await
+            {
+                Ok(message) => message,
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        async_nats::jetstream::stream::LastRawMessageErrorKind::NoMessageFound
+                    ) =>
+                {
+                    break
+                }
+                Err(err) => return Err(ClusterError::js(format!("read of {}", self.subject), err)),
+            };
+            let signed = crate::follow::check_signature(
+                &self.keys,
+                &self.subject,
+                self.last_signed,
+                Some(&message.headers),
+                &message.payload,
+            );
+            if signed.is_ok() {
+                return Err(fenced());
+            }
+            tracing::warn!(subject = %self.subject, seq = message.sequence, "stepped over a forged message");
+            last = message.sequence;
+            next = message.sequence + 1;
+        }
+        if last == self.last_seq {
+            return Err(fenced());
+        }
+        self.last_seq = last;
+        Ok(())
+    }
+
+    async fn append_once(
+        &mut self,
+        kind: Kind,
+        payload: Vec<u8>,
+        rollout_path: Option<&str>,
+        part: Option<(usize, usize)>,
+    ) -> Result<u64, ClusterError> {
         if !self.lease.renewed_within(self.fresh_for) {
             self.lease.renew().await?;
         }
@@ -131,9 +219,24 @@ impl ThreadPublisher {
         if let Some(path) = rollout_path {
             headers.insert(ROLLOUT_HEADER, path);
         }
-        if let Some((k, n)) = part {
-            headers.insert(PART_HEADER, format!("{k}/{n}").as_str());
+        let part_text = part.map(|(k, n)| format!("{k}/{n}")).unwrap_or_default();
+        if part.is_some() {
+            headers.insert(PART_HEADER, part_text.as_str());
         }
+        let previous = self.last_signed.to_string();
+        let signature = self.keys.sign(
+            Side::Worker,
+            &crate::follow::signed_fields(
+                &self.subject,
+                kind,
+                rollout_path.unwrap_or(""),
+                &part_text,
+                &previous,
+                &payload,
+            ),
+        );
+        headers.insert(PREVIOUS_HEADER, previous.as_str());
+        headers.insert(SIGNATURE_HEADER, signature.as_str());
         // The same id on a retry: the server keeps one copy (its duplicate window).
         let id = format!(
             "{}:{}:{}",
@@ -150,6 +253,7 @@ impl ThreadPublisher {
             .await
             .map_err(|err| self.publish_error(err))?;
         self.last_seq = ack.sequence;
+        self.last_signed = ack.sequence;
         self.appended += 1;
         Ok(ack.sequence)
     }

@@ -2,6 +2,7 @@
 //! wait for a worker's answer; and requests to a running thread's worker.
 
 use crate::layout::spawn_key;
+use crate::sign::{Side, ThreadKeys, NONCE_HEADER, SIGNATURE_HEADER};
 use crate::wire::{SpawnAnswer, SpawnRequest, ThreadReply, ThreadRequest};
 use crate::{Cluster, ClusterError};
 use async_nats::client::RequestErrorKind;
@@ -106,12 +107,23 @@ enum Link {
 pub async fn thread_request(
     cluster: &Cluster,
     thread: &str,
+    keys: &ThreadKeys,
     request: &ThreadRequest,
 ) -> Result<(), ClusterError> {
     let subject = cluster.layout().ops_subject(thread)?;
     let payload: bytes::Bytes = serde_json::to_vec(request)
         .map_err(|err| ClusterError::js("thread request", err))?
         .into();
+    // Signed by the requester's key over a fresh nonce: nobody without the thread's secret
+    // can make the worker act, nor replay this request later.
+    let nonce = crate::sign::new_nonce().map_err(|err| ClusterError::js("thread request", err))?;
+    let mut headers = async_nats::HeaderMap::new();
+    headers.insert(NONCE_HEADER, nonce.as_str());
+    headers.insert(
+        SIGNATURE_HEADER,
+        keys.sign(Side::Requester, &op_fields(&subject, &nonce, &payload))
+            .as_str(),
+    );
     let deadline = tokio::time::Instant::now() + REQUEST_TIMEOUT;
     let link = connected_by(&cluster.client, deadline)
         .await
@@ -123,7 +135,12 @@ pub async fn thread_request(
     let reply = loop {
         let sent = tokio::time::timeout_at(
             deadline,
-            cluster.client.request(subject.clone(), payload.clone()),
+            cluster.client.send_request(
+                subject.clone(),
+                async_nats::Request::new()
+                    .headers(headers.clone())
+                    .payload(payload.clone()),
+            ),
         )
         .await
         .map_err(|_| ClusterError::NoReply(format!("no answer on {subject}")))?;
@@ -139,6 +156,22 @@ pub async fn thread_request(
             Err(err) => return Err(ClusterError::NoReply(err.to_string())),
         }
     };
+    // The reply is the worker's, about this very request: else it says nothing.
+    let signature = reply
+        .headers
+        .as_ref()
+        .and_then(|h| h.get(SIGNATURE_HEADER))
+        .map(|v| v.as_str().to_string())
+        .unwrap_or_default();
+    if !keys.verify(
+        Side::Worker,
+        &op_fields(&subject, &nonce, &reply.payload),
+        &signature,
+    ) {
+        return Err(ClusterError::NoReply(format!(
+            "the answer on {subject} is not signed by the thread's worker"
+        )));
+    }
     let reply: ThreadReply =
         serde_json::from_slice(&reply.payload).map_err(|err| ClusterError::Malformed {
             subject: subject.clone(),
@@ -148,6 +181,12 @@ pub async fn thread_request(
         Some(error) if !reply.ok => Err(ClusterError::Refused(error)),
         _ => Ok(()),
     }
+}
+
+/// What the requester's key signs of an op, and the worker's of its reply: the ops
+/// subject (thread and pool), the op's nonce and the payload.
+pub fn op_fields<'a>(subject: &'a str, nonce: &'a str, payload: &'a [u8]) -> [&'a [u8]; 3] {
+    [subject.as_bytes(), nonce.as_bytes(), payload]
 }
 
 /// Waits until `client` is connected, at most until `deadline`; `None` if it is not by then.

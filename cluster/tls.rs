@@ -27,6 +27,11 @@ struct ClientCertificate {
 }
 
 impl TlsOptions {
+    /// Whether a client certificate is configured.
+    pub fn has_client_certificate(&self) -> bool {
+        self.client.is_some()
+    }
+
     pub fn from_config(config: &ClusterToml) -> Result<Self, ClusterError> {
         let client = match (&config.tls_cert_file, &config.tls_key_file) {
             (Some(cert_file), Some(key_file)) => Some(ClientCertificate {

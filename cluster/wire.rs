@@ -59,6 +59,10 @@ pub struct SpawnRequest {
     pub cwd: PathBuf,
     /// The first turn's input.
     pub items: Vec<UserInput>,
+    /// The thread's secret (64 hex digits, see `sign.rs`): the keys every message of the
+    /// thread is signed with come from it. A request without one is refused.
+    #[serde(default)]
+    pub secret: String,
     /// Unix ms after which no worker may take the request (the requester has given up).
     pub deadline_ms: i64,
     /// Set when the thread is a sub-agent of a thread on the requester's machine

@@ -158,7 +158,7 @@ pub fn cache_dir(home: &Path, remote: &str) -> PathBuf {
 }
 
 /// A task name as a branch component: letters, digits, `_` and `-`, at most 40.
-fn branch_label(text: &str) -> String {
+pub(crate) fn branch_label(text: &str) -> String {
     text.chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
         .take(40)

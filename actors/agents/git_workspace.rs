@@ -68,6 +68,9 @@ pub struct BasePushed {
     pub remote: String,
     /// Paths with changes HEAD does not hold (not carried to the worker).
     pub uncommitted: usize,
+    /// For a sub-agent: the task name its branch must carry (`troupe/<label>-<id>`); none
+    /// for a whole thread (`troupe/<id>`).
+    pub label: Option<String>,
 }
 
 impl BasePushed {
@@ -138,16 +141,28 @@ pub fn push_base(
         repo_top: top,
         remote: remote.to_string(),
         uncommitted: status.lines().filter(|l| !l.trim().is_empty()).count(),
+        label: None,
     })
 }
 
-/// `git fetch REMOTE refs/heads/B:refs/heads/B` into the requester's repository: the
-/// worker's branch as a local branch of the same name, ready to `git merge`.
-pub fn fetch_result(pushed: &BasePushed, branch: &str) -> Result<(), GitWorkspaceError> {
-    check_branch(branch)?;
-    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+/// The worker's branch, brought into the requester's repository as a local branch of the
+/// same name, ready to `git merge`; its tip. The branch comes from the network: it is
+/// fetched under a quarantine ref first and becomes a branch only when its name is the one
+/// a worker gives ([`check_expected_branch`]) and its tip descends from the base commit
+/// (else it could be any history the remote holds); an existing branch is never moved.
+pub fn fetch_result(pushed: &BasePushed, branch: &str) -> Result<String, GitWorkspaceError> {
+    check_expected_branch(branch, pushed.label.as_deref())?;
+    let request = pushed
+        .workspace
+        .base_ref
+        .strip_prefix(BASE_REF_PREFIX)
+        .unwrap_or("");
+    check_token(request, "request id")?;
+    let incoming = format!("refs/troupe/incoming/{request}");
+    let refspec = format!("+refs/heads/{branch}:{incoming}");
+    let top = &pushed.repo_top;
     git(
-        &pushed.repo_top,
+        top,
         &[
             "fetch",
             "--quiet",
@@ -157,12 +172,116 @@ pub fn fetch_result(pushed: &BasePushed, branch: &str) -> Result<(), GitWorkspac
             &refspec,
         ],
     )
-    .map(drop)
     .map_err(|reason| GitWorkspaceError::Fetch {
         remote: pushed.remote.clone(),
         what: branch.to_string(),
         reason,
+    })?;
+    let checked = (|| {
+        let tip = git(
+            top,
+            &["rev-parse", "--verify", &format!("{incoming}^{{commit}}")],
+        )
+        .map_err(|reason| git_error(top, reason))?
+        .trim()
+        .to_string();
+        let base = pushed.workspace.commit.as_str();
+        if git(top, &["merge-base", "--is-ancestor", base, &tip]).is_err() {
+            return Err(GitWorkspaceError::Refused(format!(
+                "branch `{branch}` does not descend from the base commit {}",
+                short(base)
+            )));
+        }
+        // Created only if absent: the all-zero old value makes git refuse an existing one.
+        let zero = "0".repeat(base.len());
+        git(
+            top,
+            &["update-ref", &format!("refs/heads/{branch}"), &tip, &zero],
+        )
+        .map_err(|reason| git_error(top, reason))?;
+        Ok(tip)
+    })();
+    let _ = git(top, &["update-ref", "-d", &incoming]);
+    checked
+}
+
+/// The diffstat of `tip` since the base, computed here (the worker's own is not trusted)
+/// and made printable.
+pub fn local_diffstat(pushed: &BasePushed, tip: &str) -> Result<String, GitWorkspaceError> {
+    let top = &pushed.repo_top;
+    let stat = git(
+        top,
+        &[
+            "diff",
+            "--stat",
+            "--no-color",
+            &pushed.workspace.commit,
+            tip,
+            "--",
+        ],
+    )
+    .map_err(|reason| git_error(top, reason))?;
+    let stat = printable(stat.trim_end());
+    Ok(if stat.trim().is_empty() {
+        "no changes".into()
+    } else {
+        stat
     })
+}
+
+fn git_error(dir: &Path, reason: String) -> GitWorkspaceError {
+    GitWorkspaceError::Git {
+        dir: dir.display().to_string(),
+        reason,
+    }
+}
+
+/// `text` with every control character but the newline shown as `^X` (or `<U+XXXX>`),
+/// and the bidi controls likewise: nothing in it can drive a terminal.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        let code = ch as u32;
+        match ch {
+            '\n' => out.push('\n'),
+            c if code < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            '\u{7f}' => out.push_str("^?"),
+            _ if (0x80..=0x9f).contains(&code)
+                || (0x200e..=0x200f).contains(&code)
+                || (0x202a..=0x202e).contains(&code)
+                || (0x2066..=0x2069).contains(&code) =>
+            {
+                out.push_str(&format!("<U+{code:04X}>"));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A branch the requester's worker makes: `troupe/<8 hex>` for a whole thread,
+/// `troupe/<label>-<8 hex>` for a sub-agent (its task name as the worker writes it).
+pub fn check_expected_branch(branch: &str, label: Option<&str>) -> Result<(), GitWorkspaceError> {
+    check_branch(branch)?;
+    let rest = branch.strip_prefix(BRANCH_PREFIX).unwrap_or("");
+    let id = match label.filter(|l| !l.is_empty()) {
+        Some(label) => rest
+            .strip_prefix(label)
+            .and_then(|r| r.strip_prefix('-'))
+            .unwrap_or(""),
+        None => rest,
+    };
+    if id.len() == 8 && id.chars().all(|c| c.is_ascii_hexdigit()) {
+        Ok(())
+    } else {
+        Err(GitWorkspaceError::Refused(format!(
+            "`{}` is not the branch this thread's worker makes",
+            printable(branch)
+        )))
+    }
 }
 
 /// Deletes the base ref from the remote once the thread is over (nobody fetches it again).
@@ -340,17 +459,23 @@ pub fn bring_back(
             pushed.remote
         )),
         Some(WorkspaceOutcome::Failed { error }) => Err(format!(
-            "[worktree] the worker could not push its work (it keeps its worktree): {error}"
+            "[worktree] the worker could not push its work (it keeps its worktree): {}",
+            printable(error)
         )),
-        Some(WorkspaceOutcome::Pushed { branch, diffstat }) => match fetch_result(pushed, branch) {
-            Ok(()) => Ok(fetched_text(branch, &pushed.repo_top, diffstat)),
-            Err(err) => Err(format!(
-                "[worktree] the worker pushed branch `{branch}` to `{}`, but it was not \
-                 fetched into {}: {err}",
-                pushed.remote,
-                pushed.repo_top.display()
-            )),
-        },
+        // The worker's diffstat is not shown: the branch's is computed here.
+        Some(WorkspaceOutcome::Pushed { branch, .. }) => {
+            match fetch_result(pushed, branch).and_then(|tip| local_diffstat(pushed, &tip)) {
+                Ok(stat) => Ok(fetched_text(branch, &pushed.repo_top, &stat)),
+                Err(err) => Err(format!(
+                    "[worktree] the worker named branch `{}` on `{}`, but it was not fetched into \
+                 {}: {}",
+                    printable(branch),
+                    pushed.remote,
+                    pushed.repo_top.display(),
+                    printable(&err.to_string())
+                )),
+            }
+        }
     };
     if let Err(err) = drop_base_ref(pushed) {
         tracing::warn!(%err, "the base ref of a remote thread was not deleted");

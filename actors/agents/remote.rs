@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_cluster::follow::ThreadFollower;
 use troupe_cluster::mirror::RolloutMirror;
+use troupe_cluster::sign::ThreadKeys;
 use troupe_cluster::spawn::thread_request;
 use troupe_cluster::wire::{End, Kind, ThreadRequest, WorkspaceOutcome};
 use troupe_cluster::{Cluster, ClusterError, ClusterOptions};
@@ -60,6 +61,9 @@ impl RemotePool {
             return Ok(cluster.clone());
         }
         let cluster = Cluster::connect(options, "troupe-agents").await?;
+        if let Some(warning) = cluster.anonymous_warning() {
+            tracing::warn!("{warning}");
+        }
         connections.insert(key, cluster.clone());
         Ok(cluster)
     }
@@ -81,6 +85,8 @@ pub struct RemoteArgs {
     /// With a git workspace: the base commit sent, so the branch the worker pushes back
     /// is fetched before the child's answer reaches anyone.
     pub git: Option<BasePushed>,
+    /// The thread's keys (its secret went to the worker in the spawn request).
+    pub keys: ThreadKeys,
 }
 
 type Subscribers = Arc<Mutex<Vec<mpsc::Sender<Event>>>>;
@@ -89,6 +95,7 @@ pub struct RemoteState {
     cluster: Cluster,
     thread: String,
     task_path: String,
+    keys: ThreadKeys,
     subscribers: Subscribers,
     /// The follower task; aborted with the actor.
     _follower: AbortOnDropHandle<()>,
@@ -105,7 +112,7 @@ impl Actor for RemoteSessionActor {
         args: RemoteArgs,
     ) -> Result<RemoteState, ActorProcessingErr> {
         let thread = args.thread_id.to_string();
-        let follower = ThreadFollower::new(&args.cluster, &thread)?;
+        let follower = ThreadFollower::new(&args.cluster, &thread, args.keys.clone())?;
         let subscribers: Subscribers = Arc::new(Mutex::new(vec![args.watcher]));
         let task = tokio::spawn(follow(
             myself,
@@ -123,6 +130,7 @@ impl Actor for RemoteSessionActor {
             cluster: args.cluster,
             thread,
             task_path: args.task_path,
+            keys: args.keys,
             subscribers,
             _follower: AbortOnDropHandle::new(task),
         })
@@ -138,13 +146,14 @@ impl Actor for RemoteSessionActor {
             SessionMsg::Submit(submission) => {
                 if let Some(request) = request_for(submission.op) {
                     // Off the handler: the worker may take up to the request timeout.
-                    let (cluster, thread, path) = (
+                    let (cluster, thread, path, keys) = (
                         state.cluster.clone(),
                         state.thread.clone(),
                         state.task_path.clone(),
+                        state.keys.clone(),
                     );
                     tokio::spawn(async move {
-                        if let Err(err) = thread_request(&cluster, &thread, &request).await {
+                        if let Err(err) = thread_request(&cluster, &thread, &keys, &request).await {
                             tracing::warn!(agent = %path, %err, "request to a remote agent failed");
                         }
                     });
@@ -217,7 +226,11 @@ struct Followed {
 async fn follow(myself: ActorRef<SessionMsg>, mut follower: ThreadFollower, mut f: Followed) {
     let mut held: Option<Event> = None;
     let ended = loop {
-        let message = match follower.next().await {
+        let next = follower.next().await;
+        for dropped in follower.take_dropped() {
+            tracing::warn!(thread = %f.thread, "ignored a message not from the thread's worker: {dropped}");
+        }
+        let message = match next {
             Ok(message) => message,
             Err(err) => break Err(err.to_string()),
         };

@@ -14,6 +14,7 @@ use ractor::Actor;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::task::AbortOnDropHandle;
+use troupe_cluster::sign::{ThreadKeys, ThreadSecret};
 use troupe_cluster::spawn::request_spawn;
 use troupe_cluster::wire::{RemoteAgent, SpawnRequest};
 use troupe_messages::agents::{AgentMeta, AgentStatus};
@@ -101,7 +102,12 @@ pub async fn start_remote_child(
     let deadline = cluster.options.spawn_deadline;
     let request_id = uuid::Uuid::now_v7().simple().to_string();
     let git = git_base(settings, task_path, &request_id).await?;
+    // The thread's secret: only this tree and the worker that takes the request know it.
+    let secret =
+        ThreadSecret::generate().map_err(|err| format!("cannot place `{task_path}`: {err}"))?;
+    let keys = ThreadKeys::from_secret(&secret);
     let request = SpawnRequest {
+        secret: secret.to_hex(),
         request_id,
         cwd: settings.cwd.clone(),
         items: vec![UserInput::Text {
@@ -147,6 +153,7 @@ pub async fn start_remote_child(
             store: ctx.tree.remote.store(),
             watcher: events,
             git: git.clone(),
+            keys: keys.clone(),
         },
     )
     .await
@@ -166,6 +173,7 @@ pub async fn start_remote_child(
         remote: Some(RemoteLink {
             cluster,
             thread: thread_id.to_string(),
+            keys,
         }),
     });
     let watched = Watched {
@@ -202,7 +210,16 @@ async fn git_base(
             let pushed = tokio::task::spawn_blocking(move || push_base(&cwd, remote.as_str(), &id))
                 .await
                 .map_err(|err| format!("cannot send `{task_path}` its workspace: {err}"))?;
-            pushed.map(Some).map_err(|err| {
+            // The branch that comes back must carry the task's name, as the worker writes it.
+            let label = super::git_checkout::branch_label(
+                task_path.rsplit('/').next().unwrap_or(task_path),
+            );
+            pushed
+                .map(|mut pushed| {
+                    pushed.label = Some(label);
+                    Some(pushed)
+                })
+                .map_err(|err| {
                 format!(
                     "cannot send `{task_path}` its workspace: {err}; or spawn it with                      `placement: \"local\"`"
                 )

@@ -418,7 +418,7 @@ async fn remote_request(
     path: &str,
     request: ThreadRequest,
 ) -> Result<(), String> {
-    thread_request(&link.cluster, &link.thread, &request)
+    thread_request(&link.cluster, &link.thread, &link.keys, &request)
         .await
         .map_err(|err| {
             format!(

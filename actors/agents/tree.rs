@@ -48,6 +48,8 @@ pub struct AgentNode {
 pub struct RemoteLink {
     pub cluster: troupe_cluster::Cluster,
     pub thread: String,
+    /// The thread's keys: requests to its worker are signed with them.
+    pub keys: troupe_cluster::sign::ThreadKeys,
 }
 
 /// A child's worktree: taken (`None`) by whoever retires it first, its watcher or its

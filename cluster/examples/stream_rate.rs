@@ -21,7 +21,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: stream_rate NATS_URL [EVENTS] [PAYLOAD_BYTES]")?;
     let events: u64 = args.next().map_or(Ok(5000), |n| n.parse())?;
     let payload_bytes: usize = args.next().map_or(Ok(200), |n| n.parse())?;
-    let options = ClusterOptions::from_config(&ClusterToml::default(), Some(&url))?;
+    // The bench runs against a loopback server of its own, without credentials.
+    let config = ClusterToml {
+        allow_anonymous: Some(true),
+        ..ClusterToml::default()
+    };
+    let options = ClusterOptions::from_config(&config, Some(&url))?;
     let cluster = Cluster::connect(options, "stream-rate").await?;
     let thread = uuid::Uuid::now_v7().to_string();
     let lease = Lease::acquire(
@@ -32,8 +37,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None,
     )
     .await?;
-    let mut publisher = ThreadPublisher::new(&cluster, lease, "bench", 0)?;
-    let mut follower = ThreadFollower::new(&cluster, &thread)?;
+    let keys = troupe_cluster::sign::ThreadKeys::from_secret(
+        &troupe_cluster::sign::ThreadSecret::generate()?,
+    );
+    let mut publisher = ThreadPublisher::new(&cluster, lease, "bench", (0, 0), keys.clone())?;
+    let mut follower = ThreadFollower::new(&cluster, &thread, keys)?;
     let reader = tokio::spawn(async move {
         let mut seen = 0u64;
         while seen < events {

@@ -19,6 +19,16 @@ pub struct ClusterConfig {
     pub nkey_seed_file: Option<PathBuf>,
     /// A `.creds` file (JWT and NKey seed).
     pub creds_file: Option<PathBuf>,
+    /// A token the server asks for.
+    pub token: Option<String>,
+    /// `true`: join a server that lets anyone in (no credentials, no client certificate
+    /// asked for), with a warning on every start. Default `false`: such a server is refused,
+    /// since anyone who can reach it could run work on this pool's workers.
+    pub allow_anonymous: Option<bool>,
+    /// On a worker: the directories a shared-workspace thread may work in (itself or
+    /// below, symlinks resolved). Empty or unset: no shared-workspace request is run
+    /// (git workspaces, checked out under the worker's home, always are).
+    pub worker_roots: Option<Vec<PathBuf>>,
     /// PEM certificates of the CA(s) that signed the server's certificate (a private CA);
     /// without it the system's roots are used.
     pub tls_ca_file: Option<PathBuf>,
@@ -61,6 +71,9 @@ impl std::fmt::Debug for ClusterConfig {
             .field("password", &self.password.as_ref().map(|_| "<redacted>"))
             .field("nkey_seed_file", &self.nkey_seed_file)
             .field("creds_file", &self.creds_file)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("allow_anonymous", &self.allow_anonymous)
+            .field("worker_roots", &self.worker_roots)
             .field("tls_ca_file", &self.tls_ca_file)
             .field("tls_cert_file", &self.tls_cert_file)
             .field("tls_key_file", &self.tls_key_file)

@@ -3,7 +3,7 @@
 //! multi-agent scenario over loopback HTTP, and the real `troupe exec` as the root.
 
 use crate::cluster_support::{
-    append_cluster, first_line, rollout_items, wait_children_running, wait_limited, Pool,
+    first_line, rollout_items, wait_children_running, wait_limited, Pool,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -11,7 +11,6 @@ use std::process::Stdio;
 use std::time::Duration;
 use troupe_mock_model::multi_agent::{answers_seen, child_answer, child_name};
 use troupe_mock_model::{AutoConfig, Behaviour, MockResponse};
-use troupe_test_support::nats::NatsServer;
 use troupe_test_support::{stderr, stdout, Harness};
 
 const AGENTS: usize = 12;
@@ -31,8 +30,12 @@ fn remote_agents_pool() -> Pool {
         },
         "",
     );
-    let nats = NatsServer::start();
-    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"",
+    );
     Pool {
         nats,
         h,
@@ -219,8 +222,8 @@ fn remote_sub_agents_of_a_killed_and_a_stopped_worker_finish_on_the_survivor() {
         },
         "",
     );
-    let nats = NatsServer::start();
-    append_cluster(
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
         h.home.path(),
         &nats.url(),
         "placement = \"remote\"\nlease_timeout_ms = 1000",
@@ -322,7 +325,7 @@ fn messages_in_threads_stream(pool: &Pool) -> u64 {
     tokio::runtime::Runtime::new()
         .unwrap()
         .block_on(async move {
-            let client = async_nats::connect(url).await.unwrap();
+            let client = crate::cluster_support::connect_as_worker(&url).await;
             let js = async_nats::jetstream::new(client);
             let stream = js.get_stream("TROUPE_default_THREADS").await.unwrap();
             stream.get_info().await.unwrap().state.messages
@@ -363,8 +366,12 @@ fn messages_and_interrupts_reach_a_remote_agent_over_its_ops_subject() {
             MockResponse::text("should not be reached"),
         ],
     );
-    let nats = NatsServer::start();
-    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"",
+    );
     let mut pool = Pool {
         nats,
         h,
@@ -454,8 +461,12 @@ fn a_remote_agent_s_approval_request_reaches_the_root_s_supervisor_and_its_decis
             MockResponse::text("child saw the decision"),
         ],
     );
-    let nats = NatsServer::start();
-    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"",
+    );
     let mut pool = Pool {
         nats,
         h,
@@ -546,7 +557,7 @@ fn an_unreachable_pool_or_no_free_worker_is_a_tool_error_and_local_agents_still_
         "nats://127.0.0.1:{}",
         troupe_test_support::nats::free_port()
     );
-    append_cluster(h.home.path(), &url, "placement = \"remote\"");
+    crate::cluster_support::append_secure_cluster(h.home.path(), &url, "placement = \"remote\"");
     far_then_near(&h);
     let out = h.exec(&["go"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -560,8 +571,8 @@ fn an_unreachable_pool_or_no_free_worker_is_a_tool_error_and_local_agents_still_
 
     // A server, but no worker: the request is withdrawn at its deadline.
     let h = Harness::new(Vec::new());
-    let nats = NatsServer::start();
-    append_cluster(
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
         h.home.path(),
         &nats.url(),
         "placement = \"remote\"\nspawn_deadline_ms = 1000",
@@ -605,8 +616,12 @@ fn closing_a_remote_agent_whose_worker_is_gone_is_a_tool_error_and_ends_it_here(
             &["sh", "-c", "sleep 30; echo never"],
         )],
     );
-    let nats = NatsServer::start();
-    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"",
+    );
     let mut pool = Pool {
         nats,
         h,

@@ -3,14 +3,13 @@
 //! to `wait_agent` and every committed item reaches the parent's mirrors exactly once.
 
 use crate::cluster_support::{
-    append_cluster, first_line, rollout_items, wait_children_running, wait_limited, Pool,
+    first_line, rollout_items, wait_children_running, wait_limited, Pool,
 };
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use troupe_mock_model::multi_agent::{answers_seen, child_answer, child_name};
 use troupe_mock_model::{AutoConfig, Behaviour, MockResponse};
-use troupe_test_support::nats::NatsServer;
 use troupe_test_support::{stderr, stdout, Harness};
 
 const AGENTS: usize = 4;
@@ -30,8 +29,12 @@ fn remote_sub_agents_survive_a_nats_server_restart_mid_run_and_are_mirrored_once
         },
         "",
     );
-    let nats = NatsServer::start();
-    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"",
+    );
     let mut pool = Pool {
         nats,
         h,
@@ -177,8 +180,12 @@ fn a_message_to_a_remote_agent_while_the_server_is_down_fails_clearly_and_is_nev
             MockResponse::text("slow child finished"),
         ],
     );
-    let nats = NatsServer::start();
-    append_cluster(h.home.path(), &nats.url(), "placement = \"remote\"");
+    let nats = crate::cluster_support::pool_nats("");
+    crate::cluster_support::append_secure_cluster(
+        h.home.path(),
+        &nats.url(),
+        "placement = \"remote\"",
+    );
     let mut pool = Pool {
         nats,
         h,

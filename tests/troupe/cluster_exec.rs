@@ -89,7 +89,7 @@ fn remote_exec_human_output_ends_with_the_last_message() {
 fn an_unreachable_nats_server_is_a_clear_error() {
     let h = Harness::new(vec![]);
     let url = format!("nats://127.0.0.1:{}", free_port());
-    append_cluster(h.home.path(), &url, "");
+    crate::cluster_support::append_secure_cluster(h.home.path(), &url, "");
     let out = h
         .command()
         .args(["exec", "--remote", "--skip-git-repo-check", "hello"])
@@ -250,7 +250,7 @@ fn a_nats_server_restart_mid_turn_loses_and_repeats_nothing() {
 fn messages_larger_than_the_server_accepts_go_in_parts_and_arrive_whole() {
     // 16 KiB messages at most; the command prints 300 KB (its event and rollout line, even
     // truncated for the model, are several times that).
-    let nats = NatsServer::start_with_config("max_payload: 16384\n");
+    let nats = crate::cluster_support::pool_nats("max_payload: 16384\n");
     let mut pool = Pool::with_nats(
         nats,
         vec![
@@ -323,7 +323,8 @@ fn a_stream_deleted_under_a_running_thread_is_a_clear_error_not_a_hang() {
     tokio::runtime::Runtime::new()
         .unwrap()
         .block_on(async move {
-            let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
+            let js =
+                async_nats::jetstream::new(crate::cluster_support::connect_as_worker(&url).await);
             js.delete_stream("TROUPE_default_THREADS").await.unwrap();
         });
     let out = wait_limited(child, Duration::from_secs(60));

@@ -178,7 +178,7 @@ fn messages_in_threads_stream(pool: &Pool) -> u64 {
     tokio::runtime::Runtime::new()
         .unwrap()
         .block_on(async move {
-            let client = async_nats::connect(url).await.unwrap();
+            let client = crate::cluster_support::connect_as_worker(&url).await;
             let js = async_nats::jetstream::new(client);
             let stream = js.get_stream("TROUPE_default_THREADS").await.unwrap();
             stream.get_info().await.unwrap().state.messages

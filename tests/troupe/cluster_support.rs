@@ -44,13 +44,90 @@ impl Worker {
     }
 }
 
+/// The pool's server configuration, as docs/scale-out.md gives it: workers may do
+/// everything; requesters may ask for threads, follow them and send them ops, but never
+/// read the spawn queue or the workers' bucket of thread secrets, nor publish on a
+/// thread's subject or create streams. `intruder` is a requester whose operator also let
+/// it publish on threads' subjects (a permission set too wide): only the thread's
+/// signatures stand between it and a requester.
+pub fn pool_server_config() -> String {
+    let requester = [
+        "troupe.default.spawn",
+        "troupe.default.thread.*.ops",
+        "$JS.API.INFO",
+        "$JS.API.STREAM.INFO.TROUPE_default_SPAWN",
+        "$JS.API.STREAM.INFO.TROUPE_default_THREADS",
+        "$JS.API.STREAM.INFO.KV_TROUPE_default",
+        "$JS.API.STREAM.MSG.DELETE.TROUPE_default_SPAWN",
+        "$JS.API.CONSUMER.CREATE.TROUPE_default_THREADS",
+        "$JS.API.CONSUMER.CREATE.TROUPE_default_THREADS.>",
+        "$JS.API.CONSUMER.MSG.NEXT.TROUPE_default_THREADS.>",
+        "$JS.API.CONSUMER.INFO.TROUPE_default_THREADS.>",
+        "$JS.API.CONSUMER.DELETE.TROUPE_default_THREADS.>",
+        "$JS.API.CONSUMER.CREATE.KV_TROUPE_default",
+        "$JS.API.CONSUMER.CREATE.KV_TROUPE_default.*.$KV.TROUPE_default.spawn.*",
+        "$JS.API.CONSUMER.DELETE.KV_TROUPE_default.>",
+        "$KV.TROUPE_default.spawn.*",
+        "$JS.FC.>",
+    ];
+    let list = |subjects: &[&str]| {
+        subjects
+            .iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut intruder = requester.to_vec();
+    intruder.push("troupe.default.thread.*.events");
+    format!(
+        "authorization {{\n  users = [\n    {{ user: worker, password: \"{WORKER_PASSWORD}\" }}\n    \
+         {{ user: requester, password: \"{REQUESTER_PASSWORD}\", permissions: {{ publish: {{ allow: [{}] }}, subscribe: {{ allow: [\"_INBOX.>\"] }} }} }}\n    \
+         {{ user: intruder, password: \"{INTRUDER_PASSWORD}\", permissions: {{ publish: {{ allow: [{}] }}, subscribe: {{ allow: [\"_INBOX.>\"] }} }} }}\n  ]\n}}\n",
+        list(&requester),
+        list(&intruder)
+    )
+}
+
+pub const WORKER_PASSWORD: &str = "worker-pw-7d1c";
+pub const REQUESTER_PASSWORD: &str = "requester-pw-52ab";
+pub const INTRUDER_PASSWORD: &str = "intruder-pw-90fe";
+
+/// The `[cluster]` lines of a requester.
+pub fn requester_credentials() -> String {
+    format!("user = \"requester\"\npassword = \"{REQUESTER_PASSWORD}\"")
+}
+
+/// The `[cluster]` lines of a worker (in place of the requester's).
+pub fn worker_credentials() -> String {
+    format!("user = \"worker\"\npassword = \"{WORKER_PASSWORD}\"")
+}
+
+/// A nats-server with the pool's users (and `extra` lines of configuration), its streams
+/// and buckets made as a worker makes them (requesters may not create them).
+pub fn pool_nats(extra: &str) -> NatsServer {
+    let nats = NatsServer::start_with_config(&format!("{}{extra}", pool_server_config()));
+    let config = troupe_messages::cluster::ClusterConfig {
+        user: Some("worker".into()),
+        password: Some(WORKER_PASSWORD.into()),
+        ..Default::default()
+    };
+    let options = troupe_cluster::ClusterOptions::from_config(&config, Some(&nats.url())).unwrap();
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let cluster = troupe_cluster::Cluster::connect(options, "test-setup")
+            .await
+            .unwrap();
+        troupe_cluster::secrets::bucket(&cluster).await.unwrap();
+    });
+    nats
+}
+
 impl Pool {
     /// A pool whose `[cluster]` has `cluster_extra` lines (e.g. `spawn_deadline_ms = 1000`).
     pub fn new(script: Vec<MockResponse>, cluster_extra: &str) -> Self {
-        Self::with_nats(NatsServer::start(), script, cluster_extra)
+        Self::with_nats(pool_nats(""), script, cluster_extra)
     }
 
-    /// The same, on a server started by the caller.
+    /// The same, on a server started by the caller (with the pool's users).
     pub fn with_nats(nats: NatsServer, script: Vec<MockResponse>, cluster_extra: &str) -> Self {
         let h = Harness::new(script);
         let pool = Self {
@@ -58,7 +135,7 @@ impl Pool {
             h,
             workers: Vec::new(),
         };
-        append_cluster(pool.h.home.path(), &pool.nats.url(), cluster_extra);
+        append_secure_cluster(pool.h.home.path(), &pool.nats.url(), cluster_extra);
         pool
     }
 
@@ -72,7 +149,16 @@ impl Pool {
     pub fn start_worker_with(&mut self, slots: u32, top: &str) -> usize {
         let home = tempfile::tempdir().unwrap();
         let config = std::fs::read_to_string(self.h.home.path().join("config.toml")).unwrap();
-        let config = format!("{top}{config}");
+        // The worker's own credentials, and the harness's directory as where it works.
+        let mut config =
+            format!("{top}{config}").replace(&requester_credentials(), &worker_credentials());
+        if !config.contains("worker_roots") {
+            let roots = format!(
+                "[cluster]\nworker_roots = [\"{}\"]\n",
+                self.h.workdir.path().display()
+            );
+            config = config.replace("[cluster]\n", &roots);
+        }
         std::fs::write(home.path().join("config.toml"), config).unwrap();
         let log = home.path().join("worker.log");
         let child = Command::new(troupe_exe())
@@ -120,6 +206,11 @@ impl Pool {
             .stderr(Stdio::piped());
         cmd
     }
+}
+
+/// Adds `[cluster]` with the requester's credentials to the config in `home`.
+pub fn append_secure_cluster(home: &Path, url: &str, extra: &str) {
+    append_cluster(home, url, &format!("{}\n{extra}", requester_credentials()));
 }
 
 /// Adds `[cluster]` to the config in `home`.
@@ -207,4 +298,18 @@ pub fn wait_children_running(pool: &Pool, n: usize) {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(700));
+}
+
+/// A NATS client of the pool's server with the workers' credentials (tests look at and
+/// break the pool's streams with it).
+pub async fn connect_as_worker(url: &str) -> async_nats::Client {
+    connect_as(url, "worker", WORKER_PASSWORD).await
+}
+
+/// A NATS client of the pool's server as `user`.
+pub async fn connect_as(url: &str, user: &str, password: &str) -> async_nats::Client {
+    async_nats::ConnectOptions::with_user_and_password(user.into(), password.into())
+        .connect(url)
+        .await
+        .unwrap()
 }

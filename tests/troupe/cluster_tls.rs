@@ -63,10 +63,19 @@ fn assert_run_completed(pool: &Pool, out: &std::process::Output) {
 fn a_remote_run_completes_over_tls_with_a_private_ca() {
     let pki = TestPki::generate();
     let nats = NatsServer::start_with_tls(&pki, ClientCertificates::NotAsked);
-    let mut pool = tls_pool(nats, &format!("{}\ntls_required = true", ca_line(&pki)));
+    // A server asking no credentials: joined only with the opt-in, warned about each time.
+    let mut pool = tls_pool(
+        nats,
+        &format!(
+            "{}\ntls_required = true\nallow_anonymous = true",
+            ca_line(&pki)
+        ),
+    );
     pool.start_worker(1);
     let out = exec_remote_limited(&pool);
     assert_run_completed(&pool, &out);
+    assert!(stderr(&out).contains("lets anyone in"), "{}", stderr(&out));
+    assert!(pool.workers[0].log().contains("lets anyone in"));
 }
 
 #[test]
@@ -118,7 +127,13 @@ fn an_unreadable_tls_file_or_a_lone_client_certificate_is_a_clear_error() {
     let pki = TestPki::generate();
     let nats = NatsServer::start_with_tls(&pki, ClientCertificates::NotAsked);
     let missing = pki.ca_file().with_file_name("no-such-ca.pem");
-    let pool = tls_pool(nats, &format!("tls_ca_file = \"{}\"", missing.display()));
+    let pool = tls_pool(
+        nats,
+        &format!(
+            "tls_ca_file = \"{}\"\nallow_anonymous = true",
+            missing.display()
+        ),
+    );
     let out = exec_remote_limited(&pool);
     assert!(!out.status.success());
     let err = stderr(&out);

@@ -26,6 +26,7 @@ mod cluster_agents_restart;
 mod cluster_exec;
 mod cluster_failover;
 mod cluster_git;
+mod cluster_security;
 mod cluster_tls;
 mod context_flow;
 mod exec_bad_input;

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use troupe_actors::agents::git_workspace::{bring_back, drop_base_ref, push_base, BasePushed};
 use troupe_cluster::follow::ThreadFollower;
 use troupe_cluster::mirror::RolloutMirror;
+use troupe_cluster::sign::{ThreadKeys, ThreadSecret};
 use troupe_cluster::spawn::{request_spawn, thread_request};
 use troupe_cluster::wire::{End, Kind, SpawnRequest, ThreadRequest};
 use troupe_cluster::{Cluster, ClusterOptions};
@@ -38,6 +39,13 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     let options = ClusterOptions::from_config(&config, None)?;
     let deadline = options.spawn_deadline;
     let cluster = Cluster::connect(options, "troupe-exec").await?;
+    if let Some(warning) = cluster.anonymous_warning() {
+        warn(warning);
+    }
+    // The thread's secret: only this process and the worker that takes the request know
+    // it, and every message of the thread is checked against it.
+    let secret = ThreadSecret::generate()?;
+    let keys = ThreadKeys::from_secret(&secret);
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let request_id = uuid::Uuid::now_v7().simple().to_string();
     let git = git_base(&config, &cwd, &request_id).await?;
@@ -47,6 +55,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
         items: vec![UserInput::Text {
             text: prompt.clone(),
         }],
+        secret: secret.to_hex(),
         deadline_ms: troupe_cluster::now_ms()
             + i64::try_from(deadline.as_millis()).unwrap_or(i64::MAX / 2),
         agent: None,
@@ -67,7 +76,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
         }
     };
     let thread_id = answer.thread_id.unwrap_or_default();
-    let mut follower = ThreadFollower::new(&cluster, &thread_id)?;
+    let mut follower = ThreadFollower::new(&cluster, &thread_id, keys.clone())?;
     let mut renderer: Box<dyn EventRenderer> = if args.json {
         Box::new(JsonOutput::default())
     } else {
@@ -80,7 +89,12 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     let mut stopped: Option<StopSignal> = None;
     let outcome = loop {
         let message = tokio::select! {
-            message = follower.next() => message?,
+            message = follower.next() => {
+                for dropped in follower.take_dropped() {
+                    warn(format!("ignored a message not from the thread's worker: {dropped}"));
+                }
+                message?
+            }
             signal = signals.next() => {
                 if let Some(first) = stopped {
                     return Ok(signals::give_up(first));
@@ -90,7 +104,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
                     "{} received: interrupting the turn on the worker (send it again to stop at once)",
                     signal.name()
                 ));
-                if let Err(err) = thread_request(&cluster, &thread_id, &ThreadRequest::Interrupt).await {
+                if let Err(err) = thread_request(&cluster, &thread_id, &keys, &ThreadRequest::Interrupt).await {
                     warn(format!("the interrupt did not reach the worker: {err}"));
                 }
                 continue;

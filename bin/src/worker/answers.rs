@@ -6,6 +6,8 @@
 use anyhow::Result;
 use std::time::Duration;
 use troupe_actors::runtime::ThreadClient;
+use troupe_cluster::sign::{nonce_is_fresh, Side, ThreadKeys, NONCE_HEADER, SIGNATURE_HEADER};
+use troupe_cluster::spawn::op_fields;
 use troupe_cluster::wire::{ThreadReply, ThreadRequest};
 use troupe_messages::agents::AgentMeta;
 use troupe_messages::events::{Event, EventMsg};
@@ -103,13 +105,71 @@ pub(super) fn answer_event(
     Ok(Turn::Goes)
 }
 
+/// What the ops of a running thread are checked against.
+pub(super) struct OpState<'a> {
+    pub keys: &'a ThreadKeys,
+    /// Forwarded approval requests still unanswered, with when the worker denies them.
+    pub pending: &'a mut Vec<(String, tokio::time::Instant)>,
+    /// Nonces of the ops taken so far.
+    pub seen: &'a mut std::collections::HashSet<String>,
+}
+
+/// The op's nonce when it carries the requester's signature over it and the nonce is
+/// fresh and unused; why not otherwise.
+fn signed_nonce(
+    message: &async_nats::Message,
+    state: &mut OpState<'_>,
+) -> std::result::Result<String, &'static str> {
+    let header = |name: &str| {
+        message
+            .headers
+            .as_ref()
+            .and_then(|h| h.get(name))
+            .map(|v| v.as_str().to_string())
+    };
+    let nonce = header(NONCE_HEADER).ok_or("no nonce")?;
+    let signature = header(SIGNATURE_HEADER).ok_or("not signed")?;
+    let subject = message.subject.as_str();
+    if !state.keys.verify(
+        Side::Requester,
+        &op_fields(subject, &nonce, &message.payload),
+        &signature,
+    ) {
+        return Err("not signed by the thread's requester (forged)");
+    }
+    if !nonce_is_fresh(&nonce, troupe_cluster::now_ms()) {
+        return Err("too old (replayed?)");
+    }
+    if !state.seen.insert(nonce.clone()) {
+        return Err("already taken (replayed)");
+    }
+    Ok(nonce)
+}
+
 /// A request from whoever follows the thread.
 pub(super) async fn handle_op(
     ctx: &WorkerContext,
     thread: &mut ThreadClient,
     message: async_nats::Message,
-    pending: &mut Vec<(String, tokio::time::Instant)>,
+    state: &mut OpState<'_>,
 ) {
+    // Nothing of an op is read before its signature is checked; a forged one gets no
+    // answer (only the requester could read it).
+    let nonce = match signed_nonce(&message, state) {
+        Ok(nonce) => nonce,
+        Err(reason) => {
+            eprintln!(
+                "worker {}: ignored a request on {}: {reason}",
+                ctx.worker_id, message.subject
+            );
+            return;
+        }
+    };
+    let signer = Signer {
+        keys: state.keys,
+        nonce: &nonce,
+    };
+    let pending = &mut *state.pending;
     let op = match serde_json::from_slice::<ThreadRequest>(&message.payload) {
         Ok(ThreadRequest::Approval { call_id, decision }) => {
             let known = pending.iter().any(|(id, _)| *id == call_id);
@@ -120,6 +180,7 @@ pub(super) async fn handle_op(
                 reply(
                     ctx,
                     &message,
+                    &signer,
                     ThreadReply {
                         ok: false,
                         error: Some(format!("no approval request `{call_id}` is waiting")),
@@ -152,11 +213,33 @@ pub(super) async fn handle_op(
             error: Some(format!("not a thread request: {err}")),
         },
     };
-    reply(ctx, &message, reply_value).await;
+    reply(ctx, &message, &signer, reply_value).await;
 }
 
-async fn reply(ctx: &WorkerContext, message: &async_nats::Message, reply: ThreadReply) {
-    if let (Some(to), Ok(payload)) = (message.reply.clone(), serde_json::to_vec(&reply)) {
-        let _ = ctx.cluster.client.publish(to, payload.into()).await;
-    }
+/// Signs a reply with the worker's key, over the op's nonce.
+struct Signer<'a> {
+    keys: &'a ThreadKeys,
+    nonce: &'a str,
+}
+
+async fn reply(
+    ctx: &WorkerContext,
+    message: &async_nats::Message,
+    signer: &Signer<'_>,
+    reply: ThreadReply,
+) {
+    let (Some(to), Ok(payload)) = (message.reply.clone(), serde_json::to_vec(&reply)) else {
+        return;
+    };
+    let signature = signer.keys.sign(
+        Side::Worker,
+        &op_fields(message.subject.as_str(), signer.nonce, &payload),
+    );
+    let mut headers = async_nats::HeaderMap::new();
+    headers.insert(SIGNATURE_HEADER, signature.as_str());
+    let _ = ctx
+        .cluster
+        .client
+        .publish_with_headers(to, headers, payload.into())
+        .await;
 }

@@ -19,6 +19,7 @@ use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_cluster::follow::ThreadFollower;
 use troupe_cluster::lease::{Lease, LeaseWatch};
 use troupe_cluster::publish::ThreadPublisher;
+use troupe_cluster::sign::ThreadKeys;
 use troupe_cluster::wire::{End, Kind, LeaseRecord};
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::rollout::{RolloutLine, RolloutRecord};
@@ -79,6 +80,27 @@ async fn scan(
         let Some(thread_id) = key.strip_prefix("lease.") else {
             continue;
         };
+        // Only a thread whose secret the workers kept (else nothing of it can be checked,
+        // nor signed), in a directory this worker may work in.
+        let secret = match troupe_cluster::secrets::get(&ctx.secrets, thread_id).await {
+            Ok(Some(secret)) => secret,
+            Ok(None) => {
+                tracing::debug!(thread_id, "no secret kept for the thread; not taken over");
+                continue;
+            }
+            Err(err) => {
+                tracing::debug!(%err, thread_id, "thread secret unreadable");
+                continue;
+            }
+        };
+        if record.workspace.is_none() {
+            // (The lease keeps the resolved directory its first worker checked.)
+            if let Err(err) = super::roots::check(&ctx.roots, &record.cwd) {
+                tracing::debug!(%err, thread_id, "not taken over here");
+                continue;
+            }
+        }
+        let keys = ThreadKeys::from_secret(&secret);
         let lease =
             match Lease::take_over(kv, thread_id, &ctx.worker_id, &record, entry.revision).await {
                 Ok(lease) => lease,
@@ -94,7 +116,7 @@ async fn scan(
         let ctx = ctx.clone();
         tokio::spawn(async move {
             let thread_id = lease.thread().to_string();
-            if let Err(err) = resume(ctx, lease, permit).await {
+            if let Err(err) = resume(ctx, lease, keys, permit).await {
                 eprintln!("taken-over thread {thread_id}: {err:#}");
             }
         });
@@ -109,24 +131,43 @@ struct Committed {
     lines: Vec<String>,
     ended: bool,
     last_seq: u64,
+    /// The last message its worker signed (forged ones are skipped).
+    last_signed: u64,
 }
 
-async fn read_committed(ctx: &WorkerContext, thread_id: &str) -> Result<Committed> {
-    let mut follower = ThreadFollower::new(&ctx.cluster, thread_id)?;
+async fn read_committed(
+    ctx: &WorkerContext,
+    thread_id: &str,
+    keys: &ThreadKeys,
+) -> Result<Committed> {
+    let mut follower = ThreadFollower::new(&ctx.cluster, thread_id, keys.clone())?;
     let mut committed = Committed {
         relative: None,
         lines: Vec::new(),
         ended: false,
         last_seq: 0,
+        last_signed: 0,
     };
     let Some(last) = ThreadFollower::last_sequence(&ctx.cluster, thread_id).await? else {
         return Ok(committed);
     };
     committed.last_seq = last;
+    let deadline = tokio::time::Instant::now() + APPEND_PATIENCE;
     while follower.cursor().last() < last {
-        let message = tokio::time::timeout(APPEND_PATIENCE, follower.next())
-            .await
-            .context("the thread's subject stopped before its last message")??;
+        // A forged message at the very end is dropped and nothing follows it: the cursor
+        // has passed it all the same.
+        let next = tokio::time::timeout(std::time::Duration::from_secs(1), follower.next()).await;
+        for dropped in follower.take_dropped() {
+            eprintln!("worker {}: {dropped}", ctx.worker_id);
+        }
+        let message = match next {
+            Ok(message) => message?,
+            Err(_) if follower.cursor().last() >= last => break,
+            Err(_) if tokio::time::Instant::now() >= deadline => {
+                bail!("the thread's subject stopped before its last message")
+            }
+            Err(_) => continue,
+        };
         match message.kind {
             Kind::Rollout => {
                 committed.relative = message.rollout_path.clone();
@@ -140,18 +181,29 @@ async fn read_committed(ctx: &WorkerContext, thread_id: &str) -> Result<Committe
             Kind::Event => {}
         }
     }
+    committed.last_signed = follower.last_signed();
     Ok(committed)
 }
 
-async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePermit) -> Result<()> {
+async fn resume(
+    ctx: Arc<WorkerContext>,
+    lease: Lease,
+    keys: ThreadKeys,
+    permit: OwnedSemaphorePermit,
+) -> Result<()> {
     let thread_id = lease.thread().to_string();
     let mut cwd = lease.cwd().to_path_buf();
     let git = lease.workspace().cloned();
-    let committed = read_committed(&ctx, &thread_id).await?;
-    let mut publisher =
-        ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, committed.last_seq)?;
+    let committed = read_committed(&ctx, &thread_id, &keys).await?;
+    let mut publisher = ThreadPublisher::new(
+        &ctx.cluster,
+        lease,
+        &ctx.worker_id,
+        (committed.last_seq, committed.last_signed),
+        keys.clone(),
+    )?;
     if committed.ended {
-        publisher.finish().await;
+        thread::finish(&ctx, publisher).await;
         return Ok(());
     }
     let Some(relative) = committed.relative.clone() else {
@@ -163,7 +215,7 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
         publisher
             .append_retrying(Kind::End, end, None, APPEND_PATIENCE)
             .await?;
-        publisher.finish().await;
+        thread::finish(&ctx, publisher).await;
         bail!("thread {thread_id} had committed no rollout line; ended it");
     };
     // The calls in flight get their output now, committed before anything else.
@@ -247,6 +299,7 @@ async fn resume(ctx: Arc<WorkerContext>, lease: Lease, permit: OwnedSemaphorePer
             skip_session_configured: true,
             approvals,
             delivery,
+            keys,
         };
         thread::pump(&ctx, pumped).await
     }

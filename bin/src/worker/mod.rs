@@ -7,6 +7,7 @@
 mod answers;
 mod failover;
 mod rollout_tail;
+mod roots;
 mod thread;
 mod workspace;
 
@@ -60,7 +61,12 @@ pub async fn run(args: WorkerArgs) -> Result<ExitCode> {
     let options = ClusterOptions::from_config(&cluster_config, args.nats.as_deref())?;
     let lease_timeout = options.lease_timeout;
     let worker_id = uuid::Uuid::now_v7().simple().to_string();
+    let roots = roots::resolve(&options.worker_roots)?;
     let cluster = Cluster::connect(options, &format!("troupe-worker-{worker_id}")).await?;
+    if let Some(warning) = cluster.anonymous_warning() {
+        crate::output::warn(warning);
+    }
+    let secrets = troupe_cluster::secrets::bucket(&cluster).await?;
     let layout = cluster.layout().clone();
     let consumer = workers_consumer(&cluster).await?;
     let slots = Arc::new(Semaphore::new(args.slots as usize));
@@ -93,6 +99,8 @@ pub async fn run(args: WorkerArgs) -> Result<ExitCode> {
             ..SessionFlags::default()
         },
         approval: AskForApproval::Never,
+        secrets,
+        roots,
     });
     tokio::spawn(failover::monitor(job.clone(), slots.clone()));
     let mut stop = Box::pin(stop_signal());

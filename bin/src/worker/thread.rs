@@ -19,6 +19,7 @@ use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_cluster::layout::spawn_key;
 use troupe_cluster::lease::Lease;
 use troupe_cluster::publish::ThreadPublisher;
+use troupe_cluster::sign::{ThreadKeys, ThreadSecret};
 use troupe_cluster::wire::{End, Kind, SpawnAnswer, SpawnRequest, WorkspaceOutcome};
 use troupe_cluster::{Cluster, ClusterError};
 use troupe_messages::events::{Event, EventMsg};
@@ -34,6 +35,10 @@ pub struct WorkerContext {
     pub home: PathBuf,
     pub flags: SessionFlags,
     pub approval: AskForApproval,
+    /// The workers' bucket of thread secrets (a thread taken over is verified with it).
+    pub secrets: async_nats::jetstream::kv::Store,
+    /// `[cluster] worker_roots`, symlinks resolved: where shared-workspace threads may run.
+    pub roots: Vec<PathBuf>,
 }
 
 /// How long an append may retry through a reconnect before the thread is given up.
@@ -45,6 +50,22 @@ const SHUTDOWN_PATIENCE: Duration = Duration::from_secs(10);
 /// Runs the thread `request` asks for, answering the request first.
 pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
     let answer_key = spawn_key(&request.request_id);
+    let admitted = ThreadSecret::from_hex(&request.secret)
+        .map_err(|err| anyhow::anyhow!("the spawn request carries no usable thread secret: {err}"))
+        .and_then(|secret| {
+            let cwd = match request.workspace {
+                None => Some(super::roots::check(&ctx.roots, &request.cwd)?),
+                Some(_) => None,
+            };
+            Ok((secret, cwd))
+        });
+    let (secret, shared_cwd) = match admitted {
+        Ok(admitted) => admitted,
+        Err(err) => {
+            answer(&ctx, &answer_key, None, Some(format!("{err:#}"))).await;
+            return Err(err);
+        }
+    };
     let delivery = match workspace::for_request(&ctx.home, &request).await {
         Ok(delivery) => delivery,
         Err(err) => {
@@ -52,9 +73,10 @@ pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
             return Err(err);
         }
     };
-    let cwd = match &delivery {
-        Some(delivery) => delivery.checkout.worktree.cwd.clone(),
-        None => request.cwd.clone(),
+    let cwd = match (&delivery, shared_cwd) {
+        (Some(delivery), _) => delivery.checkout.worktree.cwd.clone(),
+        (None, Some(resolved)) => resolved,
+        (None, None) => request.cwd.clone(),
     };
     let started = start(&ctx, &request, cwd.clone()).await;
     let (runtime, thread, rollout_dir) = match started {
@@ -73,6 +95,7 @@ pub async fn run(ctx: Arc<WorkerContext>, request: SpawnRequest) -> Result<()> {
         rollout_dir,
         cwd,
         delivery,
+        secret,
     };
     let result = follow(&ctx, &request, started, &answer_key, &thread_id).await;
     runtime.stop();
@@ -94,6 +117,7 @@ struct Started {
     rollout_dir: PathBuf,
     cwd: PathBuf,
     delivery: Option<Delivery>,
+    secret: ThreadSecret,
 }
 
 async fn start(
@@ -166,6 +190,7 @@ async fn follow(
         rollout_dir,
         cwd,
         delivery,
+        secret,
     } = started;
     let lease = Lease::acquire(
         &ctx.cluster.kv,
@@ -175,7 +200,11 @@ async fn follow(
         request.workspace.as_ref(),
     )
     .await?;
-    let publisher = ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, 0)?;
+    // Kept before anything is published: a worker taking the thread over needs it.
+    troupe_cluster::secrets::put(&ctx.secrets, thread_id, &secret).await?;
+    let keys = ThreadKeys::from_secret(&secret);
+    let publisher =
+        ThreadPublisher::new(&ctx.cluster, lease, &ctx.worker_id, (0, 0), keys.clone())?;
     let ops = subscribe_ops(ctx, thread_id).await?;
     answer(ctx, answer_key, Some(thread_id.to_string()), None).await;
     thread.submit(Op::UserInput {
@@ -193,6 +222,7 @@ async fn follow(
         skip_session_configured: false,
         approvals: Approvals::of(request.agent.as_ref().map(|a| &a.meta)),
         delivery,
+        keys,
     };
     pump(ctx, pumped).await
 }
@@ -234,6 +264,8 @@ pub(super) struct Pumped {
     pub approvals: Approvals,
     /// A git workspace, delivered (committed, pushed, removed) once the turn is over.
     pub delivery: Option<Delivery>,
+    /// The thread's keys: ops are checked with them, replies signed.
+    pub keys: ThreadKeys,
 }
 
 /// Publishes the thread's events and rollout lines until its turn ends, then shuts it down,
@@ -248,6 +280,7 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
         skip_session_configured,
         approvals,
         delivery,
+        keys,
     } = pumped;
     let ran = run_turn(
         ctx,
@@ -257,6 +290,7 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
             tail: &mut tail,
             relative: &relative,
             ops: &mut ops,
+            keys: &keys,
         },
         skip_session_configured,
         approvals,
@@ -294,7 +328,7 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
             if let Ok(end) = serde_json::to_vec(&end) {
                 let _ = publisher.append(Kind::End, end, None).await;
             }
-            publisher.finish().await;
+            finish(ctx, publisher).await;
             return Err(err);
         }
     };
@@ -313,8 +347,14 @@ pub(super) async fn pump(ctx: &WorkerContext, pumped: Pumped) -> Result<()> {
     publisher
         .append_retrying(Kind::End, end, None, APPEND_PATIENCE)
         .await?;
-    publisher.finish().await;
+    finish(ctx, publisher).await;
     Ok(())
+}
+
+/// The thread is over: its secret and lease go.
+pub(super) async fn finish(ctx: &WorkerContext, publisher: ThreadPublisher) {
+    troupe_cluster::secrets::forget(&ctx.secrets, publisher.thread()).await;
+    publisher.finish().await;
 }
 
 /// The git workspace's work pushed back, for the end message (none without one).
@@ -332,6 +372,7 @@ struct Running<'a> {
     tail: &'a mut RolloutTail,
     relative: &'a str,
     ops: &'a mut async_nats::Subscriber,
+    keys: &'a ThreadKeys,
 }
 
 /// Publishes until the turn ends; whether it completed.
@@ -347,10 +388,13 @@ async fn run_turn(
         tail,
         relative,
         ops,
+        keys,
     } = running;
     let mut heartbeat = tokio::time::interval(ctx.cluster.options.lease_timeout / 3);
     // Forwarded approval requests still unanswered, with when the worker denies them.
     let mut pending: Vec<(String, tokio::time::Instant)> = Vec::new();
+    // Nonces of the ops taken: one replayed is refused.
+    let mut seen = std::collections::HashSet::new();
     let mut patience = tokio::time::interval(Duration::from_secs(1));
     // Lines the session writes after its last event (the call's line, written while its
     // command starts) would otherwise wait for the next event, which a long command holds
@@ -377,7 +421,10 @@ async fn run_turn(
                     Turn::Ended { completed } => return Ok(completed),
                 }
             }
-            Some(message) = ops.next() => handle_op(ctx, thread, message, &mut pending).await,
+            Some(message) = ops.next() => {
+                let mut op = super::answers::OpState { keys, pending: &mut pending, seen: &mut seen };
+                handle_op(ctx, thread, message, &mut op).await;
+            }
             _ = patience.tick() => {
                 let now = tokio::time::Instant::now();
                 for (call_id, _) in pending.iter().filter(|(_, at)| *at <= now) {
