@@ -13,6 +13,7 @@ mod mcp_support;
 mod subagents_support;
 
 mod app_server;
+mod app_server_agents;
 mod app_server_items;
 mod app_server_live;
 mod app_server_threads;
