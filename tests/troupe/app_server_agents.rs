@@ -70,9 +70,10 @@ async fn a_root_client_answers_its_sub_agents_approval_and_reads_its_report_as_a
         .unwrap()
         .contains("touch agent-approved"));
     client.send(json!({"id": ask["id"], "result": {"decision": "accept"}}));
-    let mut seen = client.until_turn_completed(&root).await;
-    seen.extend(asked);
-    let end = seen.last().unwrap();
+    let done = client.until_turn_completed(&root).await;
+    let end = done.last().unwrap().clone();
+    let mut seen = asked;
+    seen.extend(done);
     assert_eq!(end["params"]["turn"]["status"], "completed", "{end}");
     assert!(
         seen.iter().any(|m| m["method"] == "serverRequest/resolved"

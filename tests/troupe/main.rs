@@ -37,6 +37,7 @@ mod exec_sessions_end;
 mod exec_signals;
 mod hooks_tools;
 mod hooks_turns;
+mod interrupt_output;
 mod mcp_cli;
 mod mcp_client;
 mod mcp_items;
