@@ -7,6 +7,7 @@
 pub mod child_settings;
 pub mod git_checkout;
 pub mod git_workspace;
+pub mod notice;
 pub mod paths;
 pub mod reattach;
 pub mod remote;

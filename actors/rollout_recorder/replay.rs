@@ -73,7 +73,10 @@ impl Tracker {
                     self.status = ThreadStatus::Incomplete;
                     if self.title.is_empty() {
                         if let Some(text) = self.pending_user.take() {
-                            self.title = title_of(&text);
+                            // A sub-agent is titled by its task, not by the line that tells
+                            // it where it sits in the tree.
+                            let task = crate::agents::notice::task_of_first_message(&text);
+                            self.title = title_of(task);
                         }
                     }
                 }

@@ -18,12 +18,23 @@ use troupe_apply_patch::Plan;
 use troupe_messages::events::EventMsg;
 use troupe_messages::tools::ExecOutputSink;
 
+/// A one-shot command in flight, with what it printed so far (kept for its end when the turn
+/// is stopped under it: the streamed output is all there is of it then).
+struct RunningCommand {
+    command: Vec<String>,
+    started: Instant,
+    printed: String,
+}
+
+/// The line an interrupted command's output ends with.
+pub const KILLED_BY_STOP: &str = "[process killed: the turn was stopped while it was running]";
+
 /// Per-turn state shared by tool calls.
 pub struct TurnServices {
     pub exec: ExecSessions,
     diff: Mutex<TurnDiffTracker>,
     /// One-shot `shell` commands begun and not yet ended, by call id.
-    commands: Mutex<HashMap<String, (Vec<String>, Instant)>>,
+    commands: Mutex<HashMap<String, RunningCommand>>,
     /// The turn's lifecycle hooks (PreToolUse, PostToolUse, PermissionRequest).
     pub hooks: Arc<TurnHooks>,
     /// The MCP tools listed when the turn started (empty until then, or without servers).
@@ -66,7 +77,14 @@ impl TurnServices {
     /// session), so an interrupt can still end it in order.
     pub fn begin_command(&self, call_id: &str, command: &[String], cwd: &Path) {
         let mut commands = lock(&self.commands);
-        commands.insert(call_id.to_string(), (command.to_vec(), Instant::now()));
+        commands.insert(
+            call_id.to_string(),
+            RunningCommand {
+                command: command.to_vec(),
+                started: Instant::now(),
+                printed: String::new(),
+            },
+        );
         self.exec.tell(EventMsg::ExecCommandBegin {
             call_id: call_id.to_string(),
             command: command.to_vec(),
@@ -93,8 +111,10 @@ impl TurnServices {
             let Some(services) = services.upgrade() else {
                 return;
             };
-            let commands = lock(&services.commands);
-            if commands.contains_key(&call_id) {
+            let mut commands = lock(&services.commands);
+            if let Some(running) = commands.get_mut(&call_id) {
+                // Bounded upstream: nothing past the per-command streaming cap comes here.
+                running.printed.push_str(&chunk);
                 services.exec.tell(EventMsg::ExecCommandOutputDelta {
                     call_id: call_id.clone(),
                     stream,
@@ -132,14 +152,19 @@ impl TurnServices {
     pub async fn shutdown(&self) {
         self.exec.end_all("the turn was stopped").await;
         let mut commands = lock(&self.commands);
-        for (call_id, (command, started)) in commands.drain() {
+        for (call_id, running) in commands.drain() {
+            // What it printed stays (in the cell, the event stream and the rollout), marked.
+            let mut output = running.printed;
+            if !output.is_empty() && !output.ends_with('\n') {
+                output.push('\n');
+            }
+            output.push_str(KILLED_BY_STOP);
             self.exec.tell(EventMsg::ExecCommandEnd {
                 call_id,
-                command,
+                command: running.command,
                 exit_code: Some(KILLED_EXIT_CODE),
-                aggregated_output: "[process killed: the turn was stopped while it was running]"
-                    .into(),
-                duration_ms: started.elapsed().as_millis() as u64,
+                aggregated_output: output,
+                duration_ms: running.started.elapsed().as_millis() as u64,
                 timed_out: false,
             });
         }

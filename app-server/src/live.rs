@@ -186,6 +186,8 @@ struct PendingAsk {
     line: Line,
     /// `item/tool/requestUserInput` asks want answers, not an approval decision.
     question: bool,
+    /// The sub-agent that asked through this thread (the root of its tree), if not this one.
+    agent: Option<String>,
 }
 
 /// The pump's state.
@@ -361,10 +363,19 @@ impl Pump {
                 Out::Notify { method, params } => {
                     self.broadcast(wire::notification(method, params));
                 }
+                // A watched sub-agent's approvals are its root's to ask (the root relays
+                // them): asked here too, a client would see each one twice. Its questions
+                // have no relay and are asked here.
+                Out::Ask {
+                    agent: None,
+                    method,
+                    ..
+                } if self.attached && method != "item/tool/requestUserInput" => {}
                 Out::Ask {
                     method,
                     call_id,
                     params,
+                    agent,
                 } => {
                     let request_id = self.approvals.register(&self.thread_id);
                     let line = wire::server_request(request_id, method, params);
@@ -374,21 +385,50 @@ impl Pump {
                             call_id,
                             question: method == "item/tool/requestUserInput",
                             line: line.clone(),
+                            agent,
                         },
                     );
                     self.broadcast(line);
                 }
+                Out::AgentTurnEnded { thread_id } => self.drop_asks(Some(&thread_id)),
             }
         }
         if matches!(
             msg,
             EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. }
         ) {
-            // The runtime resolves whatever the ended turn still asked (as an abort).
-            for (id, _) in self.asks.drain() {
-                self.approvals.forget(id);
-            }
+            // The runtime resolves whatever the ended turn still asked (as an abort); its
+            // sub-agents may run on and keep theirs.
+            self.drop_asks(None);
         }
+    }
+
+    /// Forgets what `agent` (this thread itself when `None`) still asks, and tells every
+    /// client those requests are moot.
+    fn drop_asks(&mut self, agent: Option<&str>) {
+        let mut moot: Vec<(i64, Option<String>)> = self
+            .asks
+            .iter()
+            .filter(|(_, ask)| ask.agent.as_deref() == agent)
+            .map(|(id, ask)| (*id, ask.agent.clone()))
+            .collect();
+        moot.sort_by_key(|(id, _)| *id);
+        for (request_id, asker) in moot {
+            self.asks.remove(&request_id);
+            self.approvals.forget(request_id);
+            self.tell_resolved(request_id, asker);
+        }
+    }
+
+    fn tell_resolved(&mut self, request_id: i64, asker: Option<String>) {
+        let resolved = ServerRequestResolvedNotification {
+            thread_id: asker.unwrap_or_else(|| self.thread_id.clone()),
+            request_id,
+        };
+        self.broadcast(wire::notification(
+            "serverRequest/resolved",
+            serde_json::to_value(resolved).unwrap_or(Value::Null),
+        ));
     }
 
     fn answer_turn_waiters(&mut self) {
@@ -530,21 +570,28 @@ impl Pump {
                     ApprovalDecision::Decline => ReviewDecision::Denied,
                     ApprovalDecision::Cancel => ReviewDecision::Abort,
                 };
-                let _ = self.thread.submit(Op::ExecApproval {
-                    call_id: ask.call_id,
-                    decision,
-                });
-                let resolved = ServerRequestResolvedNotification {
-                    thread_id: self.thread_id.clone(),
-                    request_id,
+                let op = match &ask.agent {
+                    // The root's session routes it to the agent that asked.
+                    Some(agent) => match agent.parse() {
+                        Ok(thread_id) => Op::AgentApproval {
+                            thread_id,
+                            call_id: ask.call_id.clone(),
+                            decision,
+                        },
+                        Err(_) => return,
+                    },
+                    None => Op::ExecApproval {
+                        call_id: ask.call_id.clone(),
+                        decision,
+                    },
                 };
-                self.broadcast(wire::notification(
-                    "serverRequest/resolved",
-                    serde_json::to_value(resolved).unwrap_or(Value::Null),
-                ));
-                for out in self.translator.approval_resolved() {
-                    if let Out::Notify { method, params } = out {
-                        self.broadcast(wire::notification(method, params));
+                let _ = self.thread.submit(op);
+                self.tell_resolved(request_id, ask.agent.clone());
+                if ask.agent.is_none() {
+                    for out in self.translator.approval_resolved(&ask.call_id) {
+                        if let Out::Notify { method, params } = out {
+                            self.broadcast(wire::notification(method, params));
+                        }
                     }
                 }
             }

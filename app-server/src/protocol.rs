@@ -395,6 +395,28 @@ pub enum ThreadItem {
         reasoning_effort: Option<String>,
         agents_states: std::collections::BTreeMap<String, CollabAgentState>,
     },
+    /// A sub-agent's activity as its parent sees it (Codex's item); a report that entered
+    /// the parent's history is shown as this, never as a user message. `agentNickname`,
+    /// `status` and `message` (its final answer) are Troupe's additions.
+    #[serde(rename_all = "camelCase")]
+    SubAgentActivity {
+        id: String,
+        /// `started`, `interacted`, `interrupted` or `completed`.
+        kind: String,
+        agent_thread_id: String,
+        agent_path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reasoning_effort: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent_nickname: Option<String>,
+        /// How its turn ended: `completed`, `failed`, `interrupted`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     #[serde(rename_all = "camelCase")]
     DynamicToolCall {
         id: String,

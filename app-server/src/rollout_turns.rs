@@ -3,6 +3,7 @@
 
 use crate::protocol::{Turn, UserInput};
 use crate::translate::Translator;
+use troupe_actors::agents::notice::{parse_report, task_of_first_message};
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::rollout::{RolloutLine, RolloutRecord};
 
@@ -34,6 +35,12 @@ pub fn replay_into(translator: &mut Translator, lines: &[RolloutLine]) {
                     .iter()
                     .filter_map(ContentItem::text)
                     .collect::<String>();
+                // A sub-agent's report waiting for the next turn is not what the user typed.
+                if parse_report(&text).is_some() {
+                    continue;
+                }
+                // A sub-agent's first message shows its task, without its place in the tree.
+                let text = task_of_first_message(&text).to_string();
                 translator.pending_inputs.clear();
                 translator.expect_input(vec![UserInput::Text {
                     text,
@@ -43,8 +50,13 @@ pub fn replay_into(translator: &mut Translator, lines: &[RolloutLine]) {
             RolloutRecord::Event(msg) => {
                 translator.on_event(msg, now_ms);
             }
+            // A tool's output ends its call (a denied command asked and never began).
+            RolloutRecord::ResponseItem(item) => {
+                if let Some(call_id) = crate::translate::tool_output_call_id(item) {
+                    translator.approval_resolved(call_id);
+                }
+            }
             RolloutRecord::SessionMeta(_)
-            | RolloutRecord::ResponseItem(_)
             | RolloutRecord::TurnContext(_)
             | RolloutRecord::Compacted(_) => {}
         }

@@ -28,11 +28,18 @@ pub enum Out {
         method: &'static str,
         params: Value,
     },
-    /// A question for the client; `call_id` is what the answer resolves.
+    /// A question for the client; `call_id` is what the answer resolves. `agent` names the
+    /// sub-agent that asks when this thread (the root of its tree) relays the question: the
+    /// answer goes to that agent's thread through this one.
     Ask {
         method: &'static str,
         call_id: String,
         params: Value,
+        agent: Option<String>,
+    },
+    /// A sub-agent's turn ended: whatever it still asked through this thread is moot.
+    AgentTurnEnded {
+        thread_id: String,
     },
 }
 
@@ -65,7 +72,10 @@ pub struct Translator {
     pub(crate) turn: Option<OpenTurn>,
     /// Inputs submitted with `turn/start`, shown as the turn's first item when it starts.
     pub(crate) pending_inputs: VecDeque<Vec<UserInput>>,
-    waiting_approvals: usize,
+    /// The calls whose approval this thread waits for.
+    waiting: HashSet<String>,
+    /// The running turn of each sub-agent of this thread's tree (relayed asks name it).
+    agent_turns: HashMap<String, String>,
     next_item: u64,
     /// Kept only when rebuilding turns from a rollout.
     pub(crate) finished: Option<Vec<Turn>>,
@@ -81,7 +91,8 @@ impl Translator {
             thread_id,
             turn: None,
             pending_inputs: VecDeque::new(),
-            waiting_approvals: 0,
+            waiting: HashSet::new(),
+            agent_turns: HashMap::new(),
             next_item: 0,
             finished: None,
             hooks: HookRuns::default(),
@@ -104,7 +115,7 @@ impl Translator {
         match &self.turn {
             None => ThreadStatus::Idle,
             Some(_) => ThreadStatus::Active {
-                active_flags: if self.waiting_approvals > 0 {
+                active_flags: if !self.waiting.is_empty() {
                     vec![ThreadActiveFlag::WaitingOnApproval]
                 } else {
                     Vec::new()
@@ -127,10 +138,14 @@ impl Translator {
         })
     }
 
-    /// An approval request was answered (by any client).
-    pub fn approval_resolved(&mut self) -> Vec<Out> {
-        self.waiting_approvals = self.waiting_approvals.saturating_sub(1);
-        vec![self.status_changed()]
+    /// The approval of `call_id` was answered (by a client, or another frontend of the same
+    /// tree): the thread no longer waits for it.
+    pub fn approval_resolved(&mut self, call_id: &str) -> Vec<Out> {
+        if self.waiting.remove(call_id) {
+            vec![self.status_changed()]
+        } else {
+            Vec::new()
+        }
     }
 
     fn item_id(&mut self, prefix: &str) -> String {
@@ -227,6 +242,11 @@ impl Translator {
                 }
             }
             EventMsg::InputInjected { text, .. } => {
+                if let Some(item) = self.agent_report(text) {
+                    out.push(self.started(&self.turn_id(), item.clone(), now_ms));
+                    out.push(self.completed(item, now_ms));
+                    return out;
+                }
                 let content = vec![UserInput::Text {
                     text: text.clone(),
                     text_elements: Vec::new(),
@@ -285,6 +305,7 @@ impl Translator {
                 if let Some(turn) = self.turn.as_mut() {
                     turn.command_cwds.insert(call_id.clone(), cwd.clone());
                 }
+                out.extend(self.approval_resolved(call_id));
                 let item = command_item(call_id, command, cwd, ItemStatus::InProgress);
                 out.push(self.started(&self.turn_id(), item, now_ms));
             }
@@ -296,6 +317,7 @@ impl Translator {
                 duration_ms,
                 ..
             } => {
+                out.extend(self.approval_resolved(call_id));
                 // A command whose output was not streamed (a PTY session, a rollout being
                 // replayed) gets it as one delta before its item.
                 let streamed = self
@@ -344,10 +366,11 @@ impl Translator {
                 cwd,
                 reason,
             } => {
-                self.waiting_approvals += 1;
+                self.waiting.insert(call_id.clone());
                 out.push(self.status_changed());
                 let shown = shlex_join(command);
                 out.push(Out::Ask {
+                    agent: None,
                     method: "item/commandExecution/requestApproval",
                     call_id: call_id.clone(),
                     params: to_value(&crate::protocol::CommandExecutionRequestApprovalParams {
@@ -365,9 +388,10 @@ impl Translator {
             EventMsg::ApplyPatchApprovalRequest {
                 call_id, reason, ..
             } => {
-                self.waiting_approvals += 1;
+                self.waiting.insert(call_id.clone());
                 out.push(self.status_changed());
                 out.push(Out::Ask {
+                    agent: None,
                     method: "item/fileChange/requestApproval",
                     call_id: call_id.clone(),
                     params: to_value(&crate::protocol::FileChangeRequestApprovalParams {
@@ -408,6 +432,7 @@ impl Translator {
                 out.push(self.completed(item, now_ms));
             }
             EventMsg::PatchApplyBegin { call_id, changes } => {
+                out.extend(self.approval_resolved(call_id));
                 let item = ThreadItem::FileChange {
                     id: call_id.clone(),
                     changes: file_changes(changes),
@@ -421,6 +446,7 @@ impl Translator {
                 success,
                 output,
             } => {
+                out.extend(self.approval_resolved(call_id));
                 if !output.is_empty() {
                     out.push(self.delta("item/fileChange/outputDelta", call_id, output));
                 }
@@ -493,8 +519,13 @@ impl Translator {
             }
             // Already told another way (thread/started, item notifications), or nothing a
             // Codex client has a notification for.
+            // A recorded tool output ends the call: a denied one was asked and never began.
+            EventMsg::ItemRecorded { item } => {
+                if let Some(call_id) = tool_output_call_id(item) {
+                    out.extend(self.approval_resolved(call_id));
+                }
+            }
             EventMsg::SessionConfigured { .. }
-            | EventMsg::ItemRecorded { .. }
             | EventMsg::ContextCompacted { .. }
             | EventMsg::Warning { .. }
             | EventMsg::ShutdownComplete => {}
@@ -524,8 +555,13 @@ impl Translator {
             }
             // A sub-agent is a thread of its own (`thread/list` shows it with its task path in
             // `source`, `thread/resume` subscribes to it): the root's relayed copy of its
-            // activity is not repeated on the root's wire.
-            EventMsg::AgentEvent { .. } => {}
+            // activity is not repeated on the root's wire, except its approval requests,
+            // which the root's clients answer (`agents`).
+            EventMsg::AgentEvent {
+                thread_id,
+                task_path,
+                msg,
+            } => out.extend(self.agent_event(&thread_id.to_string(), task_path, msg, now_ms)),
             // The approval that led to it was a server request; the grant has no
             // notification of its own.
             EventMsg::PermissionsGranted { .. } => {}
@@ -566,6 +602,7 @@ impl Translator {
             EventMsg::GoalUpdated { .. } => {}
             EventMsg::RequestUserInput { call_id, questions } => {
                 out.push(Out::Ask {
+                    agent: None,
                     method: "item/tool/requestUserInput",
                     call_id: call_id.clone(),
                     params: serde_json::json!({
@@ -652,7 +689,7 @@ impl Translator {
         let Some(open) = self.turn.take() else {
             return Vec::new();
         };
-        self.waiting_approvals = 0;
+        self.waiting.clear();
         let turn = Turn {
             id: open.id,
             items: open.items,
@@ -678,6 +715,19 @@ impl Translator {
         ]
     }
 }
+
+/// The call a recorded tool output answers.
+pub(crate) fn tool_output_call_id(item: &troupe_messages::items::ResponseItem) -> Option<&str> {
+    use troupe_messages::items::ResponseItem;
+    match item {
+        ResponseItem::FunctionCallOutput { call_id, .. }
+        | ResponseItem::CustomToolCallOutput { call_id, .. } => Some(call_id),
+        _ => None,
+    }
+}
+
+#[path = "translate_agents.rs"]
+mod agents;
 
 pub(crate) fn notify(method: &'static str, params: &impl Serialize) -> Out {
     Out::Notify {

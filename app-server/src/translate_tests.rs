@@ -13,6 +13,7 @@ fn methods(outs: &[Out]) -> Vec<&'static str> {
     outs.iter()
         .map(|o| match o {
             Out::Notify { method, .. } | Out::Ask { method, .. } => *method,
+            Out::AgentTurnEnded { .. } => "(agent turn ended)",
         })
         .collect()
 }
@@ -20,6 +21,7 @@ fn methods(outs: &[Out]) -> Vec<&'static str> {
 fn params(out: &Out) -> &Value {
     match out {
         Out::Notify { params, .. } | Out::Ask { params, .. } => params,
+        Out::AgentTurnEnded { .. } => &Value::Null,
     }
 }
 
@@ -132,7 +134,7 @@ fn commands_approvals_and_aborts() {
     );
     assert_eq!(params(&ask[1])["command"], "touch 'a b'");
     assert_eq!(params(&ask[1])["turnId"], "turn-2");
-    let resolved = t.approval_resolved();
+    let resolved = t.approval_resolved("c1");
     assert_eq!(params(&resolved[0])["status"]["activeFlags"], json!([]));
     t.on_event(
         &EventMsg::ExecCommandBegin {
@@ -208,4 +210,85 @@ fn a_rollout_gives_back_its_turns_with_items() {
     let second = serde_json::to_value(&turns[1]).unwrap_or_default();
     assert_eq!(second["status"], "inProgress");
     assert_eq!(second["items"][0]["content"][0]["text"], "second");
+}
+
+#[test]
+fn a_sub_agents_approval_is_asked_by_the_root_naming_the_agent() {
+    let mut root = Translator::new("root".into());
+    root.on_event(&EventMsg::TurnStarted { turn_id: TurnId(1) }, 0);
+    let child: troupe_messages::ids::ThreadId =
+        "00000000-0000-7000-8000-0000000000c1".parse().unwrap();
+    let relayed = |msg| EventMsg::AgentEvent {
+        thread_id: child,
+        task_path: "/root/w1".into(),
+        msg: Box::new(msg),
+    };
+    assert!(root
+        .on_event(&relayed(EventMsg::TurnStarted { turn_id: TurnId(3) }), 1)
+        .is_empty());
+    let ask = root.on_event(
+        &relayed(EventMsg::ExecApprovalRequest {
+            call_id: "c9".into(),
+            command: vec!["touch".into(), "x".into()],
+            cwd: PathBuf::from("/w"),
+            reason: None,
+        }),
+        2,
+    );
+    let Some(Out::Ask { agent, params, .. }) = ask.first() else {
+        panic!("no ask: {ask:?}");
+    };
+    assert_eq!(agent.as_deref(), Some(child.to_string().as_str()));
+    assert_eq!(params["threadId"], child.to_string());
+    assert_eq!(params["turnId"], "turn-3");
+    assert_eq!(params["reason"], "agent /root/w1 asks");
+    // The root itself does not wait: its status is untouched.
+    assert_eq!(
+        serde_json::to_value(root.status()).unwrap()["activeFlags"],
+        json!([])
+    );
+    let ended = root.on_event(
+        &relayed(EventMsg::TurnAborted {
+            turn_id: TurnId(3),
+            reason: AbortReason::Interrupted,
+        }),
+        3,
+    );
+    assert_eq!(
+        ended,
+        vec![Out::AgentTurnEnded {
+            thread_id: child.to_string()
+        }]
+    );
+}
+
+#[test]
+fn a_denied_command_ends_the_wait_when_its_output_is_recorded() {
+    let mut t = Translator::new("th".into());
+    t.on_event(&EventMsg::TurnStarted { turn_id: TurnId(1) }, 0);
+    t.on_event(
+        &EventMsg::ExecApprovalRequest {
+            call_id: "c1".into(),
+            command: vec!["rm".into()],
+            cwd: PathBuf::from("/w"),
+            reason: None,
+        },
+        1,
+    );
+    let waiting = serde_json::to_value(t.status()).unwrap();
+    assert_eq!(waiting["activeFlags"], json!(["waitingOnApproval"]));
+    let out = t.on_event(
+        &EventMsg::ItemRecorded {
+            item: ResponseItem::CustomToolCallOutput {
+                call_id: "c1".into(),
+                output: "rejected".into(),
+            },
+        },
+        2,
+    );
+    assert_eq!(methods(&out), vec!["thread/status/changed"]);
+    assert_eq!(
+        serde_json::to_value(t.status()).unwrap()["activeFlags"],
+        json!([])
+    );
 }

@@ -13,6 +13,7 @@ mod mcp_support;
 mod subagents_support;
 
 mod app_server;
+mod app_server_agents;
 mod app_server_items;
 mod app_server_live;
 mod app_server_threads;
@@ -40,6 +41,7 @@ mod home_modes;
 mod home_secrets;
 mod hooks_tools;
 mod hooks_turns;
+mod interrupt_output;
 mod mcp_cli;
 mod mcp_client;
 mod mcp_items;

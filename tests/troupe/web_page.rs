@@ -424,3 +424,84 @@ async fn troupe_web_prints_a_loopback_url_with_a_fresh_token_in_the_fragment() {
     assert_eq!(upgrade(&addr, &[protocol]).await.0, 101);
     let _ = child.start_kill();
 }
+
+/// Runs the named cases of tests/web/page_test.mjs against `server`; panics with the output
+/// (and the server's last log lines) when one fails.
+async fn run_page_cases(server: WebServer, workdir: &Path, only: &str) -> String {
+    let failure_shots = tempfile::tempdir().unwrap();
+    let config = serde_json::json!({
+        "url": server.url,
+        "workdir": workdir,
+        "screenshots": std::env::var("TROUPE_WEB_SCREENSHOTS").ok(),
+        "failureShots": failure_shots.path(),
+        "only": only,
+    });
+    let run = tokio::time::timeout(
+        Duration::from_secs(300),
+        Command::new("node")
+            .arg("page_test.mjs")
+            .arg(config.to_string())
+            .current_dir(web_tests_dir())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the browser test finishes in 5 minutes")
+    .expect("node runs");
+    let stdout = String::from_utf8_lossy(&run.stdout).to_string();
+    let server_log = server.stop().await;
+    assert!(
+        run.status.success(),
+        "browser test failed:\n{stdout}\n{}\n(screenshots in {}, kept)\nserver:\n{}",
+        String::from_utf8_lossy(&run.stderr),
+        failure_shots.keep().display(),
+        server_log
+            .lines()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    stdout
+}
+
+/// Two sub-agents ask to run a command at once (workspace-write, untrusted): the page queues
+/// both, naming each agent, a page opened afterwards gets them too, and the answers reach the
+/// agents, whose commands run, so the root's turn completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_approves_sub_agents_requests_and_the_tree_finishes() {
+    require_browser_tools();
+    crate::use_sandbox_helper();
+    let root = vec![
+        MockResponse::tool_calls(vec![
+            spawn_call("sp1", "t1", "tree-child-1-marker: touch a file", "none"),
+            spawn_call("sp2", "t2", "tree-child-2-marker: touch a file", "none"),
+        ]),
+        wait_call("wt1"),
+        wait_call("wt2"),
+        wait_call("wt3"),
+        MockResponse::text("tree done"),
+    ];
+    let harness = crate::app_server_support::harness(root);
+    for i in 1..=2 {
+        harness.mock.route(
+            &format!("tree-child-{i}-marker"),
+            vec![
+                MockResponse::shell(&format!("tc{i}"), &["touch", &format!("sub-approved-{i}")]),
+                MockResponse::text(&format!("child {i} done")),
+            ],
+        );
+    }
+    let server = start_web(&harness, "info").await;
+    run_page_cases(server, harness.workdir.path(), "subagent_approvals").await;
+    for i in 1..=2 {
+        assert!(
+            harness
+                .workdir
+                .path()
+                .join(format!("sub-approved-{i}"))
+                .exists(),
+            "sub-agent {i}'s approved command did not run"
+        );
+    }
+}

@@ -308,6 +308,39 @@ const cases = {
   },
 };
 
+// Cases with a mock script of their own: run only when named (`only`).
+const namedCases = {
+  async subagent_approvals(page) {
+    await connected(page);
+    await startThread(page, 'tree-task: delegate to two agents', { sandbox: 'workspace-write', approval: 'untrusted' });
+    // Both sub-agents ask at once: both requests are queued, each naming the agent asking.
+    const askers = (p) => p.evaluate(() => [...document.querySelectorAll('.approval .approval-from')].map((n) => n.textContent));
+    const namedBoth = (p) => p.waitForFunction(() => {
+      const names = [...document.querySelectorAll('.approval .approval-from')].map((n) => n.textContent);
+      return names.length === 2 && names.some((n) => n.includes('agent /root/t1')) && names.some((n) => n.includes('agent /root/t2'));
+    }, null, { timeout: WAIT });
+    await namedBoth(page).catch(async () => {
+      throw new Error(`the queue shows ${JSON.stringify(await askers(page))}`);
+    });
+    // A page opened now gets the same two questions.
+    const other = await openPage();
+    await connected(other);
+    await namedBoth(other).catch(async () => {
+      throw new Error(`a fresh page shows ${JSON.stringify(await askers(other))}`);
+    });
+    await shot(page, 'subagent-approvals');
+    // One answered here, the other from the second page; each page sees both answered.
+    await page.locator('.approval').first().locator('.decide-accept').click({ timeout: WAIT });
+    await other.waitForFunction(() => document.querySelectorAll('.approval').length === 1, null, { timeout: WAIT });
+    await other.locator('.approval .decide-accept').click({ timeout: WAIT });
+    await page.locator('.approval').waitFor({ state: 'detached', timeout: WAIT });
+    await other.locator('.approval').waitFor({ state: 'detached', timeout: WAIT });
+    await page.locator('#transcript .item-agentMessage', { hasText: 'tree done' }).waitFor({ timeout: WAIT });
+    await waitTurnStatus(page, 'completed');
+    await other.context().close();
+  },
+};
+
 addStreamingCases(cases, { browser, connected, startThread, assert, figures, profileDir });
 
 let failed = false;
@@ -315,7 +348,7 @@ const names = only ? only.split(',') : Object.keys(cases);
 for (const name of names) {
   const page = await openPage();
   try {
-    const closed = await cases[name](page);
+    const closed = await (cases[name] ?? namedCases[name])(page);
     if (closed !== 'closed') {
       assert(page.errors.length === 0, `page errors: ${page.errors}`);
       const canary = await page.evaluate(() => [window.__canary, window.__violations]);

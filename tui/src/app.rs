@@ -133,6 +133,8 @@ pub struct App {
     pub files: Vec<String>,
     /// Skills for `$`.
     pub skills: Vec<crate::completion::SkillEntry>,
+    /// The next /resume picker lists sub-agents' threads too (`/resume all`).
+    pub picker_shows_agents: bool,
 }
 
 impl App {
@@ -153,6 +155,7 @@ impl App {
             completion_selected: 0,
             files: Vec::new(),
             skills: Vec::new(),
+            picker_shows_agents: false,
         }
     }
 
@@ -625,6 +628,10 @@ impl App {
     pub fn open_picker(&mut self, mut items: Vec<ThreadSummary>) {
         // Threads open here already are a Ctrl+T away (and cannot be opened twice).
         items.retain(|t| !self.threads.iter().any(|open| open.id == Some(t.id)));
+        // A sub-agent's thread is part of its root's: listed only when asked for.
+        if !std::mem::take(&mut self.picker_shows_agents) {
+            items.retain(|t| t.task_path.is_none());
+        }
         if items.is_empty() {
             self.info("no recorded thread to resume");
         } else {

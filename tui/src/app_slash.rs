@@ -11,7 +11,10 @@ impl App {
         let submit = |op| vec![Action::Submit { client, op }];
         match command {
             SlashCommand::New => vec![Action::NewThread],
-            SlashCommand::Resume => vec![Action::ListThreads],
+            SlashCommand::Resume => {
+                self.picker_shows_agents = arg.trim() == "all";
+                vec![Action::ListThreads]
+            }
             SlashCommand::Fork => match self.threads[self.current].id {
                 Some(id) => vec![Action::Fork(id)],
                 None => {

@@ -7,6 +7,7 @@
 use crate::thread_view::ThreadView;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use troupe_actors::agents::notice::{parse_report, task_of_first_message};
 use troupe_actors::rollout_recorder::loader;
 use troupe_messages::events::EventMsg;
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
@@ -38,7 +39,11 @@ pub fn replay(lines: &[RolloutLine], now: Instant) -> ThreadView {
         match &line.record {
             RolloutRecord::ResponseItem(item) => {
                 if let Some(text) = user_text(item) {
-                    turn_input = Some(text);
+                    // A sub-agent's report waiting for the next turn was not typed; a
+                    // sub-agent's first message shows its task, not its place in the tree.
+                    if parse_report(&text).is_none() {
+                        turn_input = Some(task_of_first_message(&text).to_string());
+                    }
                 }
             }
             // Context updates and skill bodies come before a turn's own message.

@@ -172,6 +172,11 @@ impl ThreadView {
                 self.finish_pending_inputs(None);
             }
             EventMsg::InputInjected { text, .. } => {
+                // A sub-agent's report entering this thread's history: not something typed.
+                if let Some(report) = troupe_actors::agents::notice::parse_report(text) {
+                    self.notice(NoticeKind::Info, report.headline());
+                    return;
+                }
                 // Steered into a running turn: it started none.
                 if let Some(at) = self.unassigned.iter().position(|t| t.trim() == text.trim()) {
                     self.unassigned.remove(at);

@@ -121,3 +121,40 @@ fn the_transcript_and_streams_are_bounded() {
     };
     assert!(markdown.len() <= STREAM_KEEP_BYTES);
 }
+
+#[test]
+fn a_sub_agents_report_is_a_notice_not_a_user_message() {
+    let mut view = ThreadView::new(Instant::now());
+    let child = "00000000-0000-7000-8000-0000000000c1"
+        .parse()
+        .unwrap_or_else(|_| unreachable!());
+    let report = troupe_actors::agents::watcher::notification(
+        "/root/w1",
+        "Ada",
+        child,
+        troupe_messages::agents::AgentStatus::Completed,
+        "all done",
+    );
+    run(
+        &mut view,
+        vec![
+            EventMsg::TurnStarted { turn_id: TurnId(1) },
+            EventMsg::InputInjected {
+                turn_id: TurnId(1),
+                text: report,
+            },
+        ],
+    );
+    assert_eq!(
+        view.cells.back(),
+        Some(&Cell::Notice {
+            kind: NoticeKind::Info,
+            text: "agent /root/w1 (Ada) finished: all done".into(),
+        })
+    );
+    assert!(!view
+        .cells
+        .iter()
+        .chain(view.live.iter())
+        .any(|c| matches!(c, Cell::User { .. })));
+}

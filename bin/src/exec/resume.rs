@@ -55,6 +55,8 @@ pub fn pick(
         };
         let last = threads
             .into_iter()
+            // A sub-agent's thread is part of its root's: `--last` means the user's own.
+            .filter(|t| t.task_path.is_none())
             .filter(|t| !t.archived && (args.all || canonical(&t.cwd) == cwd))
             .max_by_key(|t| t.updated_at_ms);
         let Some(last) = last else {

@@ -144,17 +144,31 @@ async function refreshList() {
   } catch {
     return;
   }
-  for (const wire of result.data ?? []) {
-    const thread = store.mergeThread(wire);
+  const merged = (result.data ?? []).map((wire) => [store.mergeThread(wire), wire]);
+  for (const [thread, wire] of merged) {
     // Follow live what the user cannot see otherwise: sub-agents of followed threads and
     // threads another client runs.
     const parent = thread.parentId && store.threads.get(thread.parentId);
-    if (!thread.subscribed && (parent?.subscribed || wire.status?.type === 'active')) {
-      thread.subscribed = true;
-      resume(thread.id);
-    }
+    if (!thread.subscribed && (parent?.subscribed || wire.status?.type === 'active')) follow(thread.id);
+    // A running sub-agent's approval requests come through the root of its tree: follow it.
+    if (wire.status?.type === 'active') followAncestors(thread);
   }
   await refreshLastTurns();
+}
+
+function follow(threadId) {
+  const thread = store.thread(threadId);
+  if (thread.subscribed) return;
+  thread.subscribed = true;
+  resume(threadId);
+}
+
+function followAncestors(thread) {
+  const seen = new Set();
+  for (let t = store.threads.get(thread.parentId); t && !seen.has(t.id); t = store.threads.get(t.parentId)) {
+    seen.add(t.id);
+    follow(t.id);
+  }
 }
 
 // A followed thread spawned sub-agents: follow them at once, live, not at the next poll.
@@ -301,7 +315,11 @@ if (!token) {
       if (message.method === 'troupe/lagged') resume(message.params.threadId);
     },
     onRequest: (request) => {
-      if (request.method.endsWith('/requestApproval')) store.addApproval(request);
+      if (request.method.endsWith('/requestApproval')) {
+        store.addApproval(request);
+        // A sub-agent the page has not listed yet: learn its name and place in the tree.
+        if (!store.threads.has(request.params?.threadId)) refreshList();
+      }
       else rpc.socket?.send(JSON.stringify({ id: request.id, error: { code: -32601, message: `the page does not handle ${request.method}` } }));
     },
     onState: setConnection,

@@ -53,6 +53,10 @@ export function renderItem(item) {
       if (receivers) box.append(el('div', 'tool-args', `→ ${receivers}`));
       break;
     }
+    case 'subAgentActivity':
+      // A sub-agent's report entering its parent: the runtime's, never the user's.
+      box.append(el('div', 'who', 'agent'), el('div', 'agent-report', stripTerminalCodes(agentActivityLine(item))));
+      break;
     default: {
       box.append(el('div', 'who', `${item.type}${item.tool ? `: ${item.tool}` : ''}`));
       const detail = item.arguments ?? item.text ?? item.output ?? null;
@@ -75,6 +79,15 @@ export function updateItem(node, item) {
   if (!drawn || drawn.revision !== item.textRevision || typeof item[drawn.field] !== 'string') return false;
   drawn.stream.update(item[drawn.field]);
   return true;
+}
+
+/** `agent /root/a (Ada) finished: <first line of its answer>`. */
+export function agentActivityLine(item) {
+  const who = `agent ${item.agentPath ?? item.agentThreadId}${item.agentNickname ? ` (${item.agentNickname})` : ''}`;
+  const verb = { failed: 'failed', interrupted: 'was interrupted', closed: 'was closed' }[item.status]
+    ?? (item.kind === 'started' ? 'started' : item.kind === 'interrupted' ? 'was interrupted' : 'finished');
+  const first = (item.message ?? '').split('\n').find((line) => line.trim() !== '');
+  return first ? `${who} ${verb}: ${first.trim()}` : `${who} ${verb}`;
 }
 
 function userText(item) {
@@ -276,7 +289,7 @@ export function renderContextChart(thread) {
 export function renderTimeline(thread, turn) {
   const tools = turn.itemIds
     .map((id) => thread.items.get(id))
-    .filter((item) => item && !['userMessage', 'agentMessage', 'reasoning'].includes(item.type))
+    .filter((item) => item && !['userMessage', 'agentMessage', 'reasoning', 'subAgentActivity'].includes(item.type))
     .map((item) => ({ item, times: thread.toolTimes.get(item.id) }))
     .filter((t) => t.times);
   const box = el('div', 'timeline');

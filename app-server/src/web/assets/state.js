@@ -32,6 +32,8 @@ export class Store {
         id,
         parentId: null,
         nickname: null,
+        // Its task path in the tree (`/root/explore`), for a sub-agent.
+        agentPath: null,
         name: null,
         preview: '',
         cwd: '',
@@ -64,6 +66,7 @@ export class Store {
     const thread = this.thread(wire.id);
     thread.parentId = wire.parentThreadId ?? thread.parentId;
     thread.nickname = wire.agentNickname ?? thread.nickname;
+    thread.agentPath = wire.source?.subAgent?.thread_spawn?.agent_path ?? thread.agentPath;
     thread.name = wire.name ?? thread.name;
     thread.preview = wire.preview || thread.preview;
     thread.cwd = wire.cwd || thread.cwd;

@@ -282,6 +282,16 @@ function timelineBox(thread, turn) {
   return details;
 }
 
+/** Who asks: a sub-agent by its path and nickname, any thread by its short id. */
+export function askerName(thread, threadId) {
+  const id = String(threadId ?? '').slice(-8);
+  if (thread?.agentPath) {
+    return `agent ${thread.agentPath}${thread.nickname ? ` (${thread.nickname})` : ''} · thread …${id}`;
+  }
+  const title = thread?.name ?? thread?.preview?.slice(0, 40);
+  return title ? `${title} · thread …${id}` : `thread …${id}`;
+}
+
 export class ApprovalQueue {
   constructor(root, store, { onDecide, onOpen }) {
     this.root = root;
@@ -304,7 +314,7 @@ export class ApprovalQueue {
       const what = request.method === 'item/fileChange/requestApproval'
         ? `edit files${p.grantRoot ? ` under ${p.grantRoot}` : ''}`
         : commandText(p.command);
-      const from = el('button', 'link', thread?.nickname ?? thread?.preview?.slice(0, 40) ?? p.threadId);
+      const from = el('button', 'link approval-from', askerName(thread, p.threadId));
       from.addEventListener('click', () => this.onOpen(p.threadId));
       card.append(from, el('code', 'approval-what', stripTerminalCodes(what)));
       if (p.reason) card.append(el('div', 'muted', stripTerminalCodes(p.reason)));
