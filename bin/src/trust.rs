@@ -88,6 +88,29 @@ pub fn trust_quietly(home: &Path, dir: &Path) -> Result<usize> {
     Ok(count)
 }
 
+/// The project files trusting `dir` would pin (the UI's trust screen lists them).
+pub fn pinnable_files(home: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
+    let root = project_root(dir, &root_markers(home)?);
+    Ok(project_files(&root, dir)?
+        .into_iter()
+        .map(|file| file.path)
+        .collect())
+}
+
+/// The UI's trust screen answered "no": remember it so the screen is not shown again in
+/// `dir` (canonical); the directory stays untrusted.
+pub fn decline(home: &Path, dir: &Path) -> Result<()> {
+    let mut store = TrustStore::load(home)?;
+    store.declined.insert(dir.to_path_buf());
+    store.save(home)?;
+    Ok(())
+}
+
+/// Whether the user already answered the trust question for `dir` (canonical).
+pub fn has_decided(home: &Path, dir: &Path) -> Result<bool> {
+    Ok(TrustStore::load(home)?.has_decided(dir))
+}
+
 /// `project_root_markers` from the user's own config (system, then user), default `.git`.
 fn root_markers(home: &Path) -> Result<Vec<String>> {
     let mut markers = None;

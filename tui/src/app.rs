@@ -24,6 +24,8 @@ pub enum Action {
         op: Op,
     },
     NewThread,
+    /// Warn when the provider's model list (if it has one) does not name this model.
+    CheckModel(String),
     /// List recorded threads for the /resume picker.
     ListThreads,
     Resume(PathBuf),
@@ -73,6 +75,8 @@ pub struct ThreadEntry {
     pub view: ThreadView,
     /// Messages typed before the thread's id was known, for the prompt history.
     pub unrecorded: Vec<String>,
+    /// A fresh root still under its placeholder label: its first message names it.
+    pub untitled: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +176,7 @@ impl App {
             rollout: None,
             view,
             unrecorded: Vec::new(),
+            untitled: false,
         });
         let index = self.threads.len() - 1;
         self.switch_to(index);
@@ -308,6 +313,7 @@ impl App {
                 rollout: None,
                 view,
                 unrecorded: Vec::new(),
+                untitled: false,
             },
         );
         if self.current >= insert_at {
@@ -529,12 +535,32 @@ impl App {
             (false, _) => Op::UserInput { items },
         };
         entry.view.user_message(text.clone());
+        if entry.untitled {
+            entry.path = thread_title(&text);
+            entry.untitled = false;
+        }
         let mut actions = vec![Action::Submit {
             client: entry.client,
             op,
         }];
         actions.extend(self.remember_prompt(self.current, text));
         actions
+    }
+
+    /// Thread `index` is a fresh root: its first message becomes its name.
+    pub fn name_by_first_message(&mut self, index: usize) {
+        if let Some(entry) = self.threads.get_mut(index) {
+            entry.untitled = true;
+        }
+    }
+
+    /// Names thread `index` by `text` if it is still untitled (a prompt given on the
+    /// command line, which does not go through the composer).
+    pub fn title_from(&mut self, index: usize, text: &str) {
+        if let Some(entry) = self.threads.get_mut(index).filter(|e| e.untitled) {
+            entry.path = thread_title(text);
+            entry.untitled = false;
+        }
     }
 
     /// A message sent to thread `index` goes to the prompt history (once its id is known).
@@ -695,6 +721,25 @@ impl App {
     fn quit(&mut self) -> Vec<Action> {
         self.quitting = true;
         vec![Action::Quit]
+    }
+}
+
+/// Longest thread name taken from a first message, in characters.
+const TITLE_CHARS: usize = 40;
+
+/// A thread's name from its first message: the first non-empty line, cut with `…`.
+pub fn thread_title(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let line = crate::sanitize::sanitize_line(line);
+    if line.chars().count() > TITLE_CHARS {
+        let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        line
     }
 }
 

@@ -333,3 +333,15 @@ fn plan_permissions_and_reasoning_commands() {
     app.on_key(key(KeyCode::Enter));
     assert_eq!(app.composer.text(), "@");
 }
+
+#[test]
+fn a_thread_title_is_the_first_line_cut_to_forty_characters() {
+    assert_eq!(
+        crate::app::thread_title("\n  fix the login test  \nand more"),
+        "fix the login test"
+    );
+    let long = "a".repeat(60);
+    let title = crate::app::thread_title(&long);
+    assert_eq!(title.chars().count(), 40);
+    assert!(title.ends_with('…'));
+}

@@ -22,6 +22,7 @@ pub mod status_line;
 pub mod terminal;
 pub mod theme;
 pub mod thread_view;
+pub mod trust_screen;
 pub mod ui;
 
 pub use run::{run, run_starting, Launch, LaunchStarting, Starting, TuiError, TuiExit};
