@@ -74,6 +74,7 @@ mod tools_view_image;
 mod tools_web_search;
 mod tui_features;
 mod tui_flow;
+mod tui_keys;
 mod tui_settings;
 mod tui_start;
 mod tui_tmux;

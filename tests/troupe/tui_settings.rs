@@ -101,3 +101,31 @@ fn threads_are_named_by_their_first_message() {
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
 }
+
+#[test]
+fn quitting_prints_the_token_usage_and_the_resume_command() {
+    let h = Harness::new(vec![MockResponse::text("the answer")]);
+    let tmux = Tmux::start(&h, "quit-summary", &["say something"]);
+    tmux.wait_for("turn complete");
+    tmux.type_text("/quit");
+    tmux.keys(&["Enter"]);
+    assert_eq!(tmux.wait_exit(), 0);
+    let seen = tmux.history();
+    assert!(
+        seen.contains("Token usage: total=102 input=100 (+ 0 cached) output=2"),
+        "{seen}"
+    );
+    let hint = seen
+        .lines()
+        .find(|l| l.starts_with("To continue this session, run troupe resume "))
+        .unwrap_or_else(|| panic!("no resume hint:\n{seen}"));
+    let id = hint.rsplit(' ').next().unwrap().trim();
+    // The id it names is the thread just recorded: `troupe resume ID` would open it.
+    let listed = std::process::Command::new(troupe_test_support::troupe_exe())
+        .args(["list"])
+        .env("TROUPE_HOME", h.home.path())
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains(id), "{id} not in:\n{listed}");
+}

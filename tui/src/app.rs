@@ -77,6 +77,8 @@ pub struct ThreadEntry {
     pub unrecorded: Vec<String>,
     /// A fresh root still under its placeholder label: its first message names it.
     pub untitled: bool,
+    /// Messages queued with Tab during a turn, sent one per turn once it completes.
+    pub queued: VecDeque<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +179,7 @@ impl App {
             view,
             unrecorded: Vec::new(),
             untitled: false,
+            queued: VecDeque::new(),
         });
         let index = self.threads.len() - 1;
         self.switch_to(index);
@@ -314,6 +317,7 @@ impl App {
                 view,
                 unrecorded: Vec::new(),
                 untitled: false,
+                queued: VecDeque::new(),
             },
         );
         if self.current >= insert_at {
@@ -395,6 +399,8 @@ impl App {
             | EventMsg::ShutdownComplete => {
                 self.approvals.retain(|a| a.thread != index);
                 self.questions.retain(|q| q.thread != index);
+                actions
+                    .extend(self.after_turn(index, matches!(msg, EventMsg::TurnComplete { .. })));
             }
             _ => {}
         }
@@ -473,6 +479,15 @@ impl App {
                 self.composer.clear();
                 return Vec::new();
             }
+            KeyCode::Char('?')
+                if self.composer.is_empty()
+                    && !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                self.info(crate::shortcuts::sheet());
+                return Vec::new();
+            }
             _ => {}
         }
         if let Some(actions) = self.completion_key(key) {
@@ -499,6 +514,13 @@ impl App {
                 _ => {}
             }
         }
+        if key.code == KeyCode::Tab
+            && self.is_running(self.current)
+            && !self.composer.is_empty()
+            && !self.composer.text().starts_with('/')
+        {
+            return self.queue_message();
+        }
         match self.composer.handle_key(key) {
             ComposerOutcome::Submitted(text) => {
                 self.slash_selected = 0;
@@ -523,7 +545,12 @@ impl App {
                 }
             };
         }
-        let entry = &mut self.threads[self.current];
+        self.send_to(self.current, text)
+    }
+
+    /// Sends `text` as a message to thread `index`.
+    pub(super) fn send_to(&mut self, index: usize, text: String) -> Vec<Action> {
+        let entry = &mut self.threads[index];
         let items = vec![UserInput::Text { text: text.clone() }];
         let op = match (entry.is_agent, entry.id) {
             // Typed into a sub-agent's transcript: routed to it through its root.
@@ -543,24 +570,8 @@ impl App {
             client: entry.client,
             op,
         }];
-        actions.extend(self.remember_prompt(self.current, text));
+        actions.extend(self.remember_prompt(index, text));
         actions
-    }
-
-    /// Thread `index` is a fresh root: its first message becomes its name.
-    pub fn name_by_first_message(&mut self, index: usize) {
-        if let Some(entry) = self.threads.get_mut(index) {
-            entry.untitled = true;
-        }
-    }
-
-    /// Names thread `index` by `text` if it is still untitled (a prompt given on the
-    /// command line, which does not go through the composer).
-    pub fn title_from(&mut self, index: usize, text: &str) {
-        if let Some(entry) = self.threads.get_mut(index).filter(|e| e.untitled) {
-            entry.path = thread_title(text);
-            entry.untitled = false;
-        }
     }
 
     /// A message sent to thread `index` goes to the prompt history (once its id is known).
@@ -724,25 +735,6 @@ impl App {
     }
 }
 
-/// Longest thread name taken from a first message, in characters.
-const TITLE_CHARS: usize = 40;
-
-/// A thread's name from its first message: the first non-empty line, cut with `…`.
-pub fn thread_title(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let line = crate::sanitize::sanitize_line(line);
-    if line.chars().count() > TITLE_CHARS {
-        let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
-        format!("{}…", cut.trim_end())
-    } else {
-        line
-    }
-}
-
 fn override_op(
     model: Option<String>,
     approval_policy: Option<AskForApproval>,
@@ -762,6 +754,10 @@ mod commands;
 
 #[path = "app_slash.rs"]
 mod slash_commands;
+
+#[path = "app_queue.rs"]
+mod queue;
+pub use queue::thread_title;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

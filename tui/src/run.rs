@@ -242,6 +242,11 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
     let _ = tui.clear();
     terminal::restore();
     runner.shut_down(&mut events_rx).await;
+    if matches!(result, Ok(TuiExit::Quit)) {
+        for line in crate::farewell::exit_lines(&app) {
+            println!("{line}");
+        }
+    }
     result
 }
 

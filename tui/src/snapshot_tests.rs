@@ -322,3 +322,17 @@ fn trust_screen() {
         }
     }
 }
+
+#[test]
+fn shortcut_sheet() {
+    let cell = Cell::Notice {
+        kind: NoticeKind::Info,
+        text: crate::shortcuts::sheet(),
+    };
+    for (width, height) in SIZES {
+        insta::assert_snapshot!(
+            format!("shortcuts_{width}x{height}"),
+            render_cell(&cell, width, height)
+        );
+    }
+}
