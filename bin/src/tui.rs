@@ -106,7 +106,6 @@ async fn open(
     if !loaded.trusted && !flags.chose_permissions() {
         match ask_trust(&home, &cwd).await? {
             Some(TrustAnswer::Trust) => {
-                crate::trust::trust_quietly(&home, &cwd)?;
                 // Reloaded: the project files just pinned are part of the settings now.
                 loaded = flags
                     .load(&home, cwd.clone(), AskForApproval::OnRequest)
@@ -146,23 +145,27 @@ async fn open(
     })
 }
 
-/// The first-start trust screen for `cwd`, unless the user already answered it there;
-/// "do not trust" is remembered (the folder stays untrusted, the screen is not shown again).
+/// The first-start trust screen for `cwd`, unless the user already answered it there. "Trust"
+/// records the folder and pins the project files' contents as listed on the screen; "do not
+/// trust" is remembered (the folder stays untrusted, the screen is not shown again).
 async fn ask_trust(home: &std::path::Path, cwd: &std::path::Path) -> Result<Option<TrustAnswer>> {
     let dir = std::fs::canonicalize(cwd).with_context(|| format!("{}", cwd.display()))?;
     if crate::trust::has_decided(home, &dir)? {
         return Ok(None);
     }
+    let files = crate::trust::pinnable_files(home, &dir)?;
     let question = TrustQuestion {
-        project_files: crate::trust::pinnable_files(home, &dir)?,
+        project_files: files.iter().map(|(path, _)| path.clone()).collect(),
         version_controlled: crate::session_flags::inside_git_repo(&dir),
         dir: dir.clone(),
     };
     let answer = troupe_tui::trust_screen::ask_trust(&question)
         .await
         .context("the trust screen")?;
-    if answer == TrustAnswer::DoNotTrust {
-        crate::trust::decline(home, &dir)?;
+    match answer {
+        TrustAnswer::Trust => crate::trust::trust_shown(home, &dir, files)?,
+        TrustAnswer::DoNotTrust => crate::trust::decline(home, &dir)?,
+        TrustAnswer::Quit => {}
     }
     Ok(Some(answer))
 }

@@ -102,3 +102,23 @@ fn an_untrusted_git_repository_asks_without_the_version_control_warning() {
     assert_eq!(tmux.wait_exit(), 0);
     assert!(!trust_file(&h).contains("trusted"), "{}", trust_file(&h));
 }
+
+#[test]
+fn trusting_pins_the_project_config_the_screen_listed_and_obeys_it() {
+    let h = Harness::new(vec![MockResponse::text("hello")]);
+    let project = h.workdir.path().join(".troupe");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("config.toml"), "model = \"qwen3-coder:30b\"\n").unwrap();
+    let tmux = Tmux::start_first_time(&h, "trust-project", &[]);
+    tmux.wait_for("Project files trusting pins: .troupe/config.toml");
+    tmux.keys(&["1"]);
+    tmux.wait_for("qwen3-coder:30b · on-request · workspace-write");
+    let trust = trust_file(&h);
+    assert!(
+        trust.contains(".troupe/config.toml") && trust.contains("sha256"),
+        "{trust}"
+    );
+    tmux.type_text("/quit");
+    tmux.keys(&["Enter"]);
+    assert_eq!(tmux.wait_exit(), 0);
+}
