@@ -36,15 +36,17 @@ fn question_mark_on_an_empty_composer_opens_the_shortcut_sheet() {
 #[test]
 fn tab_during_a_turn_queues_the_message_for_after_it() {
     let h = Harness::new(vec![
-        MockResponse::shell("c1", &["sleep", "3"]),
+        // Runs until the test says so: the turn is surely running when Tab is pressed.
+        MockResponse::shell("c1", &["sh", "-c", "while [ ! -f go ]; do sleep 0.1; done"]),
         MockResponse::text("first turn done"),
         MockResponse::text("answer to the queued message"),
     ]);
     let tmux = Tmux::start(&h, "tab-queue", &["-s", "danger-full-access", "start"]);
-    tmux.wait_for("$ sleep 3");
+    tmux.wait_for("! -f go");
     tmux.type_text("queued-follow-up");
     tmux.keys(&["Tab"]);
     tmux.wait_for("queued for after this turn: queued-follow-up");
+    std::fs::write(h.workdir.path().join("go"), "").unwrap();
     tmux.wait_for("answer to the queued message");
     let requests = h.mock.requests();
     let bodies: Vec<String> = requests.iter().map(|r| r.body.to_string()).collect();
