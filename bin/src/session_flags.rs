@@ -122,6 +122,11 @@ impl From<SandboxArg> for SandboxMode {
 pub struct LoadedSession {
     pub settings: SessionSettings,
     pub history: troupe_config::file::HistoryToml,
+    /// Whether the session's directory is trusted.
+    pub trusted: bool,
+    /// The sandbox mode an interactive session starts in when the directory is trusted and
+    /// nothing chose one (see `LoadedConfig::trusted_sandbox_default`).
+    pub trusted_sandbox_default: Option<SandboxMode>,
 }
 
 impl SessionFlags {
@@ -171,6 +176,12 @@ impl SessionFlags {
             );
         }
         Ok(())
+    }
+
+    /// Whether a flag chose the sandbox or the approval policy (then the UI asks no trust
+    /// question: the user already said how careful to be).
+    pub fn chose_permissions(&self) -> bool {
+        self.sandbox.is_some() || self.ask_for_approval.is_some() || self.full_auto || self.yolo
     }
 
     /// `--cd DIR`, checked and made absolute.
@@ -234,6 +245,8 @@ impl SessionFlags {
         }
         let settings = loaded.settings;
         let history = loaded.history;
+        let trusted = loaded.trusted;
+        let trusted_sandbox_default = loaded.trusted_sandbox_default;
         if local {
             crate::models::check_local_server(home, &settings.provider, &settings.model).await?;
         }
@@ -242,7 +255,12 @@ impl SessionFlags {
             &settings.provider,
             &home.join(troupe_actors::sampler::auth::AUTH_FILE),
         )?;
-        Ok(LoadedSession { settings, history })
+        Ok(LoadedSession {
+            settings,
+            history,
+            trusted,
+            trusted_sandbox_default,
+        })
     }
 }
 
@@ -310,7 +328,7 @@ fn usable_dir(dir: &Path) -> Result<PathBuf> {
 
 /// A `.git` counts unless it is an empty placeholder a running sandbox mounted on (another
 /// session's sandbox may hold one in `/tmp` or a parent of this directory for a while).
-fn inside_git_repo(dir: &Path) -> bool {
+pub fn inside_git_repo(dir: &Path) -> bool {
     dir.ancestors().any(|d| {
         let marker = d.join(".git");
         marker.exists() && !troupe_config::layers::is_sandbox_placeholder(&marker)

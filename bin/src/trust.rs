@@ -88,6 +88,40 @@ pub fn trust_quietly(home: &Path, dir: &Path) -> Result<usize> {
     Ok(count)
 }
 
+/// The project files trusting `dir` would pin, with their SHA-256 as they are now (the UI's
+/// trust screen lists them, then pins exactly these contents).
+pub fn pinnable_files(home: &Path, dir: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let root = project_root(dir, &root_markers(home)?);
+    Ok(project_files(&root, dir)?
+        .into_iter()
+        .map(|file| (file.path, file.sha256))
+        .collect())
+}
+
+/// The UI's trust screen answered "yes": trusts `dir` (canonical) and pins the contents the
+/// screen was shown with; a file changed since then stays inert until `troupe trust`.
+pub fn trust_shown(home: &Path, dir: &Path, files: Vec<(PathBuf, String)>) -> Result<()> {
+    let mut store = TrustStore::load(home)?;
+    store.dirs.insert(dir.to_path_buf());
+    store.files.extend(files);
+    store.save(home)?;
+    Ok(())
+}
+
+/// The UI's trust screen answered "no": remember it so the screen is not shown again in
+/// `dir` (canonical); the directory stays untrusted.
+pub fn decline(home: &Path, dir: &Path) -> Result<()> {
+    let mut store = TrustStore::load(home)?;
+    store.declined.insert(dir.to_path_buf());
+    store.save(home)?;
+    Ok(())
+}
+
+/// Whether the user already answered the trust question for `dir` (canonical).
+pub fn has_decided(home: &Path, dir: &Path) -> Result<bool> {
+    Ok(TrustStore::load(home)?.has_decided(dir))
+}
+
 /// `project_root_markers` from the user's own config (system, then user), default `.git`.
 fn root_markers(home: &Path) -> Result<Vec<String>> {
     let mut markers = None;

@@ -15,6 +15,7 @@ use troupe_config::file::{HistoryPersistence, HistoryToml};
 use troupe_messages::policy::AskForApproval;
 use troupe_messages::threads::ThreadSummary;
 use troupe_tui::run::{HistoryRecorder, PromptHistory};
+use troupe_tui::trust_screen::{TrustAnswer, TrustQuestion};
 use troupe_tui::{LaunchStarting, TuiExit};
 
 /// `troupe [FLAGS] [PROMPT]`.
@@ -76,7 +77,7 @@ fn interactive() -> bool {
 }
 
 async fn open(
-    flags: SessionFlags,
+    mut flags: SessionFlags,
     target: Option<ThreadSummary>,
     prompt: Option<String>,
 ) -> Result<ExitCode> {
@@ -95,9 +96,29 @@ async fn open(
         (None, Some(target)) => target.cwd.clone(),
         (None, None) => std::env::current_dir().context("cannot read the current directory")?,
     };
+    // The UI opens outside Git too (as Codex's does): the trust screen below is where the
+    // user decides how much a folder allows; `exec` keeps its check.
+    flags.skip_git_repo_check = true;
     // Somebody is there to ask: `--full-auto` keeps the sandbox and asks when it must.
-    let loaded = flags.load(&home, cwd, AskForApproval::OnRequest).await?;
-    let settings = loaded.settings;
+    let mut loaded = flags
+        .load(&home, cwd.clone(), AskForApproval::OnRequest)
+        .await?;
+    if !loaded.trusted && !flags.chose_permissions() {
+        match ask_trust(&home, &cwd).await? {
+            Some(TrustAnswer::Trust) => {
+                // Reloaded: the project files just pinned are part of the settings now.
+                loaded = flags
+                    .load(&home, cwd.clone(), AskForApproval::OnRequest)
+                    .await?;
+            }
+            Some(TrustAnswer::Quit) => return Ok(ExitCode::SUCCESS),
+            Some(TrustAnswer::DoNotTrust) | None => {}
+        }
+    }
+    let mut settings = loaded.settings;
+    if let Some(mode) = loaded.trusted_sandbox_default {
+        settings.sandbox_mode = mode;
+    }
     let history = prompt_history(&home, loaded.history);
     let starting: troupe_tui::Starting = Box::pin(async move {
         let store = store.await.unwrap_or(None);
@@ -122,6 +143,31 @@ async fn open(
         TuiExit::Quit => ExitCode::SUCCESS,
         TuiExit::Signal(number) => ExitCode::from(128u8.saturating_add(number as u8)),
     })
+}
+
+/// The first-start trust screen for `cwd`, unless the user already answered it there. "Trust"
+/// records the folder and pins the project files' contents as listed on the screen; "do not
+/// trust" is remembered (the folder stays untrusted, the screen is not shown again).
+async fn ask_trust(home: &std::path::Path, cwd: &std::path::Path) -> Result<Option<TrustAnswer>> {
+    let dir = std::fs::canonicalize(cwd).with_context(|| format!("{}", cwd.display()))?;
+    if crate::trust::has_decided(home, &dir)? {
+        return Ok(None);
+    }
+    let files = crate::trust::pinnable_files(home, &dir)?;
+    let question = TrustQuestion {
+        project_files: files.iter().map(|(path, _)| path.clone()).collect(),
+        version_controlled: crate::session_flags::inside_git_repo(&dir),
+        dir: dir.clone(),
+    };
+    let answer = troupe_tui::trust_screen::ask_trust(&question)
+        .await
+        .context("the trust screen")?;
+    match answer {
+        TrustAnswer::Trust => crate::trust::trust_shown(home, &dir, files)?,
+        TrustAnswer::DoNotTrust => crate::trust::decline(home, &dir)?,
+        TrustAnswer::Quit => {}
+    }
+    Ok(Some(answer))
 }
 
 /// The prompt history the UI browses and appends to, as `[history]` allows: with

@@ -67,6 +67,12 @@ pub struct LoadedConfig {
     pub history: crate::file::HistoryToml,
     /// `[cluster]`: the worker pool's NATS server, for `worker` and `exec --remote`.
     pub cluster: crate::cluster::ClusterToml,
+    /// Whether the session's directory is trusted (`trust.toml` or a `[projects]` entry).
+    pub trusted: bool,
+    /// `workspace-write` when the directory is trusted, neither the command line nor a config
+    /// file chose a sandbox mode, and the requirements allow it: the mode an interactive
+    /// session starts in there. `None` otherwise.
+    pub trusted_sandbox_default: Option<SandboxMode>,
 }
 
 /// The warning for a key this build does not know; `--strict-config` turns these into errors.
@@ -185,7 +191,8 @@ pub fn load_config_in(
     let store = TrustStore::load(home)?;
     let canonical_cwd = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
     let mut pinned_rules = Default::default();
-    if is_trusted(&merged, &canonical_cwd) || store.trusts_dir(&canonical_cwd) {
+    let trusted = is_trusted(&merged, &canonical_cwd) || store.trusts_dir(&canonical_cwd);
+    if trusted {
         let markers = string_list_at(&merged, "project_root_markers")
             .unwrap_or_else(|| vec![".git".to_string()]);
         let root = project_root(&canonical_cwd, &markers);
@@ -209,6 +216,13 @@ pub fn load_config_in(
     let features = config.features.clone();
     let history = config.history.clone().unwrap_or_default();
     let cluster = config.cluster.clone().unwrap_or_default();
+    let sandbox_chosen = cli.sandbox_mode.is_some() || config.sandbox_mode.is_some();
+    let workspace_write_allowed = requirements
+        .allowed_sandbox_modes
+        .as_ref()
+        .is_none_or(|modes| modes.contains(&SandboxMode::WorkspaceWrite));
+    let trusted_sandbox_default = (trusted && !sandbox_chosen && workspace_write_allowed)
+        .then_some(SandboxMode::WorkspaceWrite);
     let mut settings = resolve(config, home, cli, cwd, &requirements)?;
     for (name, enabled) in &features {
         match crate::features::find(name) {
@@ -254,6 +268,8 @@ pub fn load_config_in(
         layers,
         history,
         cluster,
+        trusted,
+        trusted_sandbox_default,
     })
 }
 

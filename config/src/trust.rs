@@ -8,6 +8,9 @@
 //! [projects."/home/me/app"]
 //! trust_level = "trusted"
 //!
+//! [projects."/home/me/scratch"]
+//! trust_level = "untrusted"
+//!
 //! [files."/home/me/app/.troupe/config.toml"]
 //! sha256 = "9f86d08…"
 //! ```
@@ -23,10 +26,13 @@ use toml::{Table, Value};
 /// File name of the store inside `$TROUPE_HOME`.
 pub const TRUST_FILE: &str = "trust.toml";
 
-/// Trusted directories and pinned file hashes.
+/// Trusted directories, directories the user chose not to trust, and pinned file hashes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustStore {
     pub dirs: BTreeSet<PathBuf>,
+    /// Answered "do not trust" on the UI's first-start screen: not asked again, still
+    /// untrusted (an entry here never grants anything).
+    pub declined: BTreeSet<PathBuf>,
     pub files: BTreeMap<PathBuf, String>,
 }
 
@@ -54,8 +60,14 @@ impl TrustStore {
         let table: Table = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
         let mut store = Self::default();
         for (key, entry) in table_at(&table, "projects") {
-            if entry.get("trust_level").and_then(Value::as_str) == Some("trusted") {
-                store.dirs.insert(PathBuf::from(key));
+            match entry.get("trust_level").and_then(Value::as_str) {
+                Some("trusted") => {
+                    store.dirs.insert(PathBuf::from(key));
+                }
+                Some("untrusted") => {
+                    store.declined.insert(PathBuf::from(key));
+                }
+                _ => {}
             }
         }
         for (key, entry) in table_at(&table, "files") {
@@ -71,6 +83,12 @@ impl TrustStore {
     /// Whether `dir` (canonical) is, or is inside, a trusted directory.
     pub fn trusts_dir(&self, dir: &Path) -> bool {
         self.dirs.iter().any(|d| dir.starts_with(d))
+    }
+
+    /// Whether the user already answered the trust question for `dir` (canonical): it or a
+    /// parent is trusted or declined.
+    pub fn has_decided(&self, dir: &Path) -> bool {
+        self.trusts_dir(dir) || self.declined.iter().any(|d| dir.starts_with(d))
     }
 
     /// Whether `path` is pinned with exactly this content.
@@ -97,6 +115,11 @@ impl TrustStore {
         for dir in &self.dirs {
             let mut entry = Table::new();
             entry.insert("trust_level".into(), Value::String("trusted".into()));
+            projects.insert(dir.display().to_string(), Value::Table(entry));
+        }
+        for dir in self.declined.iter().filter(|d| !self.dirs.contains(*d)) {
+            let mut entry = Table::new();
+            entry.insert("trust_level".into(), Value::String("untrusted".into()));
             projects.insert(dir.display().to_string(), Value::Table(entry));
         }
         let mut files = Table::new();

@@ -44,3 +44,25 @@ fn sha256_is_lowercase_hex() {
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
 }
+
+#[test]
+fn a_declined_directory_is_remembered_and_grants_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut store = TrustStore::default();
+    store.declined.insert(PathBuf::from("/p/scratch"));
+    store.save(home.path()).unwrap();
+    let loaded = TrustStore::load(home.path()).unwrap();
+    assert_eq!(loaded, store);
+    assert!(loaded.has_decided(Path::new("/p/scratch/sub")));
+    assert!(!loaded.trusts_dir(Path::new("/p/scratch")));
+    assert!(!loaded.has_decided(Path::new("/p/other")));
+    // Trusting it later wins: the declined entry is not written beside the trusted one.
+    let mut trusted = loaded;
+    trusted.dirs.insert(PathBuf::from("/p/scratch"));
+    trusted.save(home.path()).unwrap();
+    let text = std::fs::read_to_string(home.path().join(TRUST_FILE)).unwrap();
+    assert!(!text.contains("untrusted"), "{text}");
+    assert!(TrustStore::load(home.path())
+        .unwrap()
+        .trusts_dir(Path::new("/p/scratch")));
+}

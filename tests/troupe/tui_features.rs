@@ -241,6 +241,8 @@ fn a_sub_agent_takes_input_typed_into_its_transcript() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("── /root/explore");
     tmux.wait_for("typing to a sub-agent");
+    // The empty composer says whom it talks to, not "Ask troupe to do something".
+    tmux.wait_for("Message /root/explore (sent to this sub-agent)");
     tmux.type_text("user-note-for-the-child");
     tmux.keys(&["Enter"]);
     tmux.wait_for("child answers the user");

@@ -201,7 +201,12 @@ fn resume_picks_an_old_thread() {
     tmux.type_text("/resume");
     tmux.keys(&["Enter"]);
     tmux.wait_for("resume a thread");
-    tmux.wait_for("remember-this-thread");
+    let picker = tmux.wait_for("remember-this-thread");
+    // One turn is "1 turn".
+    assert!(
+        picker.contains("  1 turn ") && !picker.contains("1 turns"),
+        "{picker}"
+    );
     tmux.keys(&["Enter"]);
     tmux.wait_for("── resumed 2");
     tmux.type_text("and now?");

@@ -35,6 +35,12 @@ impl Tmux {
         Self::start_full(harness, name, sub, args, 80, 24)
     }
 
+    /// Without `--skip-git-repo-check` and without answering the trust screen beforehand:
+    /// what a user typing `troupe ARGS…` in the work dir sees first.
+    pub fn start_first_time(harness: &Harness, name: &str, args: &[&str]) -> Self {
+        Self::launch(harness, name, &[], args, 80, 24, false)
+    }
+
     fn start_full(
         harness: &Harness,
         name: &str,
@@ -43,6 +49,33 @@ impl Tmux {
         width: u16,
         height: u16,
     ) -> Self {
+        // These tests are about the session, not the first-start trust screen: the work dir
+        // is recorded as "not trusted" (read-only, no screen) unless a test wrote its own
+        // trust file.
+        let trust = harness.home.path().join("trust.toml");
+        if !trust.exists() {
+            let dir = std::fs::canonicalize(harness.workdir.path()).expect("work dir");
+            std::fs::write(
+                &trust,
+                format!(
+                    "[projects.{:?}]\ntrust_level = \"untrusted\"\n",
+                    dir.display().to_string()
+                ),
+            )
+            .expect("write trust.toml");
+        }
+        Self::launch(harness, name, sub, args, width, height, true)
+    }
+
+    fn launch(
+        harness: &Harness,
+        name: &str,
+        sub: &[&str],
+        args: &[&str],
+        width: u16,
+        height: u16,
+        skip_git_check: bool,
+    ) -> Self {
         let socket = format!("troupe-tui-{name}-{}", std::process::id());
         let exit_file = harness.home.path().join("tui-exit-code");
         let mut line = shell_quote(&troupe_exe().display().to_string());
@@ -50,7 +83,9 @@ impl Tmux {
             line.push(' ');
             line.push_str(&shell_quote(word));
         }
-        line.push_str(" --skip-git-repo-check");
+        if skip_git_check {
+            line.push_str(" --skip-git-repo-check");
+        }
         for arg in args {
             line.push(' ');
             line.push_str(&shell_quote(arg));

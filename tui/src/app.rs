@@ -24,6 +24,8 @@ pub enum Action {
         op: Op,
     },
     NewThread,
+    /// Warn when the provider's model list (if it has one) does not name this model.
+    CheckModel(String),
     /// List recorded threads for the /resume picker.
     ListThreads,
     Resume(PathBuf),
@@ -73,6 +75,10 @@ pub struct ThreadEntry {
     pub view: ThreadView,
     /// Messages typed before the thread's id was known, for the prompt history.
     pub unrecorded: Vec<String>,
+    /// A fresh root still under its placeholder label: its first message names it.
+    pub untitled: bool,
+    /// Messages queued with Tab during a turn, sent one per turn once it completes.
+    pub queued: VecDeque<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +181,8 @@ impl App {
             rollout: None,
             view,
             unrecorded: Vec::new(),
+            untitled: false,
+            queued: VecDeque::new(),
         });
         let index = self.threads.len() - 1;
         self.switch_to(index);
@@ -311,6 +319,8 @@ impl App {
                 rollout: None,
                 view,
                 unrecorded: Vec::new(),
+                untitled: false,
+                queued: VecDeque::new(),
             },
         );
         if self.current >= insert_at {
@@ -392,6 +402,8 @@ impl App {
             | EventMsg::ShutdownComplete => {
                 self.approvals.retain(|a| a.thread != index);
                 self.questions.retain(|q| q.thread != index);
+                actions
+                    .extend(self.after_turn(index, matches!(msg, EventMsg::TurnComplete { .. })));
             }
             _ => {}
         }
@@ -470,6 +482,15 @@ impl App {
                 self.composer.clear();
                 return Vec::new();
             }
+            KeyCode::Char('?')
+                if self.composer.is_empty()
+                    && !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                self.info(crate::shortcuts::sheet());
+                return Vec::new();
+            }
             _ => {}
         }
         if let Some(actions) = self.completion_key(key) {
@@ -496,6 +517,13 @@ impl App {
                 _ => {}
             }
         }
+        if key.code == KeyCode::Tab
+            && self.is_running(self.current)
+            && !self.composer.is_empty()
+            && !self.composer.text().starts_with('/')
+        {
+            return self.queue_message();
+        }
         match self.composer.handle_key(key) {
             ComposerOutcome::Submitted(text) => {
                 self.slash_selected = 0;
@@ -520,7 +548,12 @@ impl App {
                 }
             };
         }
-        let entry = &mut self.threads[self.current];
+        self.send_to(self.current, text)
+    }
+
+    /// Sends `text` as a message to thread `index`.
+    pub(super) fn send_to(&mut self, index: usize, text: String) -> Vec<Action> {
+        let entry = &mut self.threads[index];
         let items = vec![UserInput::Text { text: text.clone() }];
         let op = match (entry.is_agent, entry.id) {
             // Typed into a sub-agent's transcript: routed to it through its root.
@@ -532,11 +565,15 @@ impl App {
             (false, _) => Op::UserInput { items },
         };
         entry.view.user_message(text.clone());
+        if entry.untitled {
+            entry.path = thread_title(&text);
+            entry.untitled = false;
+        }
         let mut actions = vec![Action::Submit {
             client: entry.client,
             op,
         }];
-        actions.extend(self.remember_prompt(self.current, text));
+        actions.extend(self.remember_prompt(index, text));
         actions
     }
 
@@ -724,6 +761,10 @@ mod commands;
 
 #[path = "app_slash.rs"]
 mod slash_commands;
+
+#[path = "app_queue.rs"]
+mod queue;
+pub use queue::thread_title;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

@@ -60,7 +60,9 @@ impl App {
                 }
                 self.status.model = arg.to_string();
                 self.info(format!("model set to {arg} for the next turns"));
-                submit(override_op(Some(arg.to_string()), None, None))
+                let mut actions = submit(override_op(Some(arg.to_string()), None, None));
+                actions.push(Action::CheckModel(arg.to_string()));
+                actions
             }
             SlashCommand::Approvals => match slash::parse_approval(arg) {
                 Some(policy) => {

@@ -333,3 +333,83 @@ fn plan_permissions_and_reasoning_commands() {
     app.on_key(key(KeyCode::Enter));
     assert_eq!(app.composer.text(), "@");
 }
+
+#[test]
+fn a_thread_title_is_the_first_line_cut_to_forty_characters() {
+    assert_eq!(
+        crate::app::thread_title("\n  fix the login test  \nand more"),
+        "fix the login test"
+    );
+    let long = "a".repeat(60);
+    let title = crate::app::thread_title(&long);
+    assert_eq!(title.chars().count(), 40);
+    assert!(title.ends_with('…'));
+}
+
+fn queue_during_a_turn(app: &mut App, text: &str) {
+    app.on_event(
+        0,
+        EventMsg::TurnStarted { turn_id: TurnId(1) },
+        Instant::now(),
+    );
+    app.composer.set_text(text);
+    let actions = app.on_key(key(KeyCode::Tab));
+    assert!(actions.is_empty(), "Tab sends nothing during the turn");
+    assert!(app.composer.is_empty());
+}
+
+#[test]
+fn tab_queues_a_message_that_goes_when_the_turn_completes() {
+    let mut app = app();
+    queue_during_a_turn(&mut app, "after this");
+    let actions = app.on_event(
+        0,
+        EventMsg::TurnComplete {
+            turn_id: TurnId(1),
+            last_agent_message: None,
+            usage: Default::default(),
+        },
+        Instant::now(),
+    );
+    assert!(actions.contains(&Action::Submit {
+        client: 0,
+        op: Op::UserInput {
+            items: vec![UserInput::Text {
+                text: "after this".into()
+            }]
+        }
+    }));
+}
+
+#[test]
+fn an_interrupted_turn_gives_the_queued_message_back_to_the_composer() {
+    let mut app = app();
+    queue_during_a_turn(&mut app, "after this");
+    let actions = app.on_event(
+        0,
+        EventMsg::TurnAborted {
+            turn_id: TurnId(1),
+            reason: troupe_messages::events::AbortReason::Interrupted,
+        },
+        Instant::now(),
+    );
+    assert!(!actions.iter().any(|a| matches!(a, Action::Submit { .. })));
+    assert_eq!(app.composer.text(), "after this");
+}
+
+#[test]
+fn question_mark_opens_the_sheet_only_on_an_empty_composer() {
+    let mut app = app();
+    app.on_key(key(KeyCode::Char('?')));
+    assert!(app.composer.is_empty());
+    let written = app.take_scrollback();
+    assert!(
+        written.iter().any(
+            |c| matches!(c, Cell::Notice { text, .. } if text.starts_with("keyboard shortcuts"))
+        ),
+        "{written:?}"
+    );
+    app.composer.set_text("why");
+    app.on_key(key(KeyCode::Char('?')));
+    assert_eq!(app.composer.text(), "why?");
+}

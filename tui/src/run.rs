@@ -27,6 +27,8 @@ use troupe_messages::settings::SessionSettings;
 /// Rows of one cell written into the scrollback at most (a hostile 100,000-line answer is
 /// cut rather than laid out whole).
 const MAX_INSERT_ROWS: u16 = 2000;
+/// How long `/model NAME` waits for the provider's model list before giving up quietly.
+const MODEL_LIST_TIMEOUT: Duration = Duration::from_secs(5);
 /// Runtime events handled before the next redraw (a burst of deltas draws once).
 const EVENTS_PER_FRAME: usize = 512;
 
@@ -155,7 +157,10 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
         Some(path) => replayed(&mut app, path.clone()).await,
         None => ThreadView::new(Instant::now()),
     };
-    app.add_root_with(0, "main".into(), view);
+    let main = app.add_root_with(0, "main".into(), view);
+    if resume.is_none() {
+        app.name_by_first_message(main);
+    }
     let mut tui = terminal::init()?;
     if let Err(err) = draw(&mut tui, &mut app) {
         terminal::restore();
@@ -213,6 +218,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
     let client = runner.attach(thread);
     if let Some(prompt) = runner.launch.prompt.take() {
         app.threads[0].view.user_message(prompt.clone());
+        app.title_from(0, &prompt);
         // Recorded once the thread's id is known.
         let _ = app.remember_prompt(0, prompt.clone());
         runner.submit(
@@ -236,6 +242,11 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
     let _ = tui.clear();
     terminal::restore();
     runner.shut_down(&mut events_rx).await;
+    if matches!(result, Ok(TuiExit::Quit)) {
+        for line in crate::farewell::exit_lines(&app) {
+            println!("{line}");
+        }
+    }
     result
 }
 
@@ -365,10 +376,11 @@ impl Runner {
                 let opened = self
                     .launch
                     .runtime
-                    .start_thread(self.launch.settings.clone())
+                    .start_thread(self.current_settings(app))
                     .await;
-                self.opened(app, opened, "new thread");
+                self.opened(app, opened, "new thread", true);
             }
+            Action::CheckModel(model) => self.check_model(model),
             Action::Resume(path) => self.open_rollout(app, path, "resumed").await,
             Action::RecordHistory { session_id, text } => {
                 if let Some(record) = self.launch.history.record.clone() {
@@ -388,9 +400,9 @@ impl Runner {
                     let opened = self
                         .launch
                         .runtime
-                        .start_thread(self.launch.settings.clone())
+                        .start_thread(self.current_settings(app))
                         .await;
-                    self.opened(app, opened, "edit");
+                    self.opened(app, opened, "edit", true);
                 } else {
                     match self.fork(thread, Some(turn - 1)).await {
                         Ok(path) => self.open_rollout(app, path, "edit").await,
@@ -464,12 +476,71 @@ impl Runner {
         }
     }
 
-    fn opened(&mut self, app: &mut App, opened: Result<ThreadClient, RuntimeError>, label: &str) {
+    /// Asks the provider for its model list off the event loop; a model it does not list is
+    /// a warning (the switch stands: a provider may serve models it does not list).
+    fn check_model(&self, model: String) {
+        let provider = self.launch.settings.provider.clone();
+        let auth = self
+            .launch
+            .home
+            .join(troupe_actors::sampler::auth::AUTH_FILE);
+        let tx = self.background_tx.clone();
+        tokio::spawn(async move {
+            let listed = troupe_actors::sampler::models::list_models(
+                &reqwest::Client::new(),
+                &provider,
+                &auth,
+                MODEL_LIST_TIMEOUT,
+            )
+            .await;
+            let Ok(models) = listed else { return };
+            if models.is_empty() || models.contains(&model) {
+                return;
+            }
+            let mut shown: Vec<&str> = models.iter().take(8).map(String::as_str).collect();
+            if models.len() > shown.len() {
+                shown.push("…");
+            }
+            let _ = tx.send(Background::Warning(crate::sanitize::sanitize_line(&format!(
+                "warning: provider `{}` does not list model `{model}`; turns may fail (it lists: {}; `troupe models` shows all)",
+                provider.id,
+                shown.join(", ")
+            ))));
+        });
+    }
+
+    /// The launch settings with what the user changed since (`/model`, `/permissions`,
+    /// `/approvals`, `/plan`): a new thread keeps them, as `/new` promises.
+    fn current_settings(&self, app: &App) -> SessionSettings {
+        let mut settings = self.launch.settings.clone();
+        settings.model = app.status.model.clone();
+        settings.approval_policy = app.status.approval;
+        settings.sandbox_mode = app.status.sandbox;
+        settings.context.collaboration_mode = if app.status.plan_mode {
+            CollaborationMode::Plan
+        } else {
+            CollaborationMode::Default
+        };
+        settings
+    }
+
+    /// Attaches a thread opened here; a `fresh` one (nothing in it yet) is named by its first
+    /// message.
+    fn opened(
+        &mut self,
+        app: &mut App,
+        opened: Result<ThreadClient, RuntimeError>,
+        label: &str,
+        fresh: bool,
+    ) {
         match opened {
             Ok(client) => {
                 let index = self.attach(client);
                 let roots = app.threads.iter().filter(|t| !t.is_agent).count();
-                app.add_root(index, format!("{label} {}", roots + 1), Instant::now());
+                let added = app.add_root(index, format!("{label} {}", roots + 1), Instant::now());
+                if fresh {
+                    app.name_by_first_message(added);
+                }
             }
             Err(err) => app.info(format!("cannot open the thread: {err}")),
         }

@@ -288,3 +288,51 @@ fn completion_popup_and_edit_previous_message() {
         );
     }
 }
+
+#[test]
+fn trust_screen() {
+    use crate::trust_screen::{render_trust, TrustChoice, TrustQuestion};
+    let plain = TrustQuestion {
+        dir: PathBuf::from("/home/me/scratch"),
+        version_controlled: false,
+        project_files: Vec::new(),
+    };
+    let repo = TrustQuestion {
+        dir: PathBuf::from("/home/me/app"),
+        version_controlled: true,
+        project_files: vec![PathBuf::from("/home/me/app/.troupe/config.toml")],
+    };
+    for (width, height) in SIZES {
+        for (name, question, selected) in [("plain", &plain, 0), ("repo", &repo, 1)] {
+            let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+            terminal
+                .draw(|frame| {
+                    render_trust(
+                        question,
+                        TrustChoice { selected },
+                        frame.area(),
+                        frame.buffer_mut(),
+                    )
+                })
+                .unwrap();
+            insta::assert_snapshot!(
+                format!("trust_{name}_{width}x{height}"),
+                terminal.backend().to_string()
+            );
+        }
+    }
+}
+
+#[test]
+fn shortcut_sheet() {
+    let cell = Cell::Notice {
+        kind: NoticeKind::Info,
+        text: crate::shortcuts::sheet(),
+    };
+    for (width, height) in SIZES {
+        insta::assert_snapshot!(
+            format!("shortcuts_{width}x{height}"),
+            render_cell(&cell, width, height)
+        );
+    }
+}

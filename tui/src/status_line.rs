@@ -50,7 +50,11 @@ pub fn line(app: &App, now: Instant) -> Line<'static> {
     }
     if !app.approvals.is_empty() {
         spans.push(Span::styled(
-            format!("{} approval(s) pending · ", app.approvals.len()),
+            format!(
+                "{} approval{} pending · ",
+                app.approvals.len(),
+                if app.approvals.len() == 1 { "" } else { "s" }
+            ),
             theme::warning(),
         ));
     }

@@ -24,6 +24,12 @@ pub fn viewport_height(rows: u16) -> u16 {
 }
 
 pub fn init() -> std::io::Result<Tui> {
+    let rows = crossterm::terminal::size()?.1;
+    init_with_height(viewport_height(rows))
+}
+
+/// Like [`init`], with an inline viewport of `height` rows.
+pub fn init_with_height(height: u16) -> std::io::Result<Tui> {
     install_panic_hook();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
@@ -34,11 +40,10 @@ pub fn init() -> std::io::Result<Tui> {
         EnableBracketedPaste,
         PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
     )?;
-    let rows = crossterm::terminal::size()?.1;
     Terminal::with_options(
         CrosstermBackend::new(stdout()),
         TerminalOptions {
-            viewport: Viewport::Inline(viewport_height(rows)),
+            viewport: Viewport::Inline(height),
         },
     )
 }

@@ -217,7 +217,7 @@ fn render_composer(app: &App, frame: &mut Frame, area: Rect) {
     let text = if app.composer.is_empty() {
         Paragraph::new(Line::from(vec![
             Span::styled("› ", theme::user()),
-            Span::styled("Ask troupe to do something", theme::dim()),
+            Span::styled(composer_placeholder(app), theme::dim()),
         ]))
     } else {
         let lines: Vec<Line> = app
@@ -355,9 +355,10 @@ fn render_picker(
     let first = selected.saturating_sub(rows.saturating_sub(1));
     for (i, thread) in items.iter().enumerate().skip(first).take(rows) {
         let line = Line::raw(format!(
-            "{}  {:>3} turns  {}  {}",
+            "{}  {:>3} turn{}  {}  {}",
             crate::thread_view::short_id(&thread.id.to_string()),
             thread.turns,
+            if thread.turns == 1 { " " } else { "s" },
             sanitize_line(&thread.title),
             sanitize_line(&thread.cwd.display().to_string())
         ));
@@ -384,4 +385,15 @@ fn render_diff(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
         .title(" turn diff · ↑↓ PgUp PgDn scroll · Esc close ");
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
+}
+
+/// The empty composer's hint: a sub-agent's thread is talked to, not tasked.
+fn composer_placeholder(app: &App) -> String {
+    match app.threads.get(app.current).filter(|t| t.is_agent) {
+        Some(agent) => format!(
+            "Message {} (sent to this sub-agent)",
+            sanitize_line(&agent.path)
+        ),
+        None => "Ask troupe to do something".to_string(),
+    }
 }
