@@ -28,7 +28,8 @@ pub struct SessionFlags {
     /// When to ask before running a command.
     #[arg(short = 'a', long = "ask-for-approval", value_enum)]
     pub ask_for_approval: Option<ApprovalArg>,
-    /// Run outside a Git repository.
+    /// Let `exec` run outside a Git repository (the interactive UI opens anywhere and asks
+    /// whether to trust a new folder instead).
     #[arg(long = "skip-git-repo-check")]
     pub skip_git_repo_check: bool,
     /// Shortcut for `-s workspace-write` with low-friction approvals (`-a never` in `exec`,
