@@ -11,7 +11,7 @@ pub mod output;
 pub mod tool_input;
 pub mod writable;
 
-use crate::tool_orchestrator::shell_env::child_env;
+use crate::tool_orchestrator::shell_env::user_program_env;
 use crate::tool_orchestrator::unified_exec::sessions::EventSink;
 use futures::future::join_all;
 use output::{interpret, HookVerdict};
@@ -77,10 +77,7 @@ impl TurnHooks {
         for message in writable::writable_hook_warnings(settings) {
             events(EventMsg::Warning { message });
         }
-        let mut env = child_env(&settings.context.shell_env, std::env::vars());
-        if let Some(key) = &settings.provider.env_key {
-            env.remove(key);
-        }
+        let env = user_program_env(settings);
         Self {
             handlers: settings.hooks.handlers.clone(),
             max_stop_continuations: settings.hooks.max_stop_continuations,

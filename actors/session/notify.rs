@@ -4,6 +4,7 @@
 //! and a program that cannot start only costs a warning in the log.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 use troupe_messages::ids::ThreadId;
@@ -45,8 +46,9 @@ pub fn payload(
     serde_json::to_string(&notification).unwrap_or_default()
 }
 
-/// Starts `argv` + `payload` in the background; reaps it (or kills it after a minute).
-pub fn spawn(argv: &[String], payload: String, cwd: &Path) {
+/// Starts `argv` + `payload` in the background with exactly `env`; reaps it (or kills it after
+/// a minute).
+pub fn spawn(argv: &[String], payload: String, cwd: &Path, env: &BTreeMap<String, String>) {
     let Some((program, args)) = argv.split_first() else {
         return;
     };
@@ -55,6 +57,8 @@ pub fn spawn(argv: &[String], payload: String, cwd: &Path) {
         .args(args)
         .arg(payload)
         .current_dir(cwd)
+        .env_clear()
+        .envs(env)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

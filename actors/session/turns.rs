@@ -127,7 +127,8 @@ impl SessionState {
             inputs,
             last_message,
         );
-        super::notify::spawn(&self.settings.notify, payload, &self.settings.cwd);
+        let env = crate::tool_orchestrator::shell_env::user_program_env(&self.settings);
+        super::notify::spawn(&self.settings.notify, payload, &self.settings.cwd, &env);
     }
 
     /// Starts a turn; `inputs` empty means a compaction-only turn.

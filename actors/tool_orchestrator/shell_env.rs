@@ -3,13 +3,25 @@
 //! include-only globs, then set).
 
 use std::collections::BTreeMap;
-use troupe_messages::settings::{ShellEnvInherit, ShellEnvPolicy};
+use troupe_messages::settings::{SessionSettings, ShellEnvInherit, ShellEnvPolicy};
 
 /// Variables kept by `inherit = "core"`.
 const CORE_VARS: &[&str] = &[
     "HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG",
     "LC_ALL", "LC_CTYPE", "TERM",
 ];
+
+/// The environment of programs Troupe starts for the user outside the sandbox (hooks, the
+/// `notify` program): the commands' environment, and without the provider's key variable even
+/// when its name says nothing of a key (the policy's default excludes only `*KEY*`,
+/// `*SECRET*`, `*TOKEN*`).
+pub fn user_program_env(settings: &SessionSettings) -> BTreeMap<String, String> {
+    let mut env = child_env(&settings.context.shell_env, std::env::vars());
+    if let Some(key) = &settings.provider.env_key {
+        env.remove(key);
+    }
+    env
+}
 
 /// Builds the child environment from `parent` (usually `std::env::vars()`).
 pub fn child_env(

@@ -1,5 +1,5 @@
-//! What of the user's secrets a hook or a sandboxed command sees: hooks get the commands'
-//! scrubbed environment (no provider key), a sandboxed command cannot read Troupe's stored
+//! What of the user's secrets a hook, the `notify` program or a sandboxed command sees: hooks
+//! and `notify` get the commands' scrubbed environment (no provider key), a sandboxed command cannot read Troupe's stored
 //! keys (`$TROUPE_HOME/auth.json`, `.credentials.json`) by any path, and a hook whose program
 //! lies inside a writable root is named in a warning.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -46,6 +46,49 @@ fn a_hook_does_not_see_provider_keys() {
     }
     assert!(env.contains("HOOK_VISIBLE=plain-value"), "{env}");
     assert!(env.contains("PATH="), "{env}");
+}
+
+#[test]
+fn the_notify_program_does_not_see_provider_keys() {
+    let h = Harness::new(vec![MockResponse::text("done")]);
+    let dump = h.home.path().join("notify-env.txt");
+    let config = h.home.path().join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    // Top-level keys come before the first table.
+    let notify = format!(
+        "notify = [\"sh\", \"-c\", \"env > {}.tmp && mv {}.tmp {}\"]\n\n",
+        dump.display(),
+        dump.display(),
+        dump.display()
+    );
+    std::fs::write(&config, notify + &text).unwrap();
+    let out = h
+        .command()
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "-c",
+            "model_providers.mock.env_key=\"MOCK_PROVIDER_PASS\"",
+            "hi",
+        ])
+        .env("MOCK_PROVIDER_PASS", "test-key")
+        .env("OPENAI_API_KEY", "sk-openai-secret")
+        .env("GITHUB_TOKEN", "ghp-secret")
+        .env("NOTIFY_VISIBLE", "plain-value")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The program runs in the background after the turn; exec does not wait for it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !dump.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let env = std::fs::read_to_string(&dump).unwrap();
+    for secret in ["sk-openai-secret", "ghp-secret", "MOCK_PROVIDER_PASS"] {
+        assert!(!env.contains(secret), "{secret} reached notify:\n{env}");
+    }
+    assert!(env.contains("NOTIFY_VISIBLE=plain-value"), "{env}");
 }
 
 #[test]
