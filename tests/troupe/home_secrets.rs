@@ -117,20 +117,7 @@ echo end"#;
         r#"{"srv": {"access_token": "oauth-stored-secret"}}"#,
     )
     .unwrap();
-    let out = h
-        .command()
-        .args([
-            "exec",
-            "--skip-git-repo-check",
-            "-s",
-            "workspace-write",
-            "-a",
-            "never",
-            "read the keys",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let out = h.exec_under("workspace-write", "never", &["read the keys"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let output = tool_outputs(&h.mock.requests()[1].body)[0].clone();
     assert!(

@@ -255,20 +255,7 @@ fn exec_with_hook(decision: &str) -> (Harness, Internet, std::path::PathBuf, Str
             hook("PermissionRequest", Some("Bash"), &command, 10)
         ),
     );
-    let out = h
-        .command()
-        .args([
-            "exec",
-            "--skip-git-repo-check",
-            "-s",
-            "workspace-write",
-            "-a",
-            "on-request",
-            "fetch it",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let out = h.exec_under("workspace-write", "on-request", &["fetch it"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let output = tool_outputs(&h.mock.requests()[1].body)
         .last()
@@ -336,20 +323,7 @@ fn exec_probe(extra: &str, script_text: &str) -> String {
             hook("PermissionRequest", Some("Bash"), &command, 10)
         ),
     );
-    let out = h
-        .command()
-        .args([
-            "exec",
-            "--skip-git-repo-check",
-            "-s",
-            "workspace-write",
-            "-a",
-            "on-request",
-            "probe",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let out = h.exec_under("workspace-write", "on-request", &["probe"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let raw = tool_outputs(&h.mock.requests()[1].body)
         .last()

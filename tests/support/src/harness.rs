@@ -60,6 +60,23 @@ impl Harness {
         self.exec_with_stdin(args, None)
     }
 
+    /// Runs `troupe exec --skip-git-repo-check -s SANDBOX -a APPROVAL ARGS…` with stdin closed.
+    pub fn exec_under(&self, sandbox: &str, approval: &str, args: &[&str]) -> Output {
+        self.command()
+            .args([
+                "exec",
+                "--skip-git-repo-check",
+                "-s",
+                sandbox,
+                "-a",
+                approval,
+            ])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("troupe runs")
+    }
+
     pub fn exec_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
         let mut cmd = self.command();
         cmd.args(["exec", "--skip-git-repo-check", "-s", "danger-full-access"])
