@@ -21,6 +21,7 @@ pub mod process;
 pub mod profile;
 pub mod session_kill;
 pub mod spawn_trampoline;
+pub mod supervisor;
 pub mod zygote_wire;
 
 #[cfg(test)]

@@ -254,9 +254,15 @@ fn contained_command(
             std::io::Error::from(std::io::ErrorKind::NotFound)
         )
     })?;
+    // An unconfined command's tree has no namespace to die with: it runs under the
+    // supervisor (`supervisor.rs`). A confined one's helper takes its sandbox down itself.
+    let entry = match containment {
+        Containment::Group => crate::supervisor::SUPERVISE_ARG,
+        Containment::Session => crate::spawn_trampoline::SPAWN_ARG,
+    };
     let mut command = Command::new(trampoline);
     command
-        .arg(crate::spawn_trampoline::SPAWN_ARG)
+        .arg(entry)
         .arg(std::process::id().to_string())
         .arg(containment.as_arg())
         .arg("--")

@@ -31,16 +31,7 @@ pub fn run(args: &[OsString]) -> i32 {
             return 2;
         }
     };
-    // The user's file-creation mask, which the runtime replaced with a private one for its
-    // own files; the variable is not the command's.
-    if let Some(mask) = std::env::var_os(troupe_messages::file_mask::TRAMPOLINE_MASK_VAR) {
-        // SAFETY: this process is single-threaded: nothing reads the environment meanwhile.
-        unsafe { std::env::remove_var(troupe_messages::file_mask::TRAMPOLINE_MASK_VAR) };
-        if let Some(mask) = mask.to_str().and_then(|m| u32::from_str_radix(m, 8).ok()) {
-            // SAFETY: a plain syscall.
-            unsafe { libc::umask((mask & 0o777) as libc::mode_t) };
-        }
-    }
+    apply_user_mask();
     // SAFETY: plain syscalls on this single-threaded process.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
@@ -59,6 +50,24 @@ pub fn run(args: &[OsString]) -> i32 {
             return 126;
         }
     }
+    exec(&path, &argv)
+}
+
+/// Applies the user's file-creation mask, which the runtime replaced with a private one for
+/// its own files, and drops the variable that carried it (it is not the command's).
+pub(crate) fn apply_user_mask() {
+    if let Some(mask) = std::env::var_os(troupe_messages::file_mask::TRAMPOLINE_MASK_VAR) {
+        // SAFETY: this process is single-threaded: nothing reads the environment meanwhile.
+        unsafe { std::env::remove_var(troupe_messages::file_mask::TRAMPOLINE_MASK_VAR) };
+        if let Some(mask) = mask.to_str().and_then(|m| u32::from_str_radix(m, 8).ok()) {
+            // SAFETY: a plain syscall.
+            unsafe { libc::umask((mask & 0o777) as libc::mode_t) };
+        }
+    }
+}
+
+/// Execs `path` with `argv`; returns the exit code to leave with when that fails.
+pub(crate) fn exec(path: &CString, argv: &[CString]) -> i32 {
     let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     pointers.push(std::ptr::null());
     // SAFETY: `pointers` is a NULL-terminated array of C strings that outlive the call. The
@@ -81,21 +90,29 @@ pub fn run(args: &[OsString]) -> i32 {
 pub(crate) type Parsed = (libc::pid_t, Containment, CString, Vec<CString>);
 
 pub(crate) fn parse(args: &[OsString]) -> Result<Parsed, String> {
-    let usage = || {
+    parse_with(args, Containment::from_arg, || {
         format!(
             "usage: troupe-sandbox {SPAWN_ARG} PARENT_PID session|group -- PATH ARGV0 [ARGS...]"
         )
-    };
+    })
+}
+
+/// `PARENT_PID PLACEMENT -- PATH ARGV0 ARGS...`, the placement read by `placement`.
+pub(crate) fn parse_with<P>(
+    args: &[OsString],
+    placement: impl Fn(&str) -> Option<P>,
+    usage: impl Fn() -> String,
+) -> Result<(libc::pid_t, P, CString, Vec<CString>), String> {
     let parent = args
         .first()
         .and_then(|pid| pid.to_str())
         .and_then(|pid| pid.parse::<libc::pid_t>().ok())
-        .ok_or_else(usage)?;
+        .ok_or_else(&usage)?;
     let containment = args
         .get(1)
         .and_then(|arg| arg.to_str())
-        .and_then(Containment::from_arg)
-        .ok_or_else(usage)?;
+        .and_then(placement)
+        .ok_or_else(&usage)?;
     if args.get(2).map(|a| a.as_bytes()) != Some(b"--") || args.len() < 5 {
         return Err(usage());
     }

@@ -42,6 +42,7 @@ mod home_secrets;
 mod hooks_tools;
 mod hooks_turns;
 mod interrupt_output;
+mod kill_battery;
 mod mcp_cli;
 mod mcp_client;
 mod mcp_items;

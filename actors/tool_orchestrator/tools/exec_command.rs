@@ -254,6 +254,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     if let Some(proxy) = &proxy {
         env.extend(proxy.env());
     }
+    let spawn_argv = supervise_if_unconfined(&profile, spawn_argv, &cwd, &env);
     // Begin and end go the same way (straight to the session), so the end never overtakes.
     let exec = &ctx.services.exec;
     exec.begin(&ctx.call.call_id, &argv, &cwd);
@@ -314,4 +315,31 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
         // The turn is ending and has killed it (and reported its end).
         None => output::outcome(started, &collected, None, max_tokens),
     }
+}
+
+/// An unconfined session has no sandbox whose end takes its processes along: it runs under
+/// the supervisor, so what it starts dies with troupe even when troupe is killed outright.
+/// The spawner already gives it its own session (PTY) or group (pipes), which it keeps.
+fn supervise_if_unconfined(
+    profile: &troupe_messages::policy::PermissionProfile,
+    argv: Vec<String>,
+    cwd: &std::path::Path,
+    env: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    use troupe_messages::policy::PermissionProfile;
+    use troupe_sandbox::supervisor::{supervised_argv, Placement};
+    if !matches!(
+        profile,
+        PermissionProfile::Disabled | PermissionProfile::External { .. }
+    ) {
+        return argv;
+    }
+    let Some(program) = argv.first() else {
+        return argv;
+    };
+    let path_var = env.get("PATH").map(std::ffi::OsStr::new);
+    // A program that cannot be found stays as it was, so starting it fails as before.
+    troupe_sandbox::spawn_trampoline::resolve_program(std::ffi::OsStr::new(program), cwd, path_var)
+        .and_then(|resolved| supervised_argv(Placement::Keep, &resolved, &argv))
+        .unwrap_or(argv)
 }

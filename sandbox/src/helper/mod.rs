@@ -90,6 +90,9 @@ pub fn run_if_helper() {
     if first == Some(crate::spawn_trampoline::SPAWN_ARG.as_bytes()) {
         std::process::exit(crate::spawn_trampoline::run(&args[2..]));
     }
+    if first == Some(crate::supervisor::SUPERVISE_ARG.as_bytes()) {
+        std::process::exit(crate::supervisor::run(&args[2..]));
+    }
     if first == Some(crate::zygote_wire::ZYGOTE_ARG.as_bytes()) {
         std::process::exit(zygote::run(&args[2..]));
     }
