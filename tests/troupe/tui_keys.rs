@@ -1,5 +1,5 @@
 //! Keys a Codex user reaches for: `?` for the shortcut sheet, Tab to queue a message for
-//! after the running turn.
+//! after the running turn, Up through a history holding slash commands, Ctrl+R's search.
 
 use crate::tui_tmux::Tmux;
 use troupe_mock_model::MockResponse;
@@ -58,6 +58,61 @@ fn tab_during_a_turn_queues_the_message_for_after_it() {
         .expect("the queued message was sent");
     assert!(bodies[first_with].contains("first turn done"), "{bodies:?}");
     assert!(!bodies[1].contains("queued-follow-up"), "{bodies:?}");
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_exit(), 0);
+}
+
+/// Waits until the visible screen (not the scrollback) shows `text`.
+fn wait_on_screen(tmux: &Tmux, text: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let screen = tmux.screen();
+        if screen.contains(text) {
+            return screen;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "`{text}` never on screen:\n{screen}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn up_walks_past_a_slash_command_and_ctrl_r_finds_an_old_prompt() {
+    let h = Harness::new(vec![
+        MockResponse::text("first answer"),
+        MockResponse::text("second answer"),
+    ]);
+    let tmux = Tmux::start(&h, "history-search", &[]);
+    tmux.wait_for("Ask troupe to do something");
+    tmux.type_text("alpha one");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("first answer");
+    tmux.type_text("/status");
+    tmux.keys(&["Enter"]);
+    wait_on_screen(&tmux, "Ask troupe to do something");
+    // Up recalls `/status`, and Up again goes on to the prompt before it (the command popup
+    // does not take the keys of a recalled entry).
+    tmux.keys(&["Up"]);
+    wait_on_screen(&tmux, "› /status");
+    tmux.keys(&["Up"]);
+    wait_on_screen(&tmux, "› alpha one");
+    tmux.keys(&["C-u"]);
+    wait_on_screen(&tmux, "Ask troupe to do something");
+    tmux.keys(&["C-r"]);
+    wait_on_screen(&tmux, "reverse-i-search: ``");
+    tmux.type_text("alp");
+    let screen = wait_on_screen(&tmux, "reverse-i-search: `alp`");
+    assert!(screen.contains("› alpha one"), "{screen}");
+    // Enter keeps the match in the composer; a second Enter sends it.
+    tmux.keys(&["Enter"]);
+    wait_on_screen(&tmux, "Enter send");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("second answer");
+    let requests = h.mock.requests();
+    let last = requests.last().unwrap().body.to_string();
+    assert_eq!(last.matches("alpha one").count(), 2, "{last}");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
 }

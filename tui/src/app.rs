@@ -446,6 +446,13 @@ impl App {
         if !matches!(self.overlay, Overlay::None) {
             return self.overlay_key(key);
         }
+        if self.composer.search_prompt().is_some() {
+            // Ctrl+R's search takes every key until it ends (Enter keeps the match to edit).
+            if let ComposerOutcome::Submitted(text) = self.composer.handle_key(key) {
+                return self.submit_text(text);
+            }
+            return Vec::new();
+        }
         let primed = std::mem::take(&mut self.esc_primed);
         match key.code {
             KeyCode::Char('o') if ctrl => {
@@ -496,7 +503,12 @@ impl App {
         if let Some(actions) = self.completion_key(key) {
             return actions;
         }
-        let matches = slash::matching(self.composer.text());
+        // A recalled `/command` is history being walked, not a command being picked.
+        let matches = if self.composer.is_browsing_history() {
+            Vec::new()
+        } else {
+            slash::matching(self.composer.text())
+        };
         if !matches.is_empty() {
             match key.code {
                 KeyCode::Up => {

@@ -30,6 +30,19 @@ pub struct Composer {
     draft: String,
     /// Placeholder → pasted text.
     pastes: Vec<(String, String)>,
+    /// Ctrl+R's reverse incremental search through the history, while it runs.
+    search: Option<HistorySearch>,
+}
+
+/// A reverse incremental search: the text shown is the newest entry (older than the last
+/// match, on each Ctrl+R) containing the query; Esc puts back what was typed before.
+#[derive(Debug, Default)]
+struct HistorySearch {
+    query: String,
+    /// Index in the history of the entry shown.
+    matched: Option<usize>,
+    saved_text: String,
+    saved_cursor: usize,
 }
 
 impl Composer {
@@ -78,6 +91,7 @@ impl Composer {
         self.cursor = 0;
         self.pastes.clear();
         self.browsing = None;
+        self.search = None;
     }
 
     /// The cursor's (row, column) in display cells.
@@ -114,8 +128,34 @@ impl Composer {
         self.cursor += text.len();
     }
 
+    /// Whether Up/Down currently walk the history (a recalled entry is shown).
+    pub fn is_browsing_history(&self) -> bool {
+        self.browsing.is_some_and(|at| at < self.history.len())
+    }
+
+    /// The search's query and whether an entry matches it, while Ctrl+R's search runs.
+    pub fn search_prompt(&self) -> Option<(&str, bool)> {
+        self.search
+            .as_ref()
+            .map(|search| (search.query.as_str(), search.matched.is_some()))
+    }
+
     pub fn handle_key(&mut self, key: KeyEvent) -> ComposerOutcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.search.is_some() {
+            match self.search_key(key) {
+                Some(outcome) => return outcome,
+                // Any other key takes the match as the text and then does what it does.
+                None => self.search = None,
+            }
+        } else if ctrl && key.code == KeyCode::Char('r') {
+            self.search = Some(HistorySearch {
+                saved_text: self.text.clone(),
+                saved_cursor: self.cursor,
+                ..HistorySearch::default()
+            });
+            return ComposerOutcome::Edited;
+        }
         let newline = key
             .modifiers
             .intersects(KeyModifiers::SHIFT | KeyModifiers::ALT);
@@ -162,6 +202,66 @@ impl Composer {
             _ => return ComposerOutcome::Ignored,
         }
         ComposerOutcome::Edited
+    }
+
+    /// A key while the search runs; `None` when the key ends it and acts as usual.
+    fn search_key(&mut self, key: KeyEvent) -> Option<ComposerOutcome> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let search = self.search.as_mut()?;
+        match key.code {
+            KeyCode::Char('r') if ctrl => {
+                let before = search.matched.unwrap_or(self.history.len());
+                self.find_match(before);
+            }
+            KeyCode::Esc => self.cancel_search(),
+            KeyCode::Char('g' | 'c') if ctrl => self.cancel_search(),
+            // Enter keeps the match in the composer to be edited or sent.
+            KeyCode::Enter => {
+                self.search = None;
+                self.cursor = self.text.len();
+            }
+            KeyCode::Backspace => {
+                search.query.pop();
+                self.find_match(self.history.len());
+            }
+            KeyCode::Char(c) if !ctrl => {
+                search.query.push(c);
+                // The shown entry stays while it still matches.
+                let from = search.matched.map_or(self.history.len(), |at| at + 1);
+                self.find_match(from);
+            }
+            _ => return None,
+        }
+        Some(ComposerOutcome::Edited)
+    }
+
+    /// Shows the newest entry before index `before` that holds the query (the text is left
+    /// as it is when none does).
+    fn find_match(&mut self, before: usize) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        if search.query.is_empty() {
+            search.matched = None;
+            return;
+        }
+        let found = self.history[..before.min(self.history.len())]
+            .iter()
+            .rposition(|entry| entry.contains(&search.query));
+        if let Some(at) = found {
+            search.matched = Some(at);
+            let entry = self.history[at].clone();
+            self.set_text(&entry);
+        } else if before >= self.history.len() {
+            search.matched = None;
+        }
+    }
+
+    fn cancel_search(&mut self) {
+        if let Some(search) = self.search.take() {
+            self.text = search.saved_text;
+            self.cursor = search.saved_cursor;
+        }
     }
 
     fn submit(&mut self) -> ComposerOutcome {

@@ -63,3 +63,67 @@ fn editing_handles_wide_characters() {
     c.handle_key(key(KeyCode::Backspace));
     assert_eq!(c.text(), "日");
 }
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn with_history(entries: &[&str]) -> Composer {
+    let mut c = Composer::default();
+    c.load_history(entries.iter().map(|e| e.to_string()).collect());
+    c
+}
+
+#[test]
+fn ctrl_r_finds_the_newest_entry_holding_the_query_then_older_ones() {
+    let mut c = with_history(&["fix the parser", "run the tests", "fix the lexer"]);
+    type_text(&mut c, "draft");
+    c.handle_key(ctrl('r'));
+    assert_eq!(c.search_prompt(), Some(("", false)));
+    type_text(&mut c, "fix");
+    assert_eq!(c.text(), "fix the lexer");
+    assert_eq!(c.search_prompt(), Some(("fix", true)));
+    c.handle_key(ctrl('r'));
+    assert_eq!(c.text(), "fix the parser");
+    // No older match: the oldest one stays.
+    c.handle_key(ctrl('r'));
+    assert_eq!(c.text(), "fix the parser");
+    // Enter keeps it to edit; it is not sent.
+    assert_eq!(c.handle_key(key(KeyCode::Enter)), ComposerOutcome::Edited);
+    assert_eq!(c.search_prompt(), None);
+    assert_eq!(c.text(), "fix the parser");
+}
+
+#[test]
+fn esc_ends_the_search_with_the_text_typed_before_it() {
+    let mut c = with_history(&["run the tests"]);
+    type_text(&mut c, "draft");
+    c.handle_key(ctrl('r'));
+    type_text(&mut c, "tests");
+    assert_eq!(c.text(), "run the tests");
+    c.handle_key(key(KeyCode::Esc));
+    assert_eq!(c.text(), "draft");
+    assert_eq!(c.search_prompt(), None);
+}
+
+#[test]
+fn a_query_nothing_holds_is_failing_and_backspace_recovers() {
+    let mut c = with_history(&["run the tests"]);
+    c.handle_key(ctrl('r'));
+    type_text(&mut c, "testz");
+    assert_eq!(c.search_prompt(), Some(("testz", false)));
+    c.handle_key(key(KeyCode::Backspace));
+    assert_eq!(c.search_prompt(), Some(("test", true)));
+    assert_eq!(c.text(), "run the tests");
+}
+
+#[test]
+fn a_recalled_entry_counts_as_browsing_until_the_draft_is_back() {
+    let mut c = with_history(&["/compact"]);
+    assert!(!c.is_browsing_history());
+    c.handle_key(key(KeyCode::Up));
+    assert_eq!(c.text(), "/compact");
+    assert!(c.is_browsing_history());
+    c.handle_key(key(KeyCode::Down));
+    assert!(!c.is_browsing_history());
+}

@@ -7,6 +7,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Tab", "while a turn runs: queue the message for after it"),
     ("Shift/Alt+Enter · Ctrl+J", "new line"),
     ("↑ / ↓", "earlier / later messages (prompt history)"),
+    (
+        "Ctrl+R",
+        "search the prompt history (again: an older match)",
+    ),
     ("Ctrl+A / E / U", "line start / line end / clear the line"),
     ("/", "slash commands (/help lists them)"),
     ("@ · $", "complete a file path · a skill"),

@@ -96,6 +96,41 @@ pub fn line(app: &App, now: Instant) -> Line<'static> {
     Line::from(spans)
 }
 
+/// `line` cut to `width` cells, ending in `…` where something was cut off.
+pub fn fit(line: Line<'static>, width: u16) -> Line<'static> {
+    use unicode_width::UnicodeWidthStr;
+    let width = width as usize;
+    if line.width() <= width {
+        return line;
+    }
+    let room = width.saturating_sub(1);
+    let mut used = 0;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        let span_width = span.content.width();
+        if used + span_width <= room {
+            used += span_width;
+            spans.push(span);
+            continue;
+        }
+        let mut kept = String::new();
+        for ch in span.content.chars() {
+            let ch_width = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+            if used + ch_width > room {
+                break;
+            }
+            used += ch_width;
+            kept.push(ch);
+        }
+        spans.push(Span::styled(kept.trim_end().to_string(), span.style));
+        break;
+    }
+    if width > 0 {
+        spans.push(Span::styled("…", theme::dim()));
+    }
+    Line::from(spans)
+}
+
 /// `~/src/x` for a path under `$HOME`.
 fn short_path(path: &Path) -> String {
     if let Some(home) = std::env::var_os("HOME") {
@@ -130,3 +165,7 @@ pub fn git_branch(dir: &Path) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+#[path = "status_line_tests.rs"]
+mod tests;

@@ -25,7 +25,13 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
         Constraint::Length(1),
     ])
     .areas(area);
-    frame.render_widget(Paragraph::new(crate::status_line::line(app, now)), status);
+    frame.render_widget(
+        Paragraph::new(crate::status_line::fit(
+            crate::status_line::line(app, now),
+            status.width,
+        )),
+        status,
+    );
     if let Some(approval) = app.approvals.front() {
         render_approval(
             app,
@@ -75,7 +81,12 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
     }
     render_live(app, frame, live);
     render_composer(app, frame, composer);
-    let matches = slash::matching(app.composer.text());
+    let popup_hidden = app.composer.is_browsing_history() || app.composer.search_prompt().is_some();
+    let matches = if popup_hidden {
+        Vec::new()
+    } else {
+        slash::matching(app.composer.text())
+    };
     if !matches.is_empty() && live.height > 0 {
         let rows = (matches.len() as u16).min(live.height);
         let popup = Rect {
@@ -83,16 +94,22 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
             height: rows,
             ..live
         };
+        let selected = app.slash_selected.min(matches.len() - 1);
+        // The window scrolls with the selection, so no command is out of reach.
+        let first = (selected + 1).saturating_sub(rows as usize);
+        let name_width = matches.iter().map(|c| c.name().len()).max().unwrap_or(0);
         let lines: Vec<Line> = matches
             .iter()
             .enumerate()
+            .skip(first)
+            .take(rows as usize)
             .map(|(i, c)| {
-                let style = if i == app.slash_selected.min(matches.len() - 1) {
+                let style = if i == selected {
                     theme::selected()
                 } else {
                     theme::dim()
                 };
-                Line::styled(format!(" /{:<10} {}", c.name(), c.help()), style)
+                Line::styled(format!(" /{:<name_width$}  {}", c.name(), c.help()), style)
             })
             .collect();
         frame.render_widget(Clear, popup);
@@ -195,7 +212,17 @@ fn render_composer(app: &App, frame: &mut Frame, area: Rect) {
     let [rule, text_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
     let view = app.current_view();
-    let hint = if app.threads.get(app.current).is_some_and(|t| t.is_agent) {
+    let searching = app.composer.search_prompt().map(|(query, found)| {
+        let failing = if found || query.is_empty() {
+            ""
+        } else {
+            "failing "
+        };
+        format!(" {failing}reverse-i-search: `{query}` · Ctrl+R older · Enter keep · Esc cancel ")
+    });
+    let hint = if let Some(searching) = &searching {
+        searching.as_str()
+    } else if app.threads.get(app.current).is_some_and(|t| t.is_agent) {
         " typing to a sub-agent · Ctrl+T threads "
     } else if app.esc_primed {
         " Esc again to edit a previous message "
