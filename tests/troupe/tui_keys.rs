@@ -19,15 +19,7 @@ fn question_mark_on_an_empty_composer_opens_the_shortcut_sheet() {
     );
     // A `?` inside a message is just text.
     tmux.type_text("why?");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let screen = tmux.screen();
-        if screen.contains("› why?") {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{screen}");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    tmux.wait_on_screen("› why?");
     tmux.keys(&["C-c"]);
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
@@ -62,22 +54,6 @@ fn tab_during_a_turn_queues_the_message_for_after_it() {
     assert_eq!(tmux.wait_exit(), 0);
 }
 
-/// Waits until the visible screen (not the scrollback) shows `text`.
-fn wait_on_screen(tmux: &Tmux, text: &str) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let screen = tmux.screen();
-        if screen.contains(text) {
-            return screen;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "`{text}` never on screen:\n{screen}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn up_walks_past_a_slash_command_and_ctrl_r_finds_an_old_prompt() {
     let h = Harness::new(vec![
@@ -91,23 +67,23 @@ fn up_walks_past_a_slash_command_and_ctrl_r_finds_an_old_prompt() {
     tmux.wait_for("first answer");
     tmux.type_text("/status");
     tmux.keys(&["Enter"]);
-    wait_on_screen(&tmux, "Ask troupe to do something");
+    tmux.wait_on_screen("Ask troupe to do something");
     // Up recalls `/status`, and Up again goes on to the prompt before it (the command popup
     // does not take the keys of a recalled entry).
     tmux.keys(&["Up"]);
-    wait_on_screen(&tmux, "› /status");
+    tmux.wait_on_screen("› /status");
     tmux.keys(&["Up"]);
-    wait_on_screen(&tmux, "› alpha one");
+    tmux.wait_on_screen("› alpha one");
     tmux.keys(&["C-u"]);
-    wait_on_screen(&tmux, "Ask troupe to do something");
+    tmux.wait_on_screen("Ask troupe to do something");
     tmux.keys(&["C-r"]);
-    wait_on_screen(&tmux, "reverse-i-search: ``");
+    tmux.wait_on_screen("reverse-i-search: ``");
     tmux.type_text("alp");
-    let screen = wait_on_screen(&tmux, "reverse-i-search: `alp`");
+    let screen = tmux.wait_on_screen("reverse-i-search: `alp`");
     assert!(screen.contains("› alpha one"), "{screen}");
     // Enter keeps the match in the composer; a second Enter sends it.
     tmux.keys(&["Enter"]);
-    wait_on_screen(&tmux, "Enter send");
+    tmux.wait_on_screen("Enter send");
     tmux.keys(&["Enter"]);
     tmux.wait_for("second answer");
     let requests = h.mock.requests();

@@ -166,6 +166,21 @@ impl Tmux {
         }
     }
 
+    /// Waits until the visible screen (not the scrollback) shows `text`.
+    pub fn wait_on_screen(&self, text: &str) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("`{text}` never on screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Waits for troupe to exit and returns its exit code.
     pub fn wait_exit(&self) -> i32 {
         let deadline = Instant::now() + PATIENCE;
