@@ -6,6 +6,7 @@
 //! an await. Roots are registered the first time they use a collaboration tool.
 
 use super::paths::under;
+use crate::approvals::cache::ApprovalCache;
 use crate::locking::lock;
 use ractor::ActorRef;
 use std::collections::{HashMap, VecDeque};
@@ -115,6 +116,9 @@ struct TreeState {
     tokens: HashMap<ThreadId, (ThreadId, u64)>,
     /// Tasks reading each registered root's token counts.
     root_watchers: HashMap<ThreadId, AbortOnDropHandle<()>>,
+    /// "Approved for the session" answers, one memory per tree (by root): an answer given
+    /// to one agent holds for its siblings, its parent and its children.
+    approvals: HashMap<ThreadId, Arc<Mutex<ApprovalCache>>>,
 }
 
 /// The registry of agent trees of one runtime.
@@ -525,8 +529,17 @@ impl AgentTree {
         let mut state = lock(&self.state);
         state.roots.remove(&thread_id);
         state.root_watchers.remove(&thread_id);
+        state.approvals.remove(&thread_id);
         drop(state);
         sessions
+    }
+
+    /// The "approved for the session" memory of the tree `member` belongs to (`member` is
+    /// the thread itself for a root, or any thread above a starting agent).
+    pub fn tree_approvals(&self, member: ThreadId) -> Arc<Mutex<ApprovalCache>> {
+        let mut state = lock(&self.state);
+        let root = state.agents.get(&member).map_or(member, |node| node.root);
+        state.approvals.entry(root).or_default().clone()
     }
 
     /// Sends an op to a session, with an id naming the agent tree as its source.

@@ -48,6 +48,16 @@ pub(super) async fn start(
             (RolloutOpen::Append, meta, lines, warnings, true)
         }
     };
+    // "Approved for the session" holds for the whole agent tree the thread belongs to (a
+    // fork names its source as parent too, but is a tree of its own).
+    let tree_member = match (&meta.agent, meta.parent_thread_id) {
+        (Some(_), Some(parent)) => parent,
+        _ => args.thread_id,
+    };
+    let approval_memory = match &args.agents {
+        Some(tree) => tree.tree_approvals(tree_member),
+        None => Default::default(),
+    };
     let (recorder, _) = Actor::spawn_linked(
         None,
         RolloutRecorderActor,
@@ -159,6 +169,7 @@ pub(super) async fn start(
         tokens,
         skills: initial.skills,
         approvals: crate::approvals::SessionApprovals {
+            cache: approval_memory,
             rules: args.rules,
             grants: Arc::new(std::sync::Mutex::new(session_grants)),
             ..crate::approvals::SessionApprovals::default()

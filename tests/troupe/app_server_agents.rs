@@ -1,7 +1,7 @@
 //! Sub-agents seen by an app-server client that follows only the root of the tree: their
 //! approval requests reach it (naming the agent's thread) and its answers reach the agent;
 //! their reports to the root are `subAgentActivity` items, never `userMessage` items; and
-//! `troupe list` titles a sub-agent by its task.
+//! `troupe list` titles a sub-agent by its task; "approved for the session" holds for the tree.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::app_server_support::{harness, start, Transport};
@@ -147,4 +147,64 @@ async fn a_root_client_answers_its_sub_agents_approval_and_reads_its_report_as_a
             "{title}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approve_for_session_given_to_one_agent_holds_for_its_sibling() {
+    crate::use_sandbox_helper();
+    let harness = harness(vec![
+        MockResponse::tool_calls(vec![spawn_call("sp1", "t1", "sibling-one: log", "none")]),
+        wait_call("wt1"),
+        wait_call("wt2"),
+        MockResponse::tool_calls(vec![spawn_call("sp2", "t2", "sibling-two: log", "none")]),
+        wait_call("wt3"),
+        wait_call("wt4"),
+        MockResponse::text("root done"),
+    ]);
+    let same_command = ["sh", "-c", "echo ran >> tree-log"];
+    for marker in ["sibling-one", "sibling-two"] {
+        harness.mock.route(
+            marker,
+            vec![
+                MockResponse::shell(&format!("{marker}-c1"), &same_command),
+                MockResponse::text("logged"),
+            ],
+        );
+    }
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let root = client
+        .start_thread(
+            harness.workdir.path(),
+            json!({"sandbox": "workspace-write", "approvalPolicy": "untrusted"}),
+        )
+        .await;
+    client.start_turn(&root, "log twice").await;
+    let asked = client
+        .until(|m| m["method"] == "item/commandExecution/requestApproval")
+        .await;
+    let ask = asked.last().unwrap().clone();
+    assert!(
+        ask["params"]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("agent /root/t1"),
+        "{ask}"
+    );
+    client.send(json!({"id": ask["id"], "result": {"decision": "acceptForSession"}}));
+    let done = client
+        .until(|m| {
+            m["method"] == "item/commandExecution/requestApproval"
+                || (m["method"] == "turn/completed" && m["params"]["threadId"] == json!(root))
+        })
+        .await;
+    let last = done.last().unwrap();
+    assert_eq!(
+        last["method"], "turn/completed",
+        "the sibling asked again: {last}"
+    );
+    assert_eq!(last["params"]["turn"]["status"], "completed", "{last}");
+    let log = std::fs::read_to_string(harness.workdir.path().join("tree-log")).unwrap();
+    assert_eq!(log, "ran\nran\n", "both siblings ran the command");
 }
