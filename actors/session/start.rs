@@ -172,7 +172,6 @@ pub(super) async fn start(
             cache: approval_memory,
             rules: args.rules,
             grants: Arc::new(std::sync::Mutex::new(session_grants)),
-            ..crate::approvals::SessionApprovals::default()
         },
     };
     if resumed && !is_agent {
