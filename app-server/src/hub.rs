@@ -32,11 +32,35 @@ fn request(err: impl ToString) -> HubError {
 /// A loaded thread: its pump's mailbox and what its responses need.
 pub struct LiveThread {
     pub control: mpsc::UnboundedSender<Control>,
-    pub settings: SessionSettings,
+    /// Shared with the pump, which applies `turn/start`'s overrides.
+    settings: Arc<Mutex<ThreadSettings>>,
     pub rollout_path: PathBuf,
     pub forked_from: Option<String>,
     /// Becomes true once the pump has ended and the session has stopped.
     pub stopped: tokio::sync::watch::Receiver<bool>,
+}
+
+impl LiveThread {
+    /// The thread's settings now (after any `turn/start` overrides).
+    pub fn settings(&self) -> SessionSettings {
+        self.current().resolved
+    }
+
+    /// What its clients asked for, and what that resolved to.
+    pub fn current(&self) -> ThreadSettings {
+        match self.settings.lock() {
+            Ok(current) => current.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
+
+/// A thread's settings as its clients asked for them (`thread/start`, then each `turn/start`'s
+/// overrides on top) and as the configuration resolved that request.
+#[derive(Debug, Clone)]
+pub struct ThreadSettings {
+    pub ask: SettingsRequest,
+    pub resolved: SessionSettings,
 }
 
 /// Thread settings a client asked for.
@@ -139,23 +163,14 @@ impl Hub {
     /// Starts a thread; its pump runs until the thread stops.
     pub async fn start_thread(
         &self,
-        settings: SessionSettings,
+        settings: ThreadSettings,
     ) -> Result<(String, Arc<LiveThread>), HubError> {
         let client = self
             .runtime
-            .start_thread(settings.clone())
+            .start_thread(settings.resolved.clone())
             .await
             .map_err(request)?;
-        Ok(self.adopt(client, settings, None))
-    }
-
-    fn adopt(
-        &self,
-        client: troupe_actors::runtime::ThreadClient,
-        settings: SessionSettings,
-        forked_from: Option<String>,
-    ) -> (String, Arc<LiveThread>) {
-        self.adopt_pump(client, settings, forked_from, None)
+        Ok(self.adopt_pump(client, settings, None, None))
     }
 
     /// [`Self::adopt`]; with `attached`, the client watches a session another owns (its
@@ -163,18 +178,19 @@ impl Hub {
     fn adopt_pump(
         &self,
         client: troupe_actors::runtime::ThreadClient,
-        settings: SessionSettings,
+        settings: ThreadSettings,
         forked_from: Option<String>,
         attached: Option<Vec<troupe_messages::rollout::RolloutLine>>,
     ) -> (String, Arc<LiveThread>) {
-        let window = troupe_actors::turn::tokens::context_window(&settings);
+        let window = troupe_actors::turn::tokens::context_window(&settings.resolved);
+        let settings = Arc::new(Mutex::new(settings));
         let thread_id = client.handle.thread_id.to_string();
         let rollout_path = client.handle.rollout_path.clone();
         let (control, inbox) = mpsc::unbounded_channel();
         let (stopped_tx, stopped) = tokio::sync::watch::channel(false);
         let live = Arc::new(LiveThread {
             control,
-            settings,
+            settings: settings.clone(),
             rollout_path,
             forked_from,
             stopped,
@@ -183,7 +199,8 @@ impl Hub {
             threads.insert(thread_id.clone(), live.clone());
         }
         let mut pump = Pump::new(thread_id.clone(), client, self.approvals.clone())
-            .with_context_window(window);
+            .with_context_window(window)
+            .with_settings(settings);
         if let Some(lines) = attached {
             pump = pump.attached(&lines);
         }
@@ -255,10 +272,14 @@ impl Hub {
                 "thread {thread_id} is archived; unarchive it first"
             )));
         }
-        let settings = self.settings(&SettingsRequest {
+        let ask = SettingsRequest {
             cwd: Some(PathBuf::from(&summary.cwd)),
             ..Default::default()
-        })?;
+        };
+        let settings = ThreadSettings {
+            resolved: self.settings(&ask)?,
+            ask,
+        };
         let dormant = self
             .dormant
             .lock()
@@ -276,7 +297,10 @@ impl Hub {
             None => {
                 let client = self
                     .runtime
-                    .resume_thread(settings.clone(), PathBuf::from(&summary.rollout_path))
+                    .resume_thread(
+                        settings.resolved.clone(),
+                        PathBuf::from(&summary.rollout_path),
+                    )
                     .await
                     .map_err(request)?;
                 (client, None)
@@ -377,9 +401,9 @@ impl Hub {
             turns,
             model_provider: loaded
                 .as_ref()
-                .map(|l| l.settings.provider.id.clone())
+                .map(|l| l.settings().provider.id)
                 .unwrap_or_else(|| summary.model_provider.clone()),
-            model: loaded.as_ref().map(|l| l.settings.model.clone()),
+            model: loaded.as_ref().map(|l| l.settings().model),
             source: source_of(summary),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,
@@ -404,16 +428,17 @@ impl Hub {
 
     /// The wire thread of a live thread that may not be indexed yet (just started).
     pub fn live_wire_thread(&self, thread_id: &str, live: &LiveThread) -> Thread {
+        let settings = live.settings();
         let now = crate::wire::now_ms() / 1000;
         Thread {
             id: thread_id.to_string(),
             session_id: thread_id.to_string(),
             path: Some(live.rollout_path.display().to_string()),
-            cwd: live.settings.cwd.display().to_string(),
+            cwd: settings.cwd.display().to_string(),
             status: ThreadStatus::Idle,
             turns: Vec::new(),
-            model_provider: live.settings.provider.id.clone(),
-            model: Some(live.settings.model.clone()),
+            model_provider: settings.provider.id.clone(),
+            model: Some(settings.model.clone()),
             source: SessionSource::Named("appServer".into()),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,

@@ -15,6 +15,7 @@ pub mod slice;
 mod token_file;
 pub mod translate;
 pub mod transport;
+pub mod turn_settings;
 pub mod web;
 pub mod wire;
 

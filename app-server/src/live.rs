@@ -113,6 +113,8 @@ pub enum Control {
         client: ClientSink,
         id: Value,
         input: Vec<UserInput>,
+        /// `turn/start`'s overrides, resolved: applied just before the input.
+        overrides: Option<Box<crate::turn_settings::TurnOverrides>>,
     },
     Steer {
         client: ClientSink,
@@ -201,6 +203,8 @@ pub struct Pump {
     turn_waiters: Vec<(ClientSink, Value)>,
     /// The session is another's (a sub-agent its parent holds): never stopped from here.
     attached: bool,
+    /// The thread's settings, shared with its `LiveThread`; `turn/start` overrides land here.
+    settings: Option<Arc<std::sync::Mutex<crate::hub::ThreadSettings>>>,
 }
 
 impl Pump {
@@ -232,7 +236,17 @@ impl Pump {
             approvals,
             turn_waiters: Vec::new(),
             attached: false,
+            settings: None,
         }
+    }
+
+    /// Where `turn/start`'s overrides are kept once applied.
+    pub fn with_settings(
+        mut self,
+        settings: Arc<std::sync::Mutex<crate::hub::ThreadSettings>>,
+    ) -> Self {
+        self.settings = Some(settings);
+        self
     }
 
     /// Token usage notifications carry the model's context window.
@@ -472,13 +486,32 @@ impl Pump {
                 }
             }
             Control::Unsubscribe { conn } => self.subscribers.retain(|c| c.conn != conn),
-            Control::StartTurn { client, id, input } => {
+            Control::StartTurn {
+                client,
+                id,
+                input,
+                overrides,
+            } => {
                 if self.translator.current_turn().is_some() || !self.turn_waiters.is_empty() {
                     client.send(wire::error(
                         &id,
                         "a turn is already running on this thread; use turn/steer to add input",
                     ));
                     return;
+                }
+                if let Some(overrides) = overrides {
+                    let update = Box::new(overrides.update());
+                    if let Err(err) = self.thread.submit(Op::UpdateTurnSettings { update }) {
+                        client.send(wire::error(&id, err.to_string()));
+                        return;
+                    }
+                    if let Some(shared) = &self.settings {
+                        let applied = overrides.into_thread_settings();
+                        match shared.lock() {
+                            Ok(mut current) => *current = applied,
+                            Err(poisoned) => *poisoned.into_inner() = applied,
+                        }
+                    }
                 }
                 self.subscribe(&client);
                 self.translator.expect_input(input.clone());

@@ -1,6 +1,8 @@
 //! One connection's requests: parse params in Codex's shapes, act on the hub, answer.
 
-use crate::hub::{check_thread_id, sandbox_policy, Hub, HubError, LiveThread, SettingsRequest};
+use crate::hub::{
+    check_thread_id, sandbox_policy, Hub, HubError, LiveThread, SettingsRequest, ThreadSettings,
+};
 use crate::live::{ClientSink, Control};
 use crate::protocol::*;
 use crate::wire::{self, invalid_params};
@@ -107,12 +109,7 @@ fn settings_request(
         cwd: cwd.map(PathBuf::from),
         model,
         model_provider,
-        approval_policy: approval.map(|a| match a {
-            AskForApproval::Untrusted => p::AskForApproval::UnlessTrusted,
-            AskForApproval::OnFailure => p::AskForApproval::OnFailure,
-            AskForApproval::OnRequest => p::AskForApproval::OnRequest,
-            AskForApproval::Never => p::AskForApproval::Never,
-        }),
+        approval_policy: approval.map(approval_policy),
         sandbox_mode: sandbox.map(|s| match s {
             SandboxMode::ReadOnly => p::SandboxMode::ReadOnly,
             SandboxMode::WorkspaceWrite => p::SandboxMode::WorkspaceWrite,
@@ -120,6 +117,17 @@ fn settings_request(
         }),
         raw,
     })
+}
+
+/// Codex's approval policy as Troupe's.
+pub fn approval_policy(policy: AskForApproval) -> troupe_messages::policy::AskForApproval {
+    use troupe_messages::policy::AskForApproval as Policy;
+    match policy {
+        AskForApproval::Untrusted => Policy::UnlessTrusted,
+        AskForApproval::OnFailure => Policy::OnFailure,
+        AskForApproval::OnRequest => Policy::OnRequest,
+        AskForApproval::Never => Policy::Never,
+    }
 }
 
 /// A JSON value as a TOML value for a `key=value` override.
@@ -147,16 +155,17 @@ fn toml_value(value: &Value) -> Result<String, String> {
 
 fn opened(hub: &Hub, thread: Thread, live: &LiveThread) -> ThreadOpenedResponse {
     let _ = hub;
+    let settings = live.settings();
     ThreadOpenedResponse {
         thread,
-        model: live.settings.model.clone(),
-        model_provider: live.settings.provider.id.clone(),
-        cwd: live.settings.cwd.display().to_string(),
-        approval_policy: serde_json::to_value(live.settings.approval_policy).unwrap_or(Value::Null),
+        model: settings.model.clone(),
+        model_provider: settings.provider.id.clone(),
+        cwd: settings.cwd.display().to_string(),
+        approval_policy: serde_json::to_value(settings.approval_policy).unwrap_or(Value::Null),
         approvals_reviewer: "user".into(),
-        sandbox: sandbox_policy(&live.settings),
+        sandbox: sandbox_policy(&settings),
         instruction_sources: Vec::new(),
-        reasoning_effort: None,
+        reasoning_effort: settings.context.reasoning_effort.clone(),
     }
 }
 
@@ -175,7 +184,10 @@ async fn thread_start(
         params.sandbox,
         params.config,
     )?;
-    let settings = hub.settings(&ask).map_err(err)?;
+    let settings = ThreadSettings {
+        resolved: hub.settings(&ask).map_err(err)?,
+        ask,
+    };
     let (thread_id, live) = hub.start_thread(settings).await.map_err(err)?;
     let thread = hub.live_wire_thread(&thread_id, &live);
     let response = value(opened(hub, thread.clone(), &live))?;
@@ -393,18 +405,14 @@ async fn turn_start(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Val
         if params.input.is_empty() {
             return Err("Invalid request: `input` is empty".to_string());
         }
-        if params.model.is_some() || params.cwd.is_some() || params.approval_policy.is_some() {
-            return Err(
-                "per-turn overrides (model, cwd, approvalPolicy) are not supported by Troupe's app-server yet; start a thread with them"
-                    .to_string(),
-            );
-        }
         let live = hub.thread(&params.thread_id).await.map_err(err)?;
+        let overrides = crate::turn_settings::resolve(hub, &live, &params)?.map(Box::new);
         live.control
             .send(Control::StartTurn {
                 client: client.clone(),
                 id: id.clone(),
                 input: params.input,
+                overrides,
             })
             .map_err(|_| "the thread has stopped".to_string())
     }

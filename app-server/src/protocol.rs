@@ -427,6 +427,8 @@ pub enum ThreadItem {
     },
 }
 
+/// `turn/start`: the input, and settings for this turn and the following ones (`null` or
+/// absent keeps the thread's).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnStartParams {
@@ -438,6 +440,57 @@ pub struct TurnStartParams {
     pub cwd: Option<String>,
     #[serde(default)]
     pub approval_policy: Option<AskForApproval>,
+    #[serde(default)]
+    pub sandbox_policy: Option<SandboxPolicyParam>,
+    /// The reasoning effort sent as `reasoning.effort`.
+    #[serde(default)]
+    pub effort: Option<String>,
+    /// A JSON Schema the final answer of this turn (only) must follow.
+    #[serde(default)]
+    pub output_schema: Option<Value>,
+    /// Deprecated in Codex: it selects no style there either, so it changes nothing.
+    #[serde(default)]
+    pub personality: Option<String>,
+    /// Only `user` (Troupe asks the client); anything else is refused.
+    #[serde(default)]
+    pub approvals_reviewer: Option<String>,
+    /// Refused when set: Troupe requests no reasoning summary mode of its own.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Refused when set: Troupe sends no service tier.
+    #[serde(default)]
+    pub service_tier: Option<String>,
+    #[serde(default)]
+    pub service_tier_for_turn: Option<String>,
+}
+
+/// A sandbox policy a client asks for (Codex's `SandboxPolicy`, with its defaults).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum SandboxPolicyParam {
+    DangerFullAccess,
+    #[serde(rename_all = "camelCase")]
+    ReadOnly {
+        #[serde(default)]
+        network_access: bool,
+    },
+    /// Refused: Troupe always confines commands itself.
+    #[serde(rename_all = "camelCase")]
+    ExternalSandbox {
+        #[serde(default)]
+        network_access: Option<Value>,
+    },
+    #[serde(rename_all = "camelCase")]
+    WorkspaceWrite {
+        #[serde(default)]
+        writable_roots: Vec<String>,
+        #[serde(default)]
+        network_access: bool,
+        #[serde(default)]
+        exclude_tmpdir_env_var: bool,
+        #[serde(default)]
+        exclude_slash_tmp: bool,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

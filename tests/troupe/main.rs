@@ -16,6 +16,7 @@ mod app_server;
 mod app_server_agents;
 mod app_server_items;
 mod app_server_live;
+mod app_server_overrides;
 mod app_server_threads;
 mod app_server_token;
 mod approval_flow;

@@ -44,8 +44,19 @@ pub struct Server {
 
 /// `troupe app-server` for this harness, listening on `transport`.
 pub async fn start(harness: &Harness, transport: Transport, extra: &[&str]) -> Server {
+    start_with_env(harness, transport, extra, &[]).await
+}
+
+/// [`start`] with extra environment variables for the server.
+pub async fn start_with_env(
+    harness: &Harness,
+    transport: Transport,
+    extra: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_troupe"));
-    cmd.env("TROUPE_HOME", harness.home.path())
+    cmd.envs(env.iter().copied())
+        .env("TROUPE_HOME", harness.home.path())
         .env(KEY_VAR, "test-key")
         .current_dir(harness.workdir.path())
         .arg("app-server")
