@@ -16,6 +16,9 @@ use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::threads::ThreadSummary;
 
+/// Codex's `ThreadHistoryMode` for threads whose turns come whole (no paginated listing).
+const HISTORY_MODE: &str = "legacy";
+
 /// How long a closing server waits for its threads to record their turns' ends.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -392,11 +395,13 @@ impl Hub {
             None => ThreadStatus::NotLoaded,
         };
         let created_at = crate::wire::parse_time_ms(&summary.created_at) / 1000;
+        let cwd = summary.cwd.display().to_string();
+        let updated_at = summary.updated_at_ms / 1000;
         Thread {
             id: summary.id.to_string(),
             session_id: summary.id.to_string(),
             path: Some(summary.rollout_path.display().to_string()),
-            cwd: summary.cwd.display().to_string(),
+            cwd,
             status,
             turns,
             model_provider: loaded
@@ -404,6 +409,9 @@ impl Hub {
                 .map(|l| l.settings().provider.id)
                 .unwrap_or_else(|| summary.model_provider.clone()),
             model: loaded.as_ref().map(|l| l.settings().model),
+            reasoning_effort: loaded
+                .as_ref()
+                .and_then(|l| l.settings().context.reasoning_effort),
             source: source_of(summary),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,
@@ -421,20 +429,34 @@ impl Hub {
                 .filter(|_| summary.task_path.is_some())
                 .map(|id| id.to_string()),
             agent_nickname: summary.nickname.clone(),
+            agent_role: None,
             created_at,
-            updated_at: summary.updated_at_ms / 1000,
+            updated_at,
+            recency_at: Some(updated_at),
+            git_info: crate::thread_fields::git_info(&summary.rollout_path).await,
+            history_mode: HISTORY_MODE.into(),
+            originator: None,
+            thread_source: None,
         }
     }
 
     /// The wire thread of a live thread that may not be indexed yet (just started).
-    pub fn live_wire_thread(&self, thread_id: &str, live: &LiveThread) -> Thread {
+    pub async fn live_wire_thread(&self, thread_id: &str, live: &LiveThread) -> Thread {
         let settings = live.settings();
         let now = crate::wire::now_ms() / 1000;
+        let cwd = settings.cwd.display().to_string();
         Thread {
+            reasoning_effort: settings.context.reasoning_effort.clone(),
+            agent_role: None,
+            recency_at: Some(now),
+            git_info: crate::thread_fields::git_info(&live.rollout_path).await,
+            history_mode: HISTORY_MODE.into(),
+            originator: None,
+            thread_source: None,
             id: thread_id.to_string(),
             session_id: thread_id.to_string(),
             path: Some(live.rollout_path.display().to_string()),
-            cwd: settings.cwd.display().to_string(),
+            cwd,
             status: ThreadStatus::Idle,
             turns: Vec::new(),
             model_provider: settings.provider.id.clone(),

@@ -565,7 +565,7 @@ impl Pump {
             } => {
                 let running = self.translator.current_turn() == Some(turn_id.as_str());
                 let reply = if !running {
-                    if parse_turn_id(&turn_id).is_none() {
+                    if parse_turn_id(&self.thread_id, &turn_id).is_none() {
                         wire::error(&id, format!("invalid turn id: {turn_id}"))
                     } else {
                         wire::error(&id, format!("turn {turn_id} is not running"))

@@ -166,6 +166,31 @@ fn opened(hub: &Hub, thread: Thread, live: &LiveThread) -> ThreadOpenedResponse 
         sandbox: sandbox_policy(&settings),
         instruction_sources: Vec::new(),
         reasoning_effort: settings.context.reasoning_effort.clone(),
+        service_tier: None,
+        disabled_plugin_ids: Vec::new(),
+    }
+}
+
+/// `thread/resume`'s answer: the opened thread and its collaboration mode.
+fn resumed(hub: &Hub, thread: Thread, live: &LiveThread) -> ThreadResumeResponse {
+    use troupe_messages::policy::CollaborationMode as Mode;
+    let settings = live.settings();
+    let mode = match settings.context.collaboration_mode {
+        Mode::Plan => "plan",
+        Mode::Default => "default",
+    };
+    ThreadResumeResponse {
+        opened: opened(hub, thread, live),
+        collaboration_mode: Some(CollaborationMode {
+            mode: mode.into(),
+            settings: CollaborationModeSettings {
+                model: settings.model.clone(),
+                reasoning_effort: settings.context.reasoning_effort.clone(),
+                developer_instructions: settings.context.developer_instructions.clone(),
+            },
+        }),
+        items_backwards_cursor: None,
+        turns_backwards_cursor: None,
     }
 }
 
@@ -189,7 +214,7 @@ async fn thread_start(
         ask,
     };
     let (thread_id, live) = hub.start_thread(settings).await.map_err(err)?;
-    let thread = hub.live_wire_thread(&thread_id, &live);
+    let thread = hub.live_wire_thread(&thread_id, &live).await;
     let response = value(opened(hub, thread.clone(), &live))?;
     // The response first, then `thread/started`, then the thread's events: the pump sends
     // all three, in that order, to this client.
@@ -224,7 +249,7 @@ async fn thread_resume(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: 
         let live = hub.thread(&params.thread_id).await.map_err(err)?;
         let summary = hub.summary(&params.thread_id).map_err(err)?;
         let thread = hub.wire_thread(&summary, !params.exclude_turns).await;
-        let response = value(opened(hub, thread, &live))?;
+        let response = value(resumed(hub, thread, &live))?;
         live.control
             .send(Control::Subscribe {
                 client: client.clone(),
@@ -249,7 +274,7 @@ async fn thread_fork(
     let params: ThreadForkParams = parse(params)?;
     let at_turn = match &params.last_turn_id {
         Some(turn) => Some(
-            crate::translate::parse_turn_id(turn)
+            crate::translate::parse_turn_id(&params.thread_id, turn)
                 .ok_or_else(|| format!("invalid turn id: {turn}"))?
                 .0,
         ),
@@ -319,6 +344,7 @@ async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
     value(ThreadListResponse {
         data,
         next_cursor: (next < summaries.len()).then(|| next.to_string()),
+        backwards_cursor: None,
     })
 }
 

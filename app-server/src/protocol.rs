@@ -102,6 +102,40 @@ pub struct ThreadOpenedResponse {
     pub sandbox: SandboxPolicy,
     pub instruction_sources: Vec<String>,
     pub reasoning_effort: Option<String>,
+    /// Always null: Troupe sends no service tier.
+    pub service_tier: Option<String>,
+    /// Troupe has no plugins: always empty.
+    pub disabled_plugin_ids: Vec<String>,
+}
+
+/// What `thread/resume` answers: the opened thread and its collaboration mode.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadResumeResponse {
+    #[serde(flatten)]
+    pub opened: ThreadOpenedResponse,
+    pub collaboration_mode: Option<CollaborationMode>,
+    /// Always null: the turns are in `thread.turns` (history mode `legacy`: Troupe has no
+    /// paginated turn and item listing).
+    pub items_backwards_cursor: Option<String>,
+    pub turns_backwards_cursor: Option<String>,
+}
+
+/// Codex's `CollaborationMode`: `default` (do the work) or `plan`, with the model settings.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CollaborationMode {
+    /// `default` or `plan`.
+    pub mode: String,
+    pub settings: CollaborationModeSettings,
+}
+
+/// Codex's collaboration-mode `Settings` (snake_case on the wire).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CollaborationModeSettings {
+    pub model: String,
+    pub reasoning_effort: Option<String>,
+    pub developer_instructions: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -173,6 +207,8 @@ pub struct ThreadListParams {
 pub struct ThreadListResponse {
     pub data: Vec<Thread>,
     pub next_cursor: Option<String>,
+    /// Always null: Troupe lists newest first only (no `sortDirection` to reverse).
+    pub backwards_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -204,10 +240,32 @@ pub struct Thread {
     pub parent_thread_id: Option<String>,
     /// A sub-agent's readable name.
     pub agent_nickname: Option<String>,
+    /// Always null: the rollout does not keep a sub-agent's role.
+    pub agent_role: Option<String>,
     /// Unix seconds.
     pub created_at: i64,
     /// Unix seconds.
     pub updated_at: i64,
+    /// Unix seconds, what a list is ordered by (the last update).
+    pub recency_at: Option<i64>,
+    /// The Git state of `cwd` when the thread started (no remote URL is recorded).
+    pub git_info: Option<GitInfo>,
+    /// `legacy`: every turn comes whole in `turns` (no paginated listing).
+    pub history_mode: String,
+    /// Always null: the rollout does not record which client started the thread.
+    pub originator: Option<String>,
+    /// The configured effort when loaded; null otherwise.
+    pub reasoning_effort: Option<String>,
+    /// Always null (Codex's analytics classification).
+    pub thread_source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GitInfo {
+    pub sha: Option<String>,
+    pub branch: Option<String>,
+    pub origin_url: Option<String>,
 }
 
 /// Where a thread came from (Codex's `SessionSource`): `"appServer"`, or a sub-agent spawned
@@ -290,6 +348,9 @@ pub struct Turn {
     pub started_at: Option<i64>,
     pub completed_at: Option<i64>,
     pub duration_ms: Option<i64>,
+    /// The first turn of the chain of work that led to this one: every turn a client or the
+    /// runtime starts is its own root.
+    pub root_turn_id: Option<String>,
 }
 
 /// One user input piece.
@@ -647,6 +708,8 @@ pub struct ItemCompletedNotification {
     pub thread_id: String,
     pub turn_id: String,
     pub completed_at_ms: i64,
+    /// Always null: Troupe does not count an item's content tokens.
+    pub content_token_count: Option<u64>,
     pub item: ThreadItem,
 }
 
@@ -702,6 +765,8 @@ pub struct TokenUsageBreakdown {
     pub cached_input_tokens: i64,
     pub output_tokens: i64,
     pub reasoning_output_tokens: i64,
+    /// Always 0: Troupe does not count cache writes apart (Anthropic's are in `inputTokens`).
+    pub cache_write_input_tokens: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

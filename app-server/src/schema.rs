@@ -22,7 +22,7 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
         (
             "thread/resume",
             "response",
-            schema_for!(ThreadOpenedResponse),
+            schema_for!(ThreadResumeResponse),
         ),
         ("thread/fork", "params", schema_for!(ThreadForkParams)),
         ("thread/fork", "response", schema_for!(ThreadOpenedResponse)),

@@ -19,7 +19,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::{AbortReason, EventMsg};
-use troupe_messages::ids::TurnId;
 
 /// What one event becomes on the wire.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,15 +42,7 @@ pub enum Out {
     },
 }
 
-/// A wire turn id from the runtime's turn number.
-pub fn turn_wire_id(turn: TurnId) -> String {
-    format!("turn-{}", turn.0)
-}
-
-/// The runtime's turn number from a wire turn id.
-pub fn parse_turn_id(wire: &str) -> Option<TurnId> {
-    wire.strip_prefix("turn-")?.parse().ok().map(TurnId)
-}
+pub use crate::turn_ids::{parse_turn_id, turn_wire_id};
 
 pub(crate) struct OpenTurn {
     id: String,
@@ -135,6 +126,7 @@ impl Translator {
             started_at: Some(t.started_ms / 1000),
             completed_at: None,
             duration_ms: None,
+            root_turn_id: Some(t.id.clone()),
         })
     }
 
@@ -186,6 +178,7 @@ impl Translator {
                 thread_id: self.thread_id.clone(),
                 turn_id,
                 completed_at_ms: now_ms,
+                content_token_count: None,
                 item,
             },
         )
@@ -212,7 +205,7 @@ impl Translator {
         let mut out = Vec::new();
         match msg {
             EventMsg::TurnStarted { turn_id } => {
-                let id = turn_wire_id(*turn_id);
+                let id = turn_wire_id(&self.thread_id, *turn_id);
                 self.turn = Some(OpenTurn {
                     id: id.clone(),
                     started_ms: now_ms,
@@ -691,6 +684,7 @@ impl Translator {
         };
         self.waiting.clear();
         let turn = Turn {
+            root_turn_id: Some(open.id.clone()),
             id: open.id,
             items: open.items,
             items_view: TurnItemsView::Full,
@@ -709,10 +703,31 @@ impl Translator {
                 "turn/completed",
                 &TurnNotification {
                     thread_id: self.thread_id.clone(),
-                    turn,
+                    turn: summary_view(turn),
                 },
             ),
         ]
+    }
+}
+
+/// A finished turn as `turn/completed` carries it (Codex's summary view): the final agent
+/// message only, or no items (`notLoaded`) when the turn ended without one; the whole turn
+/// is what `thread/read` and `thread/resume` return.
+fn summary_view(turn: Turn) -> Turn {
+    let last_message = turn
+        .items
+        .iter()
+        .rev()
+        .find(|item| matches!(item, ThreadItem::AgentMessage { .. }))
+        .cloned();
+    let (items, items_view) = match last_message {
+        Some(message) => (vec![message], TurnItemsView::Summary),
+        None => (Vec::new(), TurnItemsView::NotLoaded),
+    };
+    Turn {
+        items,
+        items_view,
+        ..turn
     }
 }
 

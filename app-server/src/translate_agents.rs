@@ -47,7 +47,7 @@ impl Translator {
         match msg {
             EventMsg::TurnStarted { turn_id } => {
                 self.agent_turns
-                    .insert(thread_id.to_string(), turn_wire_id(*turn_id));
+                    .insert(thread_id.to_string(), turn_wire_id(thread_id, *turn_id));
                 Vec::new()
             }
             EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. } => {
