@@ -1,6 +1,7 @@
 //! Troupe's app-server: Codex's app-server JSON-RPC dialect over stdio, a unix socket or
 //! WebSocket, as a frontend over the in-process `Runtime` (no second turn loop).
 
+pub mod command_actions;
 pub mod connection;
 pub mod hooks;
 pub mod hub;

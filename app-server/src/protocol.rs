@@ -373,10 +373,28 @@ pub enum ItemStatus {
     Declined,
 }
 
+/// What a command does, for display (Codex's `CommandAction`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum CommandAction {
-    Unknown { command: String },
+    Read {
+        command: String,
+        /// The file's name.
+        name: String,
+        path: String,
+    },
+    ListFiles {
+        command: String,
+        path: Option<String>,
+    },
+    Search {
+        command: String,
+        query: Option<String>,
+        path: Option<String>,
+    },
+    Unknown {
+        command: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -650,6 +668,11 @@ pub struct ApprovalResponse {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandExecutionRequestApprovalParams {
+    /// `command` (Troupe asks about commands only); Codex's default, so optional there.
+    #[serde(default)]
+    pub kind: String,
+    /// `local`: commands run on this machine.
+    pub environment_id: Option<String>,
     pub thread_id: String,
     pub turn_id: String,
     pub item_id: String,

@@ -3,15 +3,13 @@
 //! events a rollout recorded, so `thread/read` shows what a live client saw.
 
 use crate::hooks::{Completed, HookRuns, Started};
-use crate::items::{
-    breakdown, collab_item, command_item, file_changes, plan_step, shlex_join, tool_item,
-};
+use crate::items::{breakdown, collab_item, command_item, file_changes, plan_step, tool_item};
 use crate::protocol::{
-    CommandAction, ErrorNotification, ItemCompletedNotification, ItemDeltaNotification,
-    ItemStartedNotification, ItemStatus, ReasoningSummaryTextDeltaNotification, ThreadActiveFlag,
-    ThreadItem, ThreadStatus, ThreadStatusChangedNotification, ThreadTokenUsage,
-    ThreadTokenUsageUpdatedNotification, Turn, TurnDiffUpdatedNotification, TurnError,
-    TurnItemsView, TurnNotification, TurnPlanUpdatedNotification, TurnStatus, UserInput,
+    ErrorNotification, ItemCompletedNotification, ItemDeltaNotification, ItemStartedNotification,
+    ItemStatus, ReasoningSummaryTextDeltaNotification, ThreadActiveFlag, ThreadItem, ThreadStatus,
+    ThreadStatusChangedNotification, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, Turn,
+    TurnDiffUpdatedNotification, TurnError, TurnItemsView, TurnNotification,
+    TurnPlanUpdatedNotification, TurnStatus, UserInput,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -361,21 +359,20 @@ impl Translator {
             } => {
                 self.waiting.insert(call_id.clone());
                 out.push(self.status_changed());
-                let shown = shlex_join(command);
+                let params = crate::items::command_approval(
+                    self.thread_id.clone(),
+                    self.turn_id(),
+                    call_id,
+                    command,
+                    cwd,
+                    reason.clone(),
+                    now_ms,
+                );
                 out.push(Out::Ask {
                     agent: None,
                     method: "item/commandExecution/requestApproval",
                     call_id: call_id.clone(),
-                    params: to_value(&crate::protocol::CommandExecutionRequestApprovalParams {
-                        thread_id: self.thread_id.clone(),
-                        turn_id: self.turn_id(),
-                        item_id: call_id.clone(),
-                        started_at_ms: now_ms,
-                        reason: reason.clone(),
-                        command: Some(shown.clone()),
-                        cwd: Some(cwd.display().to_string()),
-                        command_actions: Some(vec![CommandAction::Unknown { command: shown }]),
-                    }),
+                    params: to_value(&params),
                 });
             }
             EventMsg::ApplyPatchApprovalRequest {

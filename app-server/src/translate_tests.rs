@@ -259,7 +259,11 @@ fn a_sub_agents_approval_is_asked_by_the_root_naming_the_agent() {
         params["turnId"],
         turn_wire_id(&child.to_string(), TurnId(3))
     );
-    assert_eq!(params["reason"], "agent /root/w1 asks");
+    assert_eq!(
+        params["reason"],
+        "agent /root/w1: `touch x` requires approval"
+    );
+    assert_eq!(params["kind"], "command");
     // The root itself does not wait: its status is untouched.
     assert_eq!(
         serde_json::to_value(root.status()).unwrap()["activeFlags"],
