@@ -255,6 +255,20 @@ impl Hub {
         self.threads.lock().ok()?.get(thread_id).cloned()
     }
 
+    /// The ids of the threads loaded now.
+    pub fn loaded_ids(&self) -> Vec<String> {
+        self.threads
+            .lock()
+            .map(|threads| {
+                threads
+                    .iter()
+                    .filter(|(_, live)| !live.control.is_closed())
+                    .map(|(id, _)| id.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// A thread by id, loaded from its rollout if it is not live. Archived threads are refused.
     pub async fn thread(&self, thread_id: &str) -> Result<Arc<LiveThread>, HubError> {
         check_thread_id(thread_id)?;
@@ -298,6 +312,7 @@ impl Hub {
         let (client, attached) = match self.attach_open(&summary).await? {
             Some((client, lines)) => (client, Some(lines)),
             None => {
+                attach::check_not_held_elsewhere(&summary)?;
                 let client = self
                     .runtime
                     .resume_thread(

@@ -19,6 +19,7 @@ pub mod translate;
 pub mod transport;
 pub mod turn_ids;
 pub mod turn_settings;
+pub mod unsupported;
 pub mod web;
 pub mod wire;
 

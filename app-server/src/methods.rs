@@ -23,6 +23,7 @@ pub const METHODS: &[&str] = &[
     "thread/archive",
     "thread/unarchive",
     "thread/name/set",
+    "thread/loaded/list",
     "turn/start",
     "turn/steer",
     "turn/interrupt",
@@ -76,8 +77,11 @@ pub async fn handle(
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
         "troupe/thread/lastTurns" => thread_last_turns(hub, params),
+        "thread/loaded/list" => thread_loaded_list(hub, params),
         "initialize" => Err("Already initialized".into()),
-        other => Err(unknown_method(other)),
+        other => {
+            Err(crate::unsupported::unsupported(other).unwrap_or_else(|| unknown_method(other)))
+        }
     };
     Reply::Now(result)
 }
@@ -345,6 +349,26 @@ async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
         data,
         next_cursor: (next < summaries.len()).then(|| next.to_string()),
         backwards_cursor: None,
+    })
+}
+
+/// The threads loaded in this server (open sessions), in id order, paged by offset.
+fn thread_loaded_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ThreadLoadedListParams = parse(params)?;
+    let mut ids = hub.loaded_ids();
+    ids.sort();
+    let offset: usize = match &params.cursor {
+        Some(cursor) => cursor
+            .parse()
+            .map_err(|_| format!("invalid cursor: {cursor}"))?,
+        None => 0,
+    };
+    let limit = params.limit.map_or(usize::MAX, |limit| limit as usize);
+    let data: Vec<String> = ids.iter().skip(offset).take(limit).cloned().collect();
+    let next = offset + data.len();
+    value(ThreadLoadedListResponse {
+        data,
+        next_cursor: (next < ids.len()).then(|| next.to_string()),
     })
 }
 

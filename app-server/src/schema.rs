@@ -44,6 +44,16 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             schema_for!(ThreadSetNameParams),
         ),
         ("thread/name/set", "response", schema_for!(EmptyResponse)),
+        (
+            "thread/loaded/list",
+            "params",
+            schema_for!(ThreadLoadedListParams),
+        ),
+        (
+            "thread/loaded/list",
+            "response",
+            schema_for!(ThreadLoadedListResponse),
+        ),
         ("turn/start", "params", schema_for!(TurnStartParams)),
         ("turn/start", "response", schema_for!(TurnStartResponse)),
         ("turn/steer", "params", schema_for!(TurnSteerParams)),

@@ -34,6 +34,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("thread/unarchive", "response") => "v2/ThreadUnarchiveResponse.json",
         ("thread/name/set", "params") => "v2/ThreadSetNameParams.json",
         ("thread/name/set", "response") => "v2/ThreadSetNameResponse.json",
+        ("thread/loaded/list", "params") => "v2/ThreadLoadedListParams.json",
+        ("thread/loaded/list", "response") => "v2/ThreadLoadedListResponse.json",
         ("turn/start", "params") => "v2/TurnStartParams.json",
         ("turn/start", "response") => "v2/TurnStartResponse.json",
         ("turn/steer", "params") => "v2/TurnSteerParams.json",

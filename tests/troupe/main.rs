@@ -14,6 +14,8 @@ mod subagents_support;
 
 mod app_server;
 mod app_server_agents;
+mod app_server_codex;
+mod app_server_conformance;
 mod app_server_items;
 mod app_server_live;
 mod app_server_overrides;
