@@ -14,6 +14,7 @@ mod subagents_support;
 
 mod app_server;
 mod app_server_agents;
+mod app_server_clients;
 mod app_server_codex;
 mod app_server_conformance;
 mod app_server_items;
