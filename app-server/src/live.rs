@@ -127,6 +127,11 @@ pub enum Control {
         id: Value,
         turn_id: String,
     },
+    /// `thread/compact/start`: summarise the history now (a compaction turn).
+    Compact {
+        client: ClientSink,
+        id: Value,
+    },
     Answer {
         client: ClientSink,
         request_id: i64,
@@ -157,6 +162,7 @@ impl Control {
     pub fn fail(self, message: &str) {
         match self {
             Control::StartTurn { client, id, .. }
+            | Control::Compact { client, id }
             | Control::Steer { client, id, .. }
             | Control::Interrupt { client, id, .. } => {
                 client.send(wire::error(&id, message));
@@ -630,6 +636,16 @@ impl Pump {
             }
             Control::Snapshot { reply } => {
                 let _ = reply.send((self.translator.status(), self.translator.open_turn()));
+            }
+            // The session refuses a compaction while a turn runs with a warning, which the
+            // client gets as Codex's `warning`; otherwise `thread/compacted` tells it is done.
+            Control::Compact { client, id } => {
+                self.subscribe(&client);
+                let reply = match self.thread.submit(Op::Compact) {
+                    Ok(_) => wire::response(&id, json!({})),
+                    Err(err) => wire::error(&id, err.to_string()),
+                };
+                client.send(reply);
             }
             Control::AnswerQuestions {
                 client,

@@ -27,6 +27,7 @@ pub const METHODS: &[&str] = &[
     "turn/start",
     "turn/steer",
     "turn/interrupt",
+    "thread/compact/start",
     "model/list",
     "config/read",
     "review/start",
@@ -73,6 +74,7 @@ pub async fn handle(
         "turn/start" => return turn_start(hub, client, id, params).await,
         "turn/steer" => return turn_steer(hub, client, id, params).await,
         "turn/interrupt" => return turn_interrupt(hub, client, id, params).await,
+        "thread/compact/start" => return thread_compact_start(hub, client, id, params).await,
         "model/list" => model_list(hub, params),
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
@@ -500,6 +502,26 @@ async fn turn_interrupt(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params:
         };
         to_loaded_thread(hub, &params.thread_id, not_running, control)
     });
+    answered_later(result)
+}
+
+async fn thread_compact_start(
+    hub: &Arc<Hub>,
+    client: &ClientSink,
+    id: &Value,
+    params: Value,
+) -> Reply {
+    let result: Result<(), String> = async {
+        let params: ThreadIdParams = parse(params)?;
+        let live = hub.thread(&params.thread_id).await.map_err(err)?;
+        live.control
+            .send(Control::Compact {
+                client: client.clone(),
+                id: id.clone(),
+            })
+            .map_err(|_| "the thread has stopped".to_string())
+    }
+    .await;
     answered_later(result)
 }
 

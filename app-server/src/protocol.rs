@@ -840,6 +840,22 @@ pub struct ServerRequestResolvedNotification {
     pub request_id: i64,
 }
 
+/// `warning`: something the user should know that did not stop the turn.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WarningNotification {
+    pub thread_id: Option<String>,
+    pub message: String,
+}
+
+/// `thread/compacted`: the history was summarised during this turn.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextCompactedNotification {
+    pub thread_id: String,
+    pub turn_id: String,
+}
+
 /// `troupe/lagged`: this client fell behind on a thread and missed notifications; call
 /// `thread/resume` (or `thread/read`) to catch up from the rollout.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

@@ -60,6 +60,16 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
         ("turn/steer", "response", schema_for!(TurnSteerResponse)),
         ("turn/interrupt", "params", schema_for!(TurnInterruptParams)),
         ("turn/interrupt", "response", schema_for!(EmptyResponse)),
+        (
+            "thread/compact/start",
+            "params",
+            schema_for!(ThreadIdParams),
+        ),
+        (
+            "thread/compact/start",
+            "response",
+            schema_for!(EmptyResponse),
+        ),
         ("model/list", "params", schema_for!(ModelListParams)),
         ("model/list", "response", schema_for!(ModelListResponse)),
         ("config/read", "params", schema_for!(ConfigReadParams)),
@@ -140,6 +150,12 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             schema_for!(ThreadTokenUsageUpdatedNotification),
         ),
         ("error", "notification", schema_for!(ErrorNotification)),
+        ("warning", "notification", schema_for!(WarningNotification)),
+        (
+            "thread/compacted",
+            "notification",
+            schema_for!(ContextCompactedNotification),
+        ),
         (
             "serverRequest/resolved",
             "notification",

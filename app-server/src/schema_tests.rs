@@ -42,6 +42,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("turn/steer", "response") => "v2/TurnSteerResponse.json",
         ("turn/interrupt", "params") => "v2/TurnInterruptParams.json",
         ("turn/interrupt", "response") => "v2/TurnInterruptResponse.json",
+        ("thread/compact/start", "params") => "v2/ThreadCompactStartParams.json",
+        ("thread/compact/start", "response") => "v2/ThreadCompactStartResponse.json",
         ("model/list", "params") => "v2/ModelListParams.json",
         ("model/list", "response") => "v2/ModelListResponse.json",
         ("config/read", "params") => "v2/ConfigReadParams.json",
@@ -64,6 +66,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("turn/plan/updated", _) => "v2/TurnPlanUpdatedNotification.json",
         ("thread/tokenUsage/updated", _) => "v2/ThreadTokenUsageUpdatedNotification.json",
         ("error", _) => "v2/ErrorNotification.json",
+        ("warning", _) => "v2/WarningNotification.json",
+        ("thread/compacted", _) => "v2/ContextCompactedNotification.json",
         ("serverRequest/resolved", _) => "v2/ServerRequestResolvedNotification.json",
         ("item/commandExecution/requestApproval", "params") => {
             "CommandExecutionRequestApprovalParams.json"

@@ -5,11 +5,12 @@
 use crate::hooks::{Completed, HookRuns, Started};
 use crate::items::{breakdown, collab_item, command_item, file_changes, plan_step, tool_item};
 use crate::protocol::{
-    ErrorNotification, ItemCompletedNotification, ItemDeltaNotification, ItemStartedNotification,
-    ItemStatus, ReasoningSummaryTextDeltaNotification, ThreadActiveFlag, ThreadItem, ThreadStatus,
+    ContextCompactedNotification, ErrorNotification, ItemCompletedNotification,
+    ItemDeltaNotification, ItemStartedNotification, ItemStatus,
+    ReasoningSummaryTextDeltaNotification, ThreadActiveFlag, ThreadItem, ThreadStatus,
     ThreadStatusChangedNotification, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, Turn,
     TurnDiffUpdatedNotification, TurnError, TurnItemsView, TurnNotification,
-    TurnPlanUpdatedNotification, TurnStatus, UserInput,
+    TurnPlanUpdatedNotification, TurnStatus, UserInput, WarningNotification,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -515,10 +516,21 @@ impl Translator {
                     out.extend(self.approval_resolved(call_id));
                 }
             }
-            EventMsg::SessionConfigured { .. }
-            | EventMsg::ContextCompacted { .. }
-            | EventMsg::Warning { .. }
-            | EventMsg::ShutdownComplete => {}
+            EventMsg::ContextCompacted { turn_id, .. } => out.push(notify(
+                "thread/compacted",
+                &ContextCompactedNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: turn_wire_id(&self.thread_id, *turn_id),
+                },
+            )),
+            EventMsg::Warning { message } => out.push(notify(
+                "warning",
+                &WarningNotification {
+                    thread_id: Some(self.thread_id.clone()),
+                    message: message.clone(),
+                },
+            )),
+            EventMsg::SessionConfigured { .. } | EventMsg::ShutdownComplete => {}
             EventMsg::CollabToolCall {
                 call_id,
                 tool,

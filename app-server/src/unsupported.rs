@@ -37,7 +37,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("thread/items/list", NOT_OVER_APP_SERVER),
     ("thread/inject_items", NOT_OVER_APP_SERVER),
     ("thread/unsubscribe", NOT_OVER_APP_SERVER),
-    ("thread/compact/start", NOT_OVER_APP_SERVER),
     ("skills/", NOT_OVER_APP_SERVER),
     ("hooks/list", NOT_OVER_APP_SERVER),
     ("fs/", NOT_OVER_APP_SERVER),

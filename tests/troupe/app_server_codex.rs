@@ -146,3 +146,57 @@ async fn codex_methods_troupe_lacks_get_a_specific_answer() {
     let loaded = client.request("thread/loaded/list", json!({})).await;
     assert_eq!(loaded["data"], json!([thread_id]));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compact_start_compacts_and_a_refusal_is_codexs_warning() {
+    let harness = harness(vec![
+        MockResponse::text("one"),
+        MockResponse::text("the summary of it all"),
+        MockResponse::shell("c1", &["sleep", "30"]),
+    ]);
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let thread_id = client
+        .start_thread(harness.workdir.path(), json!({"approvalPolicy": "never"}))
+        .await;
+    client.start_turn(&thread_id, "first").await;
+    client.until_turn_completed(&thread_id).await;
+    let answer = client
+        .request("thread/compact/start", json!({"threadId": thread_id}))
+        .await;
+    assert_eq!(answer, json!({}));
+    let seen = client.until(|m| m["method"] == "thread/compacted").await;
+    let compacted = &seen.last().unwrap()["params"];
+    assert_eq!(compacted["threadId"], thread_id.as_str());
+    assert!(uuid::Uuid::parse_str(compacted["turnId"].as_str().unwrap()).is_ok());
+    client.until_turn_completed(&thread_id).await;
+
+    // While a turn runs the thread refuses, and says so as Codex's `warning`.
+    let turn_id = client.start_turn(&thread_id, "sleep").await;
+    client
+        .until(|m| {
+            m["method"] == "item/started" && m["params"]["item"]["type"] == "commandExecution"
+        })
+        .await;
+    client
+        .request("thread/compact/start", json!({"threadId": thread_id}))
+        .await;
+    let seen = client.until(|m| m["method"] == "warning").await;
+    let warning = &seen.last().unwrap()["params"];
+    assert_eq!(warning["threadId"], thread_id.as_str());
+    assert!(
+        warning["message"]
+            .as_str()
+            .unwrap()
+            .contains("a turn is running"),
+        "{warning}"
+    );
+    client
+        .request(
+            "turn/interrupt",
+            json!({"threadId": thread_id, "turnId": turn_id}),
+        )
+        .await;
+    client.until_turn_completed(&thread_id).await;
+}
