@@ -4,8 +4,8 @@
 
 use crate::protocol::{
     ApprovalDecision, LaggedNotification, ServerRequestResolvedNotification, ThreadStatus,
-    ThreadStatusChangedNotification, Turn, TurnItemsView, TurnStartResponse, TurnStatus,
-    TurnSteerResponse, UserInput,
+    ThreadStatusChangedNotification, ThreadUnsubscribeResponse, ThreadUnsubscribeStatus, Turn,
+    TurnItemsView, TurnStartResponse, TurnStatus, TurnSteerResponse, UserInput,
 };
 use crate::translate::{parse_turn_id, Out, Translator};
 use crate::wire::{self, Line};
@@ -127,6 +127,11 @@ pub enum Control {
         id: Value,
         turn_id: String,
     },
+    /// `thread/unsubscribe`: this client stops getting the thread's notifications.
+    UnsubscribeClient {
+        client: ClientSink,
+        id: Value,
+    },
     /// `thread/compact/start`: summarise the history now (a compaction turn).
     Compact {
         client: ClientSink,
@@ -163,6 +168,7 @@ impl Control {
         match self {
             Control::StartTurn { client, id, .. }
             | Control::Compact { client, id }
+            | Control::UnsubscribeClient { client, id }
             | Control::Steer { client, id, .. }
             | Control::Interrupt { client, id, .. } => {
                 client.send(wire::error(&id, message));
@@ -639,6 +645,17 @@ impl Pump {
             }
             // The session refuses a compaction while a turn runs with a warning, which the
             // client gets as Codex's `warning`; otherwise `thread/compacted` tells it is done.
+            Control::UnsubscribeClient { client, id } => {
+                let before = self.subscribers.len();
+                self.subscribers.retain(|c| c.conn != client.conn);
+                let status = if self.subscribers.len() < before {
+                    ThreadUnsubscribeStatus::Unsubscribed
+                } else {
+                    ThreadUnsubscribeStatus::NotSubscribed
+                };
+                let result = serde_json::to_value(ThreadUnsubscribeResponse { status });
+                client.send(wire::response(&id, result.unwrap_or(Value::Null)));
+            }
             Control::Compact { client, id } => {
                 self.subscribe(&client);
                 let reply = match self.thread.submit(Op::Compact) {

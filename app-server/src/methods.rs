@@ -28,6 +28,7 @@ pub const METHODS: &[&str] = &[
     "turn/steer",
     "turn/interrupt",
     "thread/compact/start",
+    "thread/unsubscribe",
     "model/list",
     "config/read",
     "review/start",
@@ -75,6 +76,7 @@ pub async fn handle(
         "turn/steer" => return turn_steer(hub, client, id, params).await,
         "turn/interrupt" => return turn_interrupt(hub, client, id, params).await,
         "thread/compact/start" => return thread_compact_start(hub, client, id, params).await,
+        "thread/unsubscribe" => return thread_unsubscribe(hub, client, id, params),
         "model/list" => model_list(hub, params),
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
@@ -523,6 +525,30 @@ async fn thread_compact_start(
     }
     .await;
     answered_later(result)
+}
+
+/// Stops sending this client the thread's notifications (`notLoaded` when no one has it open;
+/// it stays loaded for its other clients and its running turn).
+fn thread_unsubscribe(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
+    let result = parse::<ThreadIdParams>(params).and_then(|params| {
+        check_thread_id(&params.thread_id).map_err(err)?;
+        let Some(live) = hub.loaded(&params.thread_id) else {
+            let status = ThreadUnsubscribeStatus::NotLoaded;
+            return value(ThreadUnsubscribeResponse { status }).map(Some);
+        };
+        live.control
+            .send(Control::UnsubscribeClient {
+                client: client.clone(),
+                id: id.clone(),
+            })
+            .map(|()| None)
+            .map_err(|_| "the thread has stopped".to_string())
+    });
+    match result {
+        Ok(Some(now)) => Reply::Now(Ok(now)),
+        Ok(None) => Reply::Later,
+        Err(message) => Reply::Now(Err(message)),
+    }
 }
 
 /// Hands `control` to the loaded thread `thread_id`, which answers the request itself.

@@ -60,6 +60,12 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
         ("turn/steer", "response", schema_for!(TurnSteerResponse)),
         ("turn/interrupt", "params", schema_for!(TurnInterruptParams)),
         ("turn/interrupt", "response", schema_for!(EmptyResponse)),
+        ("thread/unsubscribe", "params", schema_for!(ThreadIdParams)),
+        (
+            "thread/unsubscribe",
+            "response",
+            schema_for!(ThreadUnsubscribeResponse),
+        ),
         (
             "thread/compact/start",
             "params",

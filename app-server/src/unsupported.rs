@@ -36,7 +36,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("thread/turns/list", NOT_OVER_APP_SERVER),
     ("thread/items/list", NOT_OVER_APP_SERVER),
     ("thread/inject_items", NOT_OVER_APP_SERVER),
-    ("thread/unsubscribe", NOT_OVER_APP_SERVER),
     ("skills/", NOT_OVER_APP_SERVER),
     ("hooks/list", NOT_OVER_APP_SERVER),
     ("fs/", NOT_OVER_APP_SERVER),

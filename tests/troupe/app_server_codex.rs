@@ -200,3 +200,45 @@ async fn compact_start_compacts_and_a_refusal_is_codexs_warning() {
         .await;
     client.until_turn_completed(&thread_id).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsubscribe_stops_a_clients_notifications_and_says_what_it_did() {
+    let harness = harness(vec![MockResponse::text("for the other client")]);
+    let mut server = start(&harness, Transport::Unix, &[]).await;
+    let mut first = server.connect().await;
+    first.initialize().await;
+    let mut second = server.connect().await;
+    second.initialize().await;
+    let thread_id = first
+        .start_thread(harness.workdir.path(), json!({"approvalPolicy": "never"}))
+        .await;
+    second
+        .request("thread/resume", json!({"threadId": thread_id}))
+        .await;
+    let unsubscribe = json!({"threadId": thread_id});
+    let done = first
+        .request("thread/unsubscribe", unsubscribe.clone())
+        .await;
+    assert_eq!(done, json!({"status": "unsubscribed"}));
+    let again = first.request("thread/unsubscribe", unsubscribe).await;
+    assert_eq!(again, json!({"status": "notSubscribed"}));
+    // The thread goes on for its other client; the first one hears nothing of it.
+    second.start_turn(&thread_id, "go").await;
+    second.until_turn_completed(&thread_id).await;
+    let late = tokio::time::timeout(std::time::Duration::from_millis(300), first.next()).await;
+    match late {
+        Err(_) => {}
+        Ok(message) => assert_ne!(
+            message["params"]["threadId"],
+            thread_id.as_str(),
+            "{message}"
+        ),
+    }
+    let unknown = first
+        .request(
+            "thread/unsubscribe",
+            json!({"threadId": "019ae0f1-2b3c-7d4e-8f50-6a7b8c9d0e1f"}),
+        )
+        .await;
+    assert_eq!(unknown, json!({"status": "notLoaded"}));
+}
