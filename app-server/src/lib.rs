@@ -3,6 +3,7 @@
 
 pub mod command_actions;
 pub mod connection;
+pub mod fuzzy_search;
 pub mod hooks;
 pub mod hub;
 pub mod items;

@@ -29,6 +29,7 @@ pub const METHODS: &[&str] = &[
     "turn/interrupt",
     "thread/compact/start",
     "thread/unsubscribe",
+    "fuzzyFileSearch",
     "model/list",
     "config/read",
     "review/start",
@@ -77,6 +78,10 @@ pub async fn handle(
         "turn/interrupt" => return turn_interrupt(hub, client, id, params).await,
         "thread/compact/start" => return thread_compact_start(hub, client, id, params).await,
         "thread/unsubscribe" => return thread_unsubscribe(hub, client, id, params),
+        "fuzzyFileSearch" => match parse(params) {
+            Ok(params) => crate::fuzzy_search::search(params).await.and_then(value),
+            Err(message) => Err(message),
+        },
         "model/list" => model_list(hub, params),
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,

@@ -854,6 +854,37 @@ pub struct ServerRequestResolvedNotification {
     pub request_id: i64,
 }
 
+/// `fuzzyFileSearch`'s params.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FuzzyFileSearchParams {
+    pub query: String,
+    /// Absolute directories to search under.
+    pub roots: Vec<String>,
+    /// Accepted for Codex's clients; a search is answered whole, nothing to cancel.
+    #[serde(default)]
+    pub cancellation_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct FuzzyFileSearchResponse {
+    pub files: Vec<FuzzyFileSearchResult>,
+}
+
+/// One match (Codex's fields are snake_case here).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct FuzzyFileSearchResult {
+    pub root: String,
+    /// Relative to `root`, `/`-separated.
+    pub path: String,
+    pub file_name: String,
+    /// `file`.
+    pub match_type: String,
+    pub score: u32,
+    /// The character positions in `path` the query matched.
+    pub indices: Option<Vec<u32>>,
+}
+
 /// `warning`: something the user should know that did not stop the turn.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

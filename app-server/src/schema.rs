@@ -60,6 +60,16 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
         ("turn/steer", "response", schema_for!(TurnSteerResponse)),
         ("turn/interrupt", "params", schema_for!(TurnInterruptParams)),
         ("turn/interrupt", "response", schema_for!(EmptyResponse)),
+        (
+            "fuzzyFileSearch",
+            "params",
+            schema_for!(FuzzyFileSearchParams),
+        ),
+        (
+            "fuzzyFileSearch",
+            "response",
+            schema_for!(FuzzyFileSearchResponse),
+        ),
         ("thread/unsubscribe", "params", schema_for!(ThreadIdParams)),
         (
             "thread/unsubscribe",

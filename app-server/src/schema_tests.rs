@@ -42,6 +42,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("turn/steer", "response") => "v2/TurnSteerResponse.json",
         ("turn/interrupt", "params") => "v2/TurnInterruptParams.json",
         ("turn/interrupt", "response") => "v2/TurnInterruptResponse.json",
+        ("fuzzyFileSearch", "params") => "FuzzyFileSearchParams.json",
+        ("fuzzyFileSearch", "response") => "FuzzyFileSearchResponse.json",
         ("thread/unsubscribe", "params") => "v2/ThreadUnsubscribeParams.json",
         ("thread/unsubscribe", "response") => "v2/ThreadUnsubscribeResponse.json",
         ("thread/compact/start", "params") => "v2/ThreadCompactStartParams.json",

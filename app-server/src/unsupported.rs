@@ -48,7 +48,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("configRequirements/read", NOT_OVER_APP_SERVER),
     ("modelProvider/", NOT_OVER_APP_SERVER),
     ("permissionProfile/list", NOT_OVER_APP_SERVER),
-    ("fuzzyFileSearch", NOT_OVER_APP_SERVER),
 ];
 
 /// The error for a Codex method Troupe does not implement; none for a name Codex does not

@@ -242,3 +242,47 @@ async fn unsubscribe_stops_a_clients_notifications_and_says_what_it_did() {
         .await;
     assert_eq!(unknown, json!({"status": "notLoaded"}));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fuzzy_file_search_finds_files_under_the_roots_minus_ignored_ones() {
+    let harness = harness(vec![]);
+    let root = harness.workdir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    std::fs::write(root.join("src/main.rs"), "").unwrap();
+    std::fs::write(root.join("src/domain.rs"), "").unwrap();
+    std::fs::write(root.join("target/main.rs"), "").unwrap();
+    std::fs::write(root.join(".hidden_main.rs"), "").unwrap();
+    std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let root_text = root.display().to_string();
+    let found = client
+        .request(
+            "fuzzyFileSearch",
+            json!({"query": "main", "roots": [root_text], "cancellationToken": null}),
+        )
+        .await;
+    let files = found["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths[0], "src/main.rs", "{found}");
+    assert!(paths.contains(&"src/domain.rs"), "{found}");
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.starts_with("target/") || p.starts_with('.')),
+        "{found}"
+    );
+    assert_eq!(files[0]["file_name"], "main.rs");
+    assert_eq!(files[0]["match_type"], "file");
+    assert_eq!(files[0]["root"], root_text.as_str());
+    assert_eq!(files[0]["indices"], json!([4, 5, 6, 7]));
+    let error = client
+        .request_error(
+            "fuzzyFileSearch",
+            json!({"query": "x", "roots": ["relative"]}),
+        )
+        .await;
+    assert!(error.contains("not an absolute directory"), "{error}");
+}
