@@ -204,6 +204,7 @@ pub fn request_for(op: Op) -> Option<ThreadRequest> {
         | Op::UserInputAnswer { .. }
         | Op::Compact
         | Op::OverrideTurnContext { .. }
+        | Op::UpdateTurnSettings { .. }
         | Op::AgentUserInput { .. }
         | Op::CreateGoal { .. } => None,
     }

@@ -195,6 +195,8 @@ pub struct SessionState {
     inbox: inbox::Inbox,
     /// The thread's goal and the follow-up turns it starts (`goals.rs`).
     goals: goals::GoalState,
+    /// A frontend's JSON Schema for the next turn's final answer only.
+    next_turn_output_schema: Option<serde_json::Value>,
 }
 
 impl SessionState {
@@ -417,6 +419,7 @@ impl SessionState {
                     collaboration_mode.unwrap_or(settings.context.collaboration_mode);
                 self.settings = Arc::new(settings);
             }
+            Op::UpdateTurnSettings { update } => self.update_turn_settings(*update),
             // One hop: the call's task awaits this decision; no actor relays it.
             Op::ExecApproval { call_id, decision } => match &self.turn {
                 Some(turn) => {

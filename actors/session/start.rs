@@ -142,6 +142,7 @@ pub(super) async fn start(
         thread_id: args.thread_id,
         told_settings,
         settings,
+        next_turn_output_schema: None,
         rollout_path: args.rollout_path,
         registry: args.registry,
         http: args.http,

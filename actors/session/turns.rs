@@ -23,6 +23,38 @@ use troupe_messages::rollout::{RolloutRecord, TurnContextRecord};
 use troupe_messages::usage::TokenUsage;
 
 impl SessionState {
+    /// Copies a frontend's resolved settings for the next turns (`Op::UpdateTurnSettings`).
+    pub(super) fn update_turn_settings(
+        &mut self,
+        update: troupe_messages::settings::TurnSettingsUpdate,
+    ) {
+        let mut settings = (*self.settings).clone();
+        settings.model = update.model;
+        settings.approval_policy = update.approval_policy;
+        settings.sandbox_mode = update.sandbox_mode;
+        settings.sandbox.writable_roots = update.writable_roots;
+        settings.sandbox.network_access = update.network_access;
+        settings.sandbox.exclude_tmpdir_env_var = update.exclude_tmpdir_env_var;
+        settings.sandbox.exclude_slash_tmp = update.exclude_slash_tmp;
+        settings.cwd = update.cwd;
+        settings.context.reasoning_effort = update.reasoning_effort;
+        self.settings = Arc::new(settings);
+        self.next_turn_output_schema = update.output_schema_next_turn;
+    }
+
+    /// The settings of the turn starting now: the thread's, with the one-turn output schema
+    /// a frontend set, if any (used up by this turn).
+    fn turn_settings(&mut self) -> Arc<troupe_messages::settings::SessionSettings> {
+        match self.next_turn_output_schema.take() {
+            Some(schema) => {
+                let mut settings = (*self.settings).clone();
+                settings.context.output_schema = Some(schema);
+                Arc::new(settings)
+            }
+            None => self.settings.clone(),
+        }
+    }
+
     /// `turn` is over after sending `sent` messages; its end waits in `ending`.
     pub(super) fn turn_over(
         &mut self,
@@ -253,7 +285,7 @@ impl SessionState {
             outbox: outbox.clone(),
             session: myself.clone(),
             pending_approvals: pending_approvals.clone(),
-            settings: self.settings.clone(),
+            settings: self.turn_settings(),
             history: self.history.clone(),
             registry: self.registry.clone(),
             http: self.http.clone(),

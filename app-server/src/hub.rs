@@ -16,6 +16,9 @@ use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::settings::SessionSettings;
 use troupe_messages::threads::ThreadSummary;
 
+/// Codex's `ThreadHistoryMode` for threads whose turns come whole (no paginated listing).
+const HISTORY_MODE: &str = "legacy";
+
 /// How long a closing server waits for its threads to record their turns' ends.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -32,11 +35,35 @@ fn request(err: impl ToString) -> HubError {
 /// A loaded thread: its pump's mailbox and what its responses need.
 pub struct LiveThread {
     pub control: mpsc::UnboundedSender<Control>,
-    pub settings: SessionSettings,
+    /// Shared with the pump, which applies `turn/start`'s overrides.
+    settings: Arc<Mutex<ThreadSettings>>,
     pub rollout_path: PathBuf,
     pub forked_from: Option<String>,
     /// Becomes true once the pump has ended and the session has stopped.
     pub stopped: tokio::sync::watch::Receiver<bool>,
+}
+
+impl LiveThread {
+    /// The thread's settings now (after any `turn/start` overrides).
+    pub fn settings(&self) -> SessionSettings {
+        self.current().resolved
+    }
+
+    /// What its clients asked for, and what that resolved to.
+    pub fn current(&self) -> ThreadSettings {
+        match self.settings.lock() {
+            Ok(current) => current.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
+
+/// A thread's settings as its clients asked for them (`thread/start`, then each `turn/start`'s
+/// overrides on top) and as the configuration resolved that request.
+#[derive(Debug, Clone)]
+pub struct ThreadSettings {
+    pub ask: SettingsRequest,
+    pub resolved: SessionSettings,
 }
 
 /// Thread settings a client asked for.
@@ -139,23 +166,14 @@ impl Hub {
     /// Starts a thread; its pump runs until the thread stops.
     pub async fn start_thread(
         &self,
-        settings: SessionSettings,
+        settings: ThreadSettings,
     ) -> Result<(String, Arc<LiveThread>), HubError> {
         let client = self
             .runtime
-            .start_thread(settings.clone())
+            .start_thread(settings.resolved.clone())
             .await
             .map_err(request)?;
-        Ok(self.adopt(client, settings, None))
-    }
-
-    fn adopt(
-        &self,
-        client: troupe_actors::runtime::ThreadClient,
-        settings: SessionSettings,
-        forked_from: Option<String>,
-    ) -> (String, Arc<LiveThread>) {
-        self.adopt_pump(client, settings, forked_from, None)
+        Ok(self.adopt_pump(client, settings, None, None))
     }
 
     /// [`Self::adopt`]; with `attached`, the client watches a session another owns (its
@@ -163,18 +181,19 @@ impl Hub {
     fn adopt_pump(
         &self,
         client: troupe_actors::runtime::ThreadClient,
-        settings: SessionSettings,
+        settings: ThreadSettings,
         forked_from: Option<String>,
         attached: Option<Vec<troupe_messages::rollout::RolloutLine>>,
     ) -> (String, Arc<LiveThread>) {
-        let window = troupe_actors::turn::tokens::context_window(&settings);
+        let window = troupe_actors::turn::tokens::context_window(&settings.resolved);
+        let settings = Arc::new(Mutex::new(settings));
         let thread_id = client.handle.thread_id.to_string();
         let rollout_path = client.handle.rollout_path.clone();
         let (control, inbox) = mpsc::unbounded_channel();
         let (stopped_tx, stopped) = tokio::sync::watch::channel(false);
         let live = Arc::new(LiveThread {
             control,
-            settings,
+            settings: settings.clone(),
             rollout_path,
             forked_from,
             stopped,
@@ -183,7 +202,8 @@ impl Hub {
             threads.insert(thread_id.clone(), live.clone());
         }
         let mut pump = Pump::new(thread_id.clone(), client, self.approvals.clone())
-            .with_context_window(window);
+            .with_context_window(window)
+            .with_settings(settings);
         if let Some(lines) = attached {
             pump = pump.attached(&lines);
         }
@@ -235,6 +255,20 @@ impl Hub {
         self.threads.lock().ok()?.get(thread_id).cloned()
     }
 
+    /// The ids of the threads loaded now.
+    pub fn loaded_ids(&self) -> Vec<String> {
+        self.threads
+            .lock()
+            .map(|threads| {
+                threads
+                    .iter()
+                    .filter(|(_, live)| !live.control.is_closed())
+                    .map(|(id, _)| id.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// A thread by id, loaded from its rollout if it is not live. Archived threads are refused.
     pub async fn thread(&self, thread_id: &str) -> Result<Arc<LiveThread>, HubError> {
         check_thread_id(thread_id)?;
@@ -255,10 +289,14 @@ impl Hub {
                 "thread {thread_id} is archived; unarchive it first"
             )));
         }
-        let settings = self.settings(&SettingsRequest {
+        let ask = SettingsRequest {
             cwd: Some(PathBuf::from(&summary.cwd)),
             ..Default::default()
-        })?;
+        };
+        let settings = ThreadSettings {
+            resolved: self.settings(&ask)?,
+            ask,
+        };
         let dormant = self
             .dormant
             .lock()
@@ -274,9 +312,13 @@ impl Hub {
         let (client, attached) = match self.attach_open(&summary).await? {
             Some((client, lines)) => (client, Some(lines)),
             None => {
+                attach::check_not_held_elsewhere(&summary)?;
                 let client = self
                     .runtime
-                    .resume_thread(settings.clone(), PathBuf::from(&summary.rollout_path))
+                    .resume_thread(
+                        settings.resolved.clone(),
+                        PathBuf::from(&summary.rollout_path),
+                    )
                     .await
                     .map_err(request)?;
                 (client, None)
@@ -368,18 +410,23 @@ impl Hub {
             None => ThreadStatus::NotLoaded,
         };
         let created_at = crate::wire::parse_time_ms(&summary.created_at) / 1000;
+        let cwd = summary.cwd.display().to_string();
+        let updated_at = summary.updated_at_ms / 1000;
         Thread {
             id: summary.id.to_string(),
             session_id: summary.id.to_string(),
             path: Some(summary.rollout_path.display().to_string()),
-            cwd: summary.cwd.display().to_string(),
+            cwd,
             status,
             turns,
             model_provider: loaded
                 .as_ref()
-                .map(|l| l.settings.provider.id.clone())
+                .map(|l| l.settings().provider.id)
                 .unwrap_or_else(|| summary.model_provider.clone()),
-            model: loaded.as_ref().map(|l| l.settings.model.clone()),
+            model: loaded.as_ref().map(|l| l.settings().model),
+            reasoning_effort: loaded
+                .as_ref()
+                .and_then(|l| l.settings().context.reasoning_effort),
             source: source_of(summary),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,
@@ -397,23 +444,38 @@ impl Hub {
                 .filter(|_| summary.task_path.is_some())
                 .map(|id| id.to_string()),
             agent_nickname: summary.nickname.clone(),
+            agent_role: None,
             created_at,
-            updated_at: summary.updated_at_ms / 1000,
+            updated_at,
+            recency_at: Some(updated_at),
+            git_info: crate::thread_fields::git_info(&summary.rollout_path).await,
+            history_mode: HISTORY_MODE.into(),
+            originator: None,
+            thread_source: None,
         }
     }
 
     /// The wire thread of a live thread that may not be indexed yet (just started).
-    pub fn live_wire_thread(&self, thread_id: &str, live: &LiveThread) -> Thread {
+    pub async fn live_wire_thread(&self, thread_id: &str, live: &LiveThread) -> Thread {
+        let settings = live.settings();
         let now = crate::wire::now_ms() / 1000;
+        let cwd = settings.cwd.display().to_string();
         Thread {
+            reasoning_effort: settings.context.reasoning_effort.clone(),
+            agent_role: None,
+            recency_at: Some(now),
+            git_info: crate::thread_fields::git_info(&live.rollout_path).await,
+            history_mode: HISTORY_MODE.into(),
+            originator: None,
+            thread_source: None,
             id: thread_id.to_string(),
             session_id: thread_id.to_string(),
             path: Some(live.rollout_path.display().to_string()),
-            cwd: live.settings.cwd.display().to_string(),
+            cwd,
             status: ThreadStatus::Idle,
             turns: Vec::new(),
-            model_provider: live.settings.provider.id.clone(),
-            model: Some(live.settings.model.clone()),
+            model_provider: settings.provider.id.clone(),
+            model: Some(settings.model.clone()),
             source: SessionSource::Named("appServer".into()),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             ephemeral: false,

@@ -1,8 +1,8 @@
 //! Wire items built from runtime data: commands, tool calls, file changes, plan steps, usage.
 
 use crate::protocol::{
-    CollabAgentState, CommandAction, FileUpdateChange, ItemStatus, PatchChangeKind, ThreadItem,
-    TokenUsageBreakdown, TurnPlanStep,
+    CollabAgentState, CommandExecutionRequestApprovalParams, FileUpdateChange, ItemStatus,
+    PatchChangeKind, ThreadItem, TokenUsageBreakdown, TurnPlanStep,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -17,18 +17,47 @@ pub fn command_item(
     cwd: &std::path::Path,
     status: ItemStatus,
 ) -> ThreadItem {
-    let shown = shlex_join(command);
     ThreadItem::CommandExecution {
         id: call_id.to_string(),
-        command: shown.clone(),
+        command: shlex_join(command),
         cwd: cwd.display().to_string(),
         process_id: None,
         source: "agent".into(),
         status,
-        command_actions: vec![CommandAction::Unknown { command: shown }],
+        command_actions: crate::command_actions::command_actions(command),
         aggregated_output: None,
         exit_code: None,
         duration_ms: None,
+    }
+}
+
+/// `item/commandExecution/requestApproval`'s params for `command`; `reason` is what the
+/// runtime said (a rule's justification, the model's), led by the command as Codex words it.
+pub fn command_approval(
+    thread_id: String,
+    turn_id: String,
+    call_id: &str,
+    command: &[String],
+    cwd: &std::path::Path,
+    reason: Option<String>,
+    now_ms: i64,
+) -> CommandExecutionRequestApprovalParams {
+    let shown = shlex_join(command);
+    let reason = match reason {
+        Some(reason) => format!("`{shown}` requires approval: {reason}"),
+        None => format!("`{shown}` requires approval"),
+    };
+    CommandExecutionRequestApprovalParams {
+        kind: "command".into(),
+        environment_id: Some("local".into()),
+        thread_id,
+        turn_id,
+        item_id: call_id.to_string(),
+        started_at_ms: now_ms,
+        reason: Some(reason),
+        command: Some(shown),
+        cwd: Some(cwd.display().to_string()),
+        command_actions: Some(crate::command_actions::command_actions(command)),
     }
 }
 
@@ -86,6 +115,7 @@ pub fn breakdown(usage: &TokenUsage) -> TokenUsageBreakdown {
         cached_input_tokens: n(usage.cached_input_tokens),
         output_tokens: n(usage.output_tokens),
         reasoning_output_tokens: n(usage.reasoning_output_tokens),
+        cache_write_input_tokens: 0,
     }
 }
 

@@ -1,7 +1,9 @@
 //! Troupe's app-server: Codex's app-server JSON-RPC dialect over stdio, a unix socket or
 //! WebSocket, as a frontend over the in-process `Runtime` (no second turn loop).
 
+pub mod command_actions;
 pub mod connection;
+pub mod fuzzy_search;
 pub mod hooks;
 pub mod hub;
 pub mod items;
@@ -12,9 +14,13 @@ pub mod review;
 pub mod rollout_turns;
 pub mod schema;
 pub mod slice;
+pub mod thread_fields;
 mod token_file;
 pub mod translate;
 pub mod transport;
+pub mod turn_ids;
+pub mod turn_settings;
+pub mod unsupported;
 pub mod web;
 pub mod wire;
 

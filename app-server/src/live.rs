@@ -4,8 +4,8 @@
 
 use crate::protocol::{
     ApprovalDecision, LaggedNotification, ServerRequestResolvedNotification, ThreadStatus,
-    ThreadStatusChangedNotification, Turn, TurnItemsView, TurnStartResponse, TurnStatus,
-    TurnSteerResponse, UserInput,
+    ThreadStatusChangedNotification, ThreadUnsubscribeResponse, ThreadUnsubscribeStatus, Turn,
+    TurnItemsView, TurnStartResponse, TurnStatus, TurnSteerResponse, UserInput,
 };
 use crate::translate::{parse_turn_id, Out, Translator};
 use crate::wire::{self, Line};
@@ -113,6 +113,8 @@ pub enum Control {
         client: ClientSink,
         id: Value,
         input: Vec<UserInput>,
+        /// `turn/start`'s overrides, resolved: applied just before the input.
+        overrides: Option<Box<crate::turn_settings::TurnOverrides>>,
     },
     Steer {
         client: ClientSink,
@@ -124,6 +126,16 @@ pub enum Control {
         client: ClientSink,
         id: Value,
         turn_id: String,
+    },
+    /// `thread/unsubscribe`: this client stops getting the thread's notifications.
+    UnsubscribeClient {
+        client: ClientSink,
+        id: Value,
+    },
+    /// `thread/compact/start`: summarise the history now (a compaction turn).
+    Compact {
+        client: ClientSink,
+        id: Value,
     },
     Answer {
         client: ClientSink,
@@ -155,6 +167,8 @@ impl Control {
     pub fn fail(self, message: &str) {
         match self {
             Control::StartTurn { client, id, .. }
+            | Control::Compact { client, id }
+            | Control::UnsubscribeClient { client, id }
             | Control::Steer { client, id, .. }
             | Control::Interrupt { client, id, .. } => {
                 client.send(wire::error(&id, message));
@@ -201,6 +215,8 @@ pub struct Pump {
     turn_waiters: Vec<(ClientSink, Value)>,
     /// The session is another's (a sub-agent its parent holds): never stopped from here.
     attached: bool,
+    /// The thread's settings, shared with its `LiveThread`; `turn/start` overrides land here.
+    settings: Option<Arc<std::sync::Mutex<crate::hub::ThreadSettings>>>,
 }
 
 impl Pump {
@@ -232,7 +248,17 @@ impl Pump {
             approvals,
             turn_waiters: Vec::new(),
             attached: false,
+            settings: None,
         }
+    }
+
+    /// Where `turn/start`'s overrides are kept once applied.
+    pub fn with_settings(
+        mut self,
+        settings: Arc<std::sync::Mutex<crate::hub::ThreadSettings>>,
+    ) -> Self {
+        self.settings = Some(settings);
+        self
     }
 
     /// Token usage notifications carry the model's context window.
@@ -472,13 +498,32 @@ impl Pump {
                 }
             }
             Control::Unsubscribe { conn } => self.subscribers.retain(|c| c.conn != conn),
-            Control::StartTurn { client, id, input } => {
+            Control::StartTurn {
+                client,
+                id,
+                input,
+                overrides,
+            } => {
                 if self.translator.current_turn().is_some() || !self.turn_waiters.is_empty() {
                     client.send(wire::error(
                         &id,
                         "a turn is already running on this thread; use turn/steer to add input",
                     ));
                     return;
+                }
+                if let Some(overrides) = overrides {
+                    let update = Box::new(overrides.update());
+                    if let Err(err) = self.thread.submit(Op::UpdateTurnSettings { update }) {
+                        client.send(wire::error(&id, err.to_string()));
+                        return;
+                    }
+                    if let Some(shared) = &self.settings {
+                        let applied = overrides.into_thread_settings();
+                        match shared.lock() {
+                            Ok(mut current) => *current = applied,
+                            Err(poisoned) => *poisoned.into_inner() = applied,
+                        }
+                    }
                 }
                 self.subscribe(&client);
                 self.translator.expect_input(input.clone());
@@ -532,7 +577,7 @@ impl Pump {
             } => {
                 let running = self.translator.current_turn() == Some(turn_id.as_str());
                 let reply = if !running {
-                    if parse_turn_id(&turn_id).is_none() {
+                    if parse_turn_id(&self.thread_id, &turn_id).is_none() {
                         wire::error(&id, format!("invalid turn id: {turn_id}"))
                     } else {
                         wire::error(&id, format!("turn {turn_id} is not running"))
@@ -597,6 +642,27 @@ impl Pump {
             }
             Control::Snapshot { reply } => {
                 let _ = reply.send((self.translator.status(), self.translator.open_turn()));
+            }
+            // The session refuses a compaction while a turn runs with a warning, which the
+            // client gets as Codex's `warning`; otherwise `thread/compacted` tells it is done.
+            Control::UnsubscribeClient { client, id } => {
+                let before = self.subscribers.len();
+                self.subscribers.retain(|c| c.conn != client.conn);
+                let status = if self.subscribers.len() < before {
+                    ThreadUnsubscribeStatus::Unsubscribed
+                } else {
+                    ThreadUnsubscribeStatus::NotSubscribed
+                };
+                let result = serde_json::to_value(ThreadUnsubscribeResponse { status });
+                client.send(wire::response(&id, result.unwrap_or(Value::Null)));
+            }
+            Control::Compact { client, id } => {
+                self.subscribe(&client);
+                let reply = match self.thread.submit(Op::Compact) {
+                    Ok(_) => wire::response(&id, json!({})),
+                    Err(err) => wire::error(&id, err.to_string()),
+                };
+                client.send(reply);
             }
             Control::AnswerQuestions {
                 client,

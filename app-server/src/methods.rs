@@ -1,6 +1,8 @@
 //! One connection's requests: parse params in Codex's shapes, act on the hub, answer.
 
-use crate::hub::{check_thread_id, sandbox_policy, Hub, HubError, LiveThread, SettingsRequest};
+use crate::hub::{
+    check_thread_id, sandbox_policy, Hub, HubError, LiveThread, SettingsRequest, ThreadSettings,
+};
 use crate::live::{ClientSink, Control};
 use crate::protocol::*;
 use crate::wire::{self, invalid_params};
@@ -21,9 +23,13 @@ pub const METHODS: &[&str] = &[
     "thread/archive",
     "thread/unarchive",
     "thread/name/set",
+    "thread/loaded/list",
     "turn/start",
     "turn/steer",
     "turn/interrupt",
+    "thread/compact/start",
+    "thread/unsubscribe",
+    "fuzzyFileSearch",
     "model/list",
     "config/read",
     "review/start",
@@ -70,12 +76,21 @@ pub async fn handle(
         "turn/start" => return turn_start(hub, client, id, params).await,
         "turn/steer" => return turn_steer(hub, client, id, params).await,
         "turn/interrupt" => return turn_interrupt(hub, client, id, params).await,
+        "thread/compact/start" => return thread_compact_start(hub, client, id, params).await,
+        "thread/unsubscribe" => return thread_unsubscribe(hub, client, id, params),
+        "fuzzyFileSearch" => match parse(params) {
+            Ok(params) => crate::fuzzy_search::search(params).await.and_then(value),
+            Err(message) => Err(message),
+        },
         "model/list" => model_list(hub, params),
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
         "troupe/thread/lastTurns" => thread_last_turns(hub, params),
+        "thread/loaded/list" => thread_loaded_list(hub, params),
         "initialize" => Err("Already initialized".into()),
-        other => Err(unknown_method(other)),
+        other => {
+            Err(crate::unsupported::unsupported(other).unwrap_or_else(|| unknown_method(other)))
+        }
     };
     Reply::Now(result)
 }
@@ -107,12 +122,7 @@ fn settings_request(
         cwd: cwd.map(PathBuf::from),
         model,
         model_provider,
-        approval_policy: approval.map(|a| match a {
-            AskForApproval::Untrusted => p::AskForApproval::UnlessTrusted,
-            AskForApproval::OnFailure => p::AskForApproval::OnFailure,
-            AskForApproval::OnRequest => p::AskForApproval::OnRequest,
-            AskForApproval::Never => p::AskForApproval::Never,
-        }),
+        approval_policy: approval.map(approval_policy),
         sandbox_mode: sandbox.map(|s| match s {
             SandboxMode::ReadOnly => p::SandboxMode::ReadOnly,
             SandboxMode::WorkspaceWrite => p::SandboxMode::WorkspaceWrite,
@@ -120,6 +130,17 @@ fn settings_request(
         }),
         raw,
     })
+}
+
+/// Codex's approval policy as Troupe's.
+pub fn approval_policy(policy: AskForApproval) -> troupe_messages::policy::AskForApproval {
+    use troupe_messages::policy::AskForApproval as Policy;
+    match policy {
+        AskForApproval::Untrusted => Policy::UnlessTrusted,
+        AskForApproval::OnFailure => Policy::OnFailure,
+        AskForApproval::OnRequest => Policy::OnRequest,
+        AskForApproval::Never => Policy::Never,
+    }
 }
 
 /// A JSON value as a TOML value for a `key=value` override.
@@ -147,16 +168,42 @@ fn toml_value(value: &Value) -> Result<String, String> {
 
 fn opened(hub: &Hub, thread: Thread, live: &LiveThread) -> ThreadOpenedResponse {
     let _ = hub;
+    let settings = live.settings();
     ThreadOpenedResponse {
         thread,
-        model: live.settings.model.clone(),
-        model_provider: live.settings.provider.id.clone(),
-        cwd: live.settings.cwd.display().to_string(),
-        approval_policy: serde_json::to_value(live.settings.approval_policy).unwrap_or(Value::Null),
+        model: settings.model.clone(),
+        model_provider: settings.provider.id.clone(),
+        cwd: settings.cwd.display().to_string(),
+        approval_policy: serde_json::to_value(settings.approval_policy).unwrap_or(Value::Null),
         approvals_reviewer: "user".into(),
-        sandbox: sandbox_policy(&live.settings),
+        sandbox: sandbox_policy(&settings),
         instruction_sources: Vec::new(),
-        reasoning_effort: None,
+        reasoning_effort: settings.context.reasoning_effort.clone(),
+        service_tier: None,
+        disabled_plugin_ids: Vec::new(),
+    }
+}
+
+/// `thread/resume`'s answer: the opened thread and its collaboration mode.
+fn resumed(hub: &Hub, thread: Thread, live: &LiveThread) -> ThreadResumeResponse {
+    use troupe_messages::policy::CollaborationMode as Mode;
+    let settings = live.settings();
+    let mode = match settings.context.collaboration_mode {
+        Mode::Plan => "plan",
+        Mode::Default => "default",
+    };
+    ThreadResumeResponse {
+        opened: opened(hub, thread, live),
+        collaboration_mode: Some(CollaborationMode {
+            mode: mode.into(),
+            settings: CollaborationModeSettings {
+                model: settings.model.clone(),
+                reasoning_effort: settings.context.reasoning_effort.clone(),
+                developer_instructions: settings.context.developer_instructions.clone(),
+            },
+        }),
+        items_backwards_cursor: None,
+        turns_backwards_cursor: None,
     }
 }
 
@@ -175,9 +222,12 @@ async fn thread_start(
         params.sandbox,
         params.config,
     )?;
-    let settings = hub.settings(&ask).map_err(err)?;
+    let settings = ThreadSettings {
+        resolved: hub.settings(&ask).map_err(err)?,
+        ask,
+    };
     let (thread_id, live) = hub.start_thread(settings).await.map_err(err)?;
-    let thread = hub.live_wire_thread(&thread_id, &live);
+    let thread = hub.live_wire_thread(&thread_id, &live).await;
     let response = value(opened(hub, thread.clone(), &live))?;
     // The response first, then `thread/started`, then the thread's events: the pump sends
     // all three, in that order, to this client.
@@ -212,7 +262,7 @@ async fn thread_resume(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: 
         let live = hub.thread(&params.thread_id).await.map_err(err)?;
         let summary = hub.summary(&params.thread_id).map_err(err)?;
         let thread = hub.wire_thread(&summary, !params.exclude_turns).await;
-        let response = value(opened(hub, thread, &live))?;
+        let response = value(resumed(hub, thread, &live))?;
         live.control
             .send(Control::Subscribe {
                 client: client.clone(),
@@ -237,7 +287,7 @@ async fn thread_fork(
     let params: ThreadForkParams = parse(params)?;
     let at_turn = match &params.last_turn_id {
         Some(turn) => Some(
-            crate::translate::parse_turn_id(turn)
+            crate::translate::parse_turn_id(&params.thread_id, turn)
                 .ok_or_else(|| format!("invalid turn id: {turn}"))?
                 .0,
         ),
@@ -307,6 +357,27 @@ async fn thread_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
     value(ThreadListResponse {
         data,
         next_cursor: (next < summaries.len()).then(|| next.to_string()),
+        backwards_cursor: None,
+    })
+}
+
+/// The threads loaded in this server (open sessions), in id order, paged by offset.
+fn thread_loaded_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
+    let params: ThreadLoadedListParams = parse(params)?;
+    let mut ids = hub.loaded_ids();
+    ids.sort();
+    let offset: usize = match &params.cursor {
+        Some(cursor) => cursor
+            .parse()
+            .map_err(|_| format!("invalid cursor: {cursor}"))?,
+        None => 0,
+    };
+    let limit = params.limit.map_or(usize::MAX, |limit| limit as usize);
+    let data: Vec<String> = ids.iter().skip(offset).take(limit).cloned().collect();
+    let next = offset + data.len();
+    value(ThreadLoadedListResponse {
+        data,
+        next_cursor: (next < ids.len()).then(|| next.to_string()),
     })
 }
 
@@ -393,18 +464,14 @@ async fn turn_start(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Val
         if params.input.is_empty() {
             return Err("Invalid request: `input` is empty".to_string());
         }
-        if params.model.is_some() || params.cwd.is_some() || params.approval_policy.is_some() {
-            return Err(
-                "per-turn overrides (model, cwd, approvalPolicy) are not supported by Troupe's app-server yet; start a thread with them"
-                    .to_string(),
-            );
-        }
         let live = hub.thread(&params.thread_id).await.map_err(err)?;
+        let overrides = crate::turn_settings::resolve(hub, &live, &params)?.map(Box::new);
         live.control
             .send(Control::StartTurn {
                 client: client.clone(),
                 id: id.clone(),
                 input: params.input,
+                overrides,
             })
             .map_err(|_| "the thread has stopped".to_string())
     }
@@ -443,6 +510,50 @@ async fn turn_interrupt(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params:
         to_loaded_thread(hub, &params.thread_id, not_running, control)
     });
     answered_later(result)
+}
+
+async fn thread_compact_start(
+    hub: &Arc<Hub>,
+    client: &ClientSink,
+    id: &Value,
+    params: Value,
+) -> Reply {
+    let result: Result<(), String> = async {
+        let params: ThreadIdParams = parse(params)?;
+        let live = hub.thread(&params.thread_id).await.map_err(err)?;
+        live.control
+            .send(Control::Compact {
+                client: client.clone(),
+                id: id.clone(),
+            })
+            .map_err(|_| "the thread has stopped".to_string())
+    }
+    .await;
+    answered_later(result)
+}
+
+/// Stops sending this client the thread's notifications (`notLoaded` when no one has it open;
+/// it stays loaded for its other clients and its running turn).
+fn thread_unsubscribe(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
+    let result = parse::<ThreadIdParams>(params).and_then(|params| {
+        check_thread_id(&params.thread_id).map_err(err)?;
+        let Some(live) = hub.loaded(&params.thread_id) else {
+            let status = ThreadUnsubscribeStatus::NotLoaded;
+            return value(ThreadUnsubscribeResponse { status }).map(Some);
+        };
+        live.control
+            .send(Control::UnsubscribeClient {
+                client: client.clone(),
+                id: id.clone(),
+            })
+            .map(|()| None)
+            .map_err(|_| "the thread has stopped".to_string())
+    });
+    match result {
+        Ok(Some(now)) => Reply::Now(Ok(now)),
+        Ok(None) => Reply::Later,
+        Err(message) => Reply::Now(Err(message)),
+    }
 }
 
 /// Hands `control` to the loaded thread `thread_id`, which answers the request itself.

@@ -102,6 +102,40 @@ pub struct ThreadOpenedResponse {
     pub sandbox: SandboxPolicy,
     pub instruction_sources: Vec<String>,
     pub reasoning_effort: Option<String>,
+    /// Always null: Troupe sends no service tier.
+    pub service_tier: Option<String>,
+    /// Troupe has no plugins: always empty.
+    pub disabled_plugin_ids: Vec<String>,
+}
+
+/// What `thread/resume` answers: the opened thread and its collaboration mode.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadResumeResponse {
+    #[serde(flatten)]
+    pub opened: ThreadOpenedResponse,
+    pub collaboration_mode: Option<CollaborationMode>,
+    /// Always null: the turns are in `thread.turns` (history mode `legacy`: Troupe has no
+    /// paginated turn and item listing).
+    pub items_backwards_cursor: Option<String>,
+    pub turns_backwards_cursor: Option<String>,
+}
+
+/// Codex's `CollaborationMode`: `default` (do the work) or `plan`, with the model settings.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CollaborationMode {
+    /// `default` or `plan`.
+    pub mode: String,
+    pub settings: CollaborationModeSettings,
+}
+
+/// Codex's collaboration-mode `Settings` (snake_case on the wire).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CollaborationModeSettings {
+    pub model: String,
+    pub reasoning_effort: Option<String>,
+    pub developer_instructions: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -173,6 +207,38 @@ pub struct ThreadListParams {
 pub struct ThreadListResponse {
     pub data: Vec<Thread>,
     pub next_cursor: Option<String>,
+    /// Always null: Troupe lists newest first only (no `sortDirection` to reverse).
+    pub backwards_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadLoadedListParams {
+    #[serde(default)]
+    pub cursor: Option<String>,
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadLoadedListResponse {
+    pub data: Vec<String>,
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ThreadUnsubscribeStatus {
+    NotLoaded,
+    NotSubscribed,
+    Unsubscribed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadUnsubscribeResponse {
+    pub status: ThreadUnsubscribeStatus,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -204,10 +270,32 @@ pub struct Thread {
     pub parent_thread_id: Option<String>,
     /// A sub-agent's readable name.
     pub agent_nickname: Option<String>,
+    /// Always null: the rollout does not keep a sub-agent's role.
+    pub agent_role: Option<String>,
     /// Unix seconds.
     pub created_at: i64,
     /// Unix seconds.
     pub updated_at: i64,
+    /// Unix seconds, what a list is ordered by (the last update).
+    pub recency_at: Option<i64>,
+    /// The Git state of `cwd` when the thread started (no remote URL is recorded).
+    pub git_info: Option<GitInfo>,
+    /// `legacy`: every turn comes whole in `turns` (no paginated listing).
+    pub history_mode: String,
+    /// Always null: the rollout does not record which client started the thread.
+    pub originator: Option<String>,
+    /// The configured effort when loaded; null otherwise.
+    pub reasoning_effort: Option<String>,
+    /// Always null (Codex's analytics classification).
+    pub thread_source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GitInfo {
+    pub sha: Option<String>,
+    pub branch: Option<String>,
+    pub origin_url: Option<String>,
 }
 
 /// Where a thread came from (Codex's `SessionSource`): `"appServer"`, or a sub-agent spawned
@@ -290,6 +378,9 @@ pub struct Turn {
     pub started_at: Option<i64>,
     pub completed_at: Option<i64>,
     pub duration_ms: Option<i64>,
+    /// The first turn of the chain of work that led to this one: every turn a client or the
+    /// runtime starts is its own root.
+    pub root_turn_id: Option<String>,
 }
 
 /// One user input piece.
@@ -312,10 +403,28 @@ pub enum ItemStatus {
     Declined,
 }
 
+/// What a command does, for display (Codex's `CommandAction`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum CommandAction {
-    Unknown { command: String },
+    Read {
+        command: String,
+        /// The file's name.
+        name: String,
+        path: String,
+    },
+    ListFiles {
+        command: String,
+        path: Option<String>,
+    },
+    Search {
+        command: String,
+        query: Option<String>,
+        path: Option<String>,
+    },
+    Unknown {
+        command: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -427,6 +536,8 @@ pub enum ThreadItem {
     },
 }
 
+/// `turn/start`: the input, and settings for this turn and the following ones (`null` or
+/// absent keeps the thread's).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnStartParams {
@@ -438,6 +549,57 @@ pub struct TurnStartParams {
     pub cwd: Option<String>,
     #[serde(default)]
     pub approval_policy: Option<AskForApproval>,
+    #[serde(default)]
+    pub sandbox_policy: Option<SandboxPolicyParam>,
+    /// The reasoning effort sent as `reasoning.effort`.
+    #[serde(default)]
+    pub effort: Option<String>,
+    /// A JSON Schema the final answer of this turn (only) must follow.
+    #[serde(default)]
+    pub output_schema: Option<Value>,
+    /// Deprecated in Codex: it selects no style there either, so it changes nothing.
+    #[serde(default)]
+    pub personality: Option<String>,
+    /// Only `user` (Troupe asks the client); anything else is refused.
+    #[serde(default)]
+    pub approvals_reviewer: Option<String>,
+    /// Refused when set: Troupe requests no reasoning summary mode of its own.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Refused when set: Troupe sends no service tier.
+    #[serde(default)]
+    pub service_tier: Option<String>,
+    #[serde(default)]
+    pub service_tier_for_turn: Option<String>,
+}
+
+/// A sandbox policy a client asks for (Codex's `SandboxPolicy`, with its defaults).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum SandboxPolicyParam {
+    DangerFullAccess,
+    #[serde(rename_all = "camelCase")]
+    ReadOnly {
+        #[serde(default)]
+        network_access: bool,
+    },
+    /// Refused: Troupe always confines commands itself.
+    #[serde(rename_all = "camelCase")]
+    ExternalSandbox {
+        #[serde(default)]
+        network_access: Option<Value>,
+    },
+    #[serde(rename_all = "camelCase")]
+    WorkspaceWrite {
+        #[serde(default)]
+        writable_roots: Vec<String>,
+        #[serde(default)]
+        network_access: bool,
+        #[serde(default)]
+        exclude_tmpdir_env_var: bool,
+        #[serde(default)]
+        exclude_slash_tmp: bool,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -536,6 +698,11 @@ pub struct ApprovalResponse {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandExecutionRequestApprovalParams {
+    /// `command` (Troupe asks about commands only); Codex's default, so optional there.
+    #[serde(default)]
+    pub kind: String,
+    /// `local`: commands run on this machine.
+    pub environment_id: Option<String>,
     pub thread_id: String,
     pub turn_id: String,
     pub item_id: String,
@@ -557,131 +724,10 @@ pub struct FileChangeRequestApprovalParams {
     pub grant_root: Option<String>,
 }
 
-// Notifications.
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThreadStartedNotification {
-    pub thread: Thread,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThreadStatusChangedNotification {
-    pub thread_id: String,
-    pub status: ThreadStatus,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnNotification {
-    pub thread_id: String,
-    pub turn: Turn,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ItemStartedNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub started_at_ms: i64,
-    pub item: ThreadItem,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ItemCompletedNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub completed_at_ms: i64,
-    pub item: ThreadItem,
-}
-
-/// `item/agentMessage/delta`, `item/commandExecution/outputDelta`, `item/fileChange/outputDelta`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ItemDeltaNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub item_id: String,
-    pub delta: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ReasoningSummaryTextDeltaNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub item_id: String,
-    pub delta: String,
-    pub summary_index: i64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnDiffUpdatedNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub diff: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnPlanStep {
-    pub step: String,
-    pub status: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnPlanUpdatedNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub explanation: Option<String>,
-    pub plan: Vec<TurnPlanStep>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenUsageBreakdown {
-    pub total_tokens: i64,
-    pub input_tokens: i64,
-    pub cached_input_tokens: i64,
-    pub output_tokens: i64,
-    pub reasoning_output_tokens: i64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThreadTokenUsage {
-    pub total: TokenUsageBreakdown,
-    pub last: TokenUsageBreakdown,
-    pub model_context_window: Option<i64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThreadTokenUsageUpdatedNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub token_usage: ThreadTokenUsage,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ErrorNotification {
-    pub thread_id: String,
-    pub turn_id: String,
-    pub will_retry: bool,
-    pub error: TurnError,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerRequestResolvedNotification {
-    pub thread_id: String,
-    pub request_id: i64,
-}
+// Notifications and the fuzzy file search: `protocol_notifications.rs`.
+#[path = "protocol_notifications.rs"]
+mod notifications;
+pub use notifications::*;
 
 /// `troupe/lagged`: this client fell behind on a thread and missed notifications; call
 /// `thread/resume` (or `thread/read`) to catch up from the rollout.

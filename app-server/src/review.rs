@@ -75,7 +75,7 @@ pub async fn review_start(hub: &Arc<Hub>, client: &ClientSink, id: &Value, param
             .thread(&params.thread_id)
             .await
             .map_err(|err| err.to_string())?;
-        let cwd = live.settings.cwd.clone();
+        let cwd = live.settings().cwd;
         let target: ReviewTarget = params.target.into();
         let request = tokio::task::spawn_blocking(move || review::resolve(&target, &cwd))
             .await
@@ -96,6 +96,7 @@ pub async fn review_start(hub: &Arc<Hub>, client: &ClientSink, id: &Value, param
                 client: relay(client, id.clone(), params.thread_id),
                 id: id.clone(),
                 input,
+                overrides: None,
             })
             .map_err(|_| "the thread has stopped".to_string())
     }

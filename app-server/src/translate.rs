@@ -3,15 +3,14 @@
 //! events a rollout recorded, so `thread/read` shows what a live client saw.
 
 use crate::hooks::{Completed, HookRuns, Started};
-use crate::items::{
-    breakdown, collab_item, command_item, file_changes, plan_step, shlex_join, tool_item,
-};
+use crate::items::{breakdown, collab_item, command_item, file_changes, plan_step, tool_item};
 use crate::protocol::{
-    CommandAction, ErrorNotification, ItemCompletedNotification, ItemDeltaNotification,
-    ItemStartedNotification, ItemStatus, ReasoningSummaryTextDeltaNotification, ThreadActiveFlag,
-    ThreadItem, ThreadStatus, ThreadStatusChangedNotification, ThreadTokenUsage,
-    ThreadTokenUsageUpdatedNotification, Turn, TurnDiffUpdatedNotification, TurnError,
-    TurnItemsView, TurnNotification, TurnPlanUpdatedNotification, TurnStatus, UserInput,
+    ContextCompactedNotification, ErrorNotification, ItemCompletedNotification,
+    ItemDeltaNotification, ItemStartedNotification, ItemStatus,
+    ReasoningSummaryTextDeltaNotification, ThreadActiveFlag, ThreadItem, ThreadStatus,
+    ThreadStatusChangedNotification, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, Turn,
+    TurnDiffUpdatedNotification, TurnError, TurnItemsView, TurnNotification,
+    TurnPlanUpdatedNotification, TurnStatus, UserInput, WarningNotification,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -19,7 +18,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::{AbortReason, EventMsg};
-use troupe_messages::ids::TurnId;
 
 /// What one event becomes on the wire.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,15 +41,7 @@ pub enum Out {
     },
 }
 
-/// A wire turn id from the runtime's turn number.
-pub fn turn_wire_id(turn: TurnId) -> String {
-    format!("turn-{}", turn.0)
-}
-
-/// The runtime's turn number from a wire turn id.
-pub fn parse_turn_id(wire: &str) -> Option<TurnId> {
-    wire.strip_prefix("turn-")?.parse().ok().map(TurnId)
-}
+pub use crate::turn_ids::{parse_turn_id, turn_wire_id};
 
 pub(crate) struct OpenTurn {
     id: String,
@@ -135,6 +125,7 @@ impl Translator {
             started_at: Some(t.started_ms / 1000),
             completed_at: None,
             duration_ms: None,
+            root_turn_id: Some(t.id.clone()),
         })
     }
 
@@ -186,6 +177,7 @@ impl Translator {
                 thread_id: self.thread_id.clone(),
                 turn_id,
                 completed_at_ms: now_ms,
+                content_token_count: None,
                 item,
             },
         )
@@ -212,7 +204,7 @@ impl Translator {
         let mut out = Vec::new();
         match msg {
             EventMsg::TurnStarted { turn_id } => {
-                let id = turn_wire_id(*turn_id);
+                let id = turn_wire_id(&self.thread_id, *turn_id);
                 self.turn = Some(OpenTurn {
                     id: id.clone(),
                     started_ms: now_ms,
@@ -368,21 +360,20 @@ impl Translator {
             } => {
                 self.waiting.insert(call_id.clone());
                 out.push(self.status_changed());
-                let shown = shlex_join(command);
+                let params = crate::items::command_approval(
+                    self.thread_id.clone(),
+                    self.turn_id(),
+                    call_id,
+                    command,
+                    cwd,
+                    reason.clone(),
+                    now_ms,
+                );
                 out.push(Out::Ask {
                     agent: None,
                     method: "item/commandExecution/requestApproval",
                     call_id: call_id.clone(),
-                    params: to_value(&crate::protocol::CommandExecutionRequestApprovalParams {
-                        thread_id: self.thread_id.clone(),
-                        turn_id: self.turn_id(),
-                        item_id: call_id.clone(),
-                        started_at_ms: now_ms,
-                        reason: reason.clone(),
-                        command: Some(shown.clone()),
-                        cwd: Some(cwd.display().to_string()),
-                        command_actions: Some(vec![CommandAction::Unknown { command: shown }]),
-                    }),
+                    params: to_value(&params),
                 });
             }
             EventMsg::ApplyPatchApprovalRequest {
@@ -525,10 +516,21 @@ impl Translator {
                     out.extend(self.approval_resolved(call_id));
                 }
             }
-            EventMsg::SessionConfigured { .. }
-            | EventMsg::ContextCompacted { .. }
-            | EventMsg::Warning { .. }
-            | EventMsg::ShutdownComplete => {}
+            EventMsg::ContextCompacted { turn_id, .. } => out.push(notify(
+                "thread/compacted",
+                &ContextCompactedNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: turn_wire_id(&self.thread_id, *turn_id),
+                },
+            )),
+            EventMsg::Warning { message } => out.push(notify(
+                "warning",
+                &WarningNotification {
+                    thread_id: Some(self.thread_id.clone()),
+                    message: message.clone(),
+                },
+            )),
+            EventMsg::SessionConfigured { .. } | EventMsg::ShutdownComplete => {}
             EventMsg::CollabToolCall {
                 call_id,
                 tool,
@@ -691,6 +693,7 @@ impl Translator {
         };
         self.waiting.clear();
         let turn = Turn {
+            root_turn_id: Some(open.id.clone()),
             id: open.id,
             items: open.items,
             items_view: TurnItemsView::Full,
@@ -709,10 +712,31 @@ impl Translator {
                 "turn/completed",
                 &TurnNotification {
                     thread_id: self.thread_id.clone(),
-                    turn,
+                    turn: summary_view(turn),
                 },
             ),
         ]
+    }
+}
+
+/// A finished turn as `turn/completed` carries it (Codex's summary view): the final agent
+/// message only, or no items (`notLoaded`) when the turn ended without one; the whole turn
+/// is what `thread/read` and `thread/resume` return.
+fn summary_view(turn: Turn) -> Turn {
+    let last_message = turn
+        .items
+        .iter()
+        .rev()
+        .find(|item| matches!(item, ThreadItem::AgentMessage { .. }))
+        .cloned();
+    let (items, items_view) = match last_message {
+        Some(message) => (vec![message], TurnItemsView::Summary),
+        None => (Vec::new(), TurnItemsView::NotLoaded),
+    };
+    Turn {
+        items,
+        items_view,
+        ..turn
     }
 }
 

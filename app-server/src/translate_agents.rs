@@ -4,11 +4,7 @@
 //! each request is asked once, wherever it is seen.
 
 use super::{to_value, turn_wire_id, Out, Translator};
-use crate::items::shlex_join;
-use crate::protocol::{
-    CommandAction, CommandExecutionRequestApprovalParams, FileChangeRequestApprovalParams,
-    ThreadItem,
-};
+use crate::protocol::{FileChangeRequestApprovalParams, ThreadItem};
 use troupe_actors::agents::notice::parse_report;
 use troupe_messages::agents::AgentStatus;
 use troupe_messages::events::EventMsg;
@@ -47,7 +43,7 @@ impl Translator {
         match msg {
             EventMsg::TurnStarted { turn_id } => {
                 self.agent_turns
-                    .insert(thread_id.to_string(), turn_wire_id(*turn_id));
+                    .insert(thread_id.to_string(), turn_wire_id(thread_id, *turn_id));
                 Vec::new()
             }
             EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. } => {
@@ -62,17 +58,16 @@ impl Translator {
                 cwd,
                 reason,
             } => {
-                let shown = shlex_join(command);
-                let params = CommandExecutionRequestApprovalParams {
-                    thread_id: thread_id.to_string(),
-                    turn_id: agent_turn.clone(),
-                    item_id: call_id.clone(),
-                    started_at_ms: now_ms,
-                    reason: Some(with_asker(task_path, reason.as_deref())),
-                    command: Some(shown.clone()),
-                    cwd: Some(cwd.display().to_string()),
-                    command_actions: Some(vec![CommandAction::Unknown { command: shown }]),
-                };
+                let mut params = crate::items::command_approval(
+                    thread_id.to_string(),
+                    agent_turn.clone(),
+                    call_id,
+                    command,
+                    cwd,
+                    reason.clone(),
+                    now_ms,
+                );
+                params.reason = Some(with_asker(task_path, params.reason.as_deref()));
                 vec![Out::Ask {
                     method: "item/commandExecution/requestApproval",
                     call_id: call_id.clone(),

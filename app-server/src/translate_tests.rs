@@ -33,10 +33,21 @@ fn text(t: &str) -> Vec<UserInput> {
 }
 
 #[test]
-fn turn_ids_round_trip() {
-    assert_eq!(turn_wire_id(TurnId(3)), "turn-3");
-    assert_eq!(parse_turn_id("turn-3"), Some(TurnId(3)));
-    assert_eq!(parse_turn_id("3"), None);
+fn turn_ids_are_uuid_v7s_that_round_trip_per_thread() {
+    let thread = "019ae0f1-2b3c-7d4e-8f50-6a7b8c9d0e1f";
+    let other = "019ae0f1-2b3c-7d4e-9f50-6a7b8c9d0e1f";
+    let id = turn_wire_id(thread, TurnId(3));
+    let uuid = uuid::Uuid::parse_str(&id).unwrap();
+    assert_eq!(uuid.get_version_num(), 7);
+    assert_eq!(uuid.get_variant(), uuid::Variant::RFC4122);
+    assert_ne!(id, turn_wire_id(other, TurnId(3)));
+    assert_ne!(id, turn_wire_id(thread, TurnId(4)));
+    assert_eq!(parse_turn_id(thread, &id), Some(TurnId(3)));
+    // Another thread's turn, the thread itself, and other spellings are not this thread's.
+    assert_eq!(parse_turn_id(other, &id), None);
+    assert_eq!(parse_turn_id(thread, thread), None);
+    assert_eq!(parse_turn_id(thread, "turn-3"), None);
+    assert_eq!(parse_turn_id(thread, "3"), None);
 }
 
 #[test]
@@ -104,7 +115,10 @@ fn a_turn_becomes_codex_notifications_in_order() {
     let turn = &params(&end[1])["turn"];
     assert_eq!(turn["status"], "completed");
     assert_eq!(turn["durationMs"], 2000);
-    assert_eq!(turn["items"].as_array().map(Vec::len), Some(2));
+    // Codex's summary view: the final agent message only.
+    assert_eq!(turn["itemsView"], "summary");
+    assert_eq!(turn["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(turn["items"][0]["type"], "agentMessage");
     assert_eq!(t.current_turn(), None);
 }
 
@@ -133,7 +147,7 @@ fn commands_approvals_and_aborts() {
         json!(["waitingOnApproval"])
     );
     assert_eq!(params(&ask[1])["command"], "touch 'a b'");
-    assert_eq!(params(&ask[1])["turnId"], "turn-2");
+    assert_eq!(params(&ask[1])["turnId"], turn_wire_id("th", TurnId(2)));
     let resolved = t.approval_resolved("c1");
     assert_eq!(params(&resolved[0])["status"]["activeFlags"], json!([]));
     t.on_event(
@@ -204,7 +218,8 @@ fn a_rollout_gives_back_its_turns_with_items() {
     let turns = turns_from_rollout("th", &lines);
     assert_eq!(turns.len(), 2);
     let first = serde_json::to_value(&turns[0]).unwrap_or_default();
-    assert_eq!(first["id"], "turn-1");
+    assert_eq!(first["id"], turn_wire_id("th", TurnId(1)));
+    assert_eq!(first["rootTurnId"], first["id"]);
     assert_eq!(first["items"][0]["content"][0]["text"], "first");
     assert_eq!(first["items"][1]["text"], "one");
     let second = serde_json::to_value(&turns[1]).unwrap_or_default();
@@ -240,8 +255,15 @@ fn a_sub_agents_approval_is_asked_by_the_root_naming_the_agent() {
     };
     assert_eq!(agent.as_deref(), Some(child.to_string().as_str()));
     assert_eq!(params["threadId"], child.to_string());
-    assert_eq!(params["turnId"], "turn-3");
-    assert_eq!(params["reason"], "agent /root/w1 asks");
+    assert_eq!(
+        params["turnId"],
+        turn_wire_id(&child.to_string(), TurnId(3))
+    );
+    assert_eq!(
+        params["reason"],
+        "agent /root/w1: `touch x` requires approval"
+    );
+    assert_eq!(params["kind"], "command");
     // The root itself does not wait: its status is untouched.
     assert_eq!(
         serde_json::to_value(root.status()).unwrap()["activeFlags"],

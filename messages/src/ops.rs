@@ -39,6 +39,11 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         collaboration_mode: Option<CollaborationMode>,
     },
+    /// Settings a frontend changes from the next turn on (Codex's `turn/start` overrides),
+    /// already resolved and checked by the frontend as it checks a new thread's.
+    UpdateTurnSettings {
+        update: Box<crate::settings::TurnSettingsUpdate>,
+    },
     /// Input from another agent of the same tree: a message, a follow-up task, or a child's
     /// final answer. Joins a running turn at its next sampling boundary; when the thread is
     /// idle it starts a turn only if `start_turn`, otherwise it waits for the next turn.

@@ -94,6 +94,26 @@ fn default_max_requests_per_turn() -> u32 {
     DEFAULT_MAX_REQUESTS_PER_TURN
 }
 
+/// The settings a frontend sets for the next turn and the ones after (`Op::UpdateTurnSettings`):
+/// whole values, resolved by the frontend through the same configuration checks as a new
+/// thread's settings, so the session only copies them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnSettingsUpdate {
+    pub model: String,
+    pub approval_policy: AskForApproval,
+    pub sandbox_mode: SandboxMode,
+    /// `[sandbox_workspace_write]`'s roots, network and tmp choices.
+    pub writable_roots: Vec<PathBuf>,
+    pub network_access: bool,
+    pub exclude_tmpdir_env_var: bool,
+    pub exclude_slash_tmp: bool,
+    pub cwd: PathBuf,
+    pub reasoning_effort: Option<String>,
+    /// The JSON Schema the next turn's final answer must follow; that turn only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema_next_turn: Option<serde_json::Value>,
+}
+
 /// Everything a session needs to run turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionSettings {

@@ -14,8 +14,12 @@ mod subagents_support;
 
 mod app_server;
 mod app_server_agents;
+mod app_server_clients;
+mod app_server_codex;
+mod app_server_conformance;
 mod app_server_items;
 mod app_server_live;
+mod app_server_overrides;
 mod app_server_threads;
 mod app_server_token;
 mod approval_flow;

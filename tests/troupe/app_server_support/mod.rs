@@ -44,8 +44,19 @@ pub struct Server {
 
 /// `troupe app-server` for this harness, listening on `transport`.
 pub async fn start(harness: &Harness, transport: Transport, extra: &[&str]) -> Server {
+    start_with_env(harness, transport, extra, &[]).await
+}
+
+/// [`start`] with extra environment variables for the server.
+pub async fn start_with_env(
+    harness: &Harness,
+    transport: Transport,
+    extra: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_troupe"));
-    cmd.env("TROUPE_HOME", harness.home.path())
+    cmd.envs(env.iter().copied())
+        .env("TROUPE_HOME", harness.home.path())
         .env(KEY_VAR, "test-key")
         .current_dir(harness.workdir.path())
         .arg("app-server")
@@ -200,6 +211,8 @@ impl Server {
             backlog: VecDeque::new(),
             next_id: 100,
             paused,
+            received: Vec::new(),
+            sent_methods: std::collections::HashMap::new(),
         }
     }
 }
@@ -212,6 +225,10 @@ pub struct Client {
     pub backlog: VecDeque<Value>,
     next_id: i64,
     paused: Arc<AtomicBool>,
+    /// Every message received, in order, and the method of each request sent by id: what
+    /// the conformance test checks against Codex's schema.
+    pub received: Vec<Value>,
+    pub sent_methods: std::collections::HashMap<i64, String>,
 }
 
 impl Client {
@@ -233,16 +250,19 @@ impl Client {
     }
 
     async fn recv(&mut self) -> Value {
-        tokio::time::timeout(WAIT, self.rx.recv())
+        let message = tokio::time::timeout(WAIT, self.rx.recv())
             .await
             .expect("the server answers in time")
-            .expect("the connection is open")
+            .expect("the connection is open");
+        self.received.push(message.clone());
+        message
     }
 
     /// Sends a request and returns its whole response (`result` or `error`).
     pub async fn request_raw(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
+        self.sent_methods.insert(id, method.to_string());
         self.send(json!({"id": id, "method": method, "params": params}));
         self.response(id).await
     }
