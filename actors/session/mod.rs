@@ -7,6 +7,7 @@
 //! tool runs and their processes) and records the turn as aborted.
 
 mod agent_ops;
+pub mod checkpoints;
 pub mod context;
 mod goals;
 pub mod inbox;
@@ -195,6 +196,8 @@ pub struct SessionState {
     inbox: inbox::Inbox,
     /// The thread's goal and the follow-up turns it starts (`goals.rs`).
     goals: goals::GoalState,
+    /// The work tree recorded around each turn (`checkpoints.rs`).
+    checkpoints: checkpoints::SessionCheckpoints,
 }
 
 impl SessionState {

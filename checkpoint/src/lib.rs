@@ -27,7 +27,7 @@ mod take;
 pub use diff::{diff, Change, ChangeKind};
 pub use error::CheckpointError;
 pub use manifest::{Manifest, Node, RootState, Skipped, StatKey};
-pub use objects::Store;
+pub use objects::{write_atomically, Store};
 pub use prune::{prune, PruneLimits, PruneReport};
 pub use restore::RestoreReport;
 pub use take::{Options, RootSpec};
