@@ -28,6 +28,7 @@ pub const METHODS: &[&str] = &[
     "config/read",
     "review/start",
     "troupe/thread/lastTurns",
+    "troupe/thread/rewind",
 ];
 
 /// What a handler produced: an answer now, or one the thread's pump sends later.
@@ -74,6 +75,7 @@ pub async fn handle(
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
         "troupe/thread/lastTurns" => thread_last_turns(hub, params),
+        "troupe/thread/rewind" => crate::rewind::thread_rewind(hub, params).await,
         "initialize" => Err("Already initialized".into()),
         other => Err(unknown_method(other)),
     };

@@ -14,8 +14,11 @@ use std::process::Output;
 use troupe_mock_model::MockResponse;
 use troupe_test_support::{json_lines, stderr, stdout, tool_outputs, Harness};
 
+/// Every path of a tree with its mode and bytes (directories: no bytes).
+type Tree = BTreeMap<String, (u32, Option<Vec<u8>>)>;
+
 /// Every path under `dir` with its mode and bytes (directories: no bytes).
-fn tree(dir: &Path) -> BTreeMap<String, (u32, Option<Vec<u8>>)> {
+fn tree(dir: &Path) -> Tree {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
@@ -103,7 +106,7 @@ fn rollout_bytes(h: &Harness) -> Vec<u8> {
 }
 
 /// Three turns: shell `rm` + `mv`; shell `chmod` + a write; `apply_patch`.
-fn three_turns(h: &Harness, ws: &Path) -> (String, Vec<BTreeMap<String, (u32, Option<Vec<u8>>)>>) {
+fn three_turns(h: &Harness, ws: &Path) -> (String, Vec<Tree>) {
     let patch = "*** Begin Patch\n*** Add File: new.txt\n+added by a patch\n*** Update File: a.txt\n@@\n-A2\n+A3\n*** End Patch\n";
     for response in [
         MockResponse::shell("c1", &["sh", "-c", "rm b.txt && mv sub/c.txt sub/d.txt"]),
@@ -296,4 +299,80 @@ fn a_sandboxed_command_can_neither_read_nor_change_the_checkpoint_store() {
     // And the rewind still works from what the sandbox could not touch.
     ok(troupe(&h, &["rewind", &id, "--to-turn", "1", "--code"]));
     assert_eq!(std::fs::read(ws.join("a.txt")).unwrap(), b"A0\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_app_server_rewinds_a_loaded_thread_after_a_dry_run() {
+    use crate::app_server_support::{harness, start, Transport};
+    let h = harness(vec![
+        MockResponse::shell("c1", &["sh", "-c", "echo one > one.txt"]),
+        MockResponse::text("one"),
+        MockResponse::shell("c2", &["sh", "-c", "echo two > two.txt && rm a.txt"]),
+        MockResponse::text("two"),
+    ]);
+    let ws = workspace(&h);
+    let mut server = start(&h, Transport::Unix, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let id = client
+        .start_thread(
+            &ws,
+            json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+        )
+        .await;
+    client.start_turn(&id, "turn one").await;
+    client.until_turn_completed(&id).await;
+    let after_one = tree(&ws);
+    client.start_turn(&id, "turn two").await;
+    client.until_turn_completed(&id).await;
+    let after_two = tree(&ws);
+
+    let dry = client
+        .request(
+            "troupe/thread/rewind",
+            json!({"threadId": id, "toTurn": 2, "dryRun": true}),
+        )
+        .await;
+    assert_eq!(tree(&ws), after_two);
+    let changes: Vec<String> = dry["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["detail"].as_str().unwrap(),
+                c["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(
+        changes.contains(&format!("added {}", ws.join("a.txt").display())),
+        "{changes:?}"
+    );
+    assert!(
+        changes.contains(&format!("removed {}", ws.join("two.txt").display())),
+        "{changes:?}"
+    );
+    assert_eq!(
+        (dry["turnsBefore"].as_u64(), dry["turnsAfter"].as_u64()),
+        (Some(2), Some(1))
+    );
+
+    let done = client
+        .request("troupe/thread/rewind", json!({"threadId": id, "toTurn": 2}))
+        .await;
+    assert_eq!(done["dryRun"], json!(false));
+    assert_eq!(tree(&ws), after_one);
+    let undo = client
+        .request_error("troupe/thread/rewind", json!({"threadId": id}))
+        .await;
+    assert!(undo.contains("toTurn"), "{undo}");
+    client
+        .request(
+            "troupe/thread/rewind",
+            json!({"threadId": id, "undo": true}),
+        )
+        .await;
+    assert_eq!(tree(&ws), after_two);
 }
