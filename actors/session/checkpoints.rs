@@ -122,6 +122,7 @@ pub fn options(settings: &SessionSettings, keep: bool) -> Options {
         .collect();
     Options {
         max_dir_bytes: settings.checkpoints.max_dir_mb.saturating_mul(1 << 20),
+        max_root_bytes: settings.checkpoints.max_total_mb.saturating_mul(1 << 20),
         exclude,
         keep,
     }

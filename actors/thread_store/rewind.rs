@@ -10,8 +10,8 @@
 
 use super::ops::{self, OpsError};
 use super::ThreadStore;
-use crate::rollout_recorder::loader::{self, LoadedRollout};
-use crate::rollout_recorder::{encode, replay};
+use crate::rollout_recorder::loader;
+use crate::rollout_recorder::replay;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -150,14 +150,14 @@ pub fn rewind(
         code: None,
         conversation: None,
     };
-    let new_lines = match &rollout_target {
+    let new_rollout = match &rollout_target {
         Some(source) => {
-            let lines = source.lines(&loaded)?;
+            let (bytes, turns_after) = source.contents(&summary.rollout_path)?;
             outcome.conversation = Some(ConversationOutcome {
                 turns_before: turns,
-                turns_after: replay::replay(&lines[1..]).tracker.turns,
+                turns_after,
             });
-            Some(lines)
+            Some(bytes)
         }
         None => None,
     };
@@ -212,7 +212,7 @@ pub fn rewind(
     if let Some(now) = &current {
         store.write_manifest(now)?;
     }
-    let backup = match &new_lines {
+    let backup = match &new_rollout {
         Some(_) => {
             let path = store.rollout_backup(&thread, &rewind_id);
             copy_durably(&summary.rollout_path, &path, store.dir())?;
@@ -250,12 +250,7 @@ pub fn rewind(
             },
         )?;
     }
-    if let Some(lines) = new_lines {
-        let bytes = encode(&lines).map_err(|err| RewindError::Io {
-            action: "cannot encode",
-            path: summary.rollout_path.clone(),
-            source: std::io::Error::other(err),
-        })?;
+    if let Some(bytes) = new_rollout {
         troupe_checkpoint::write_atomically(
             &store.dir().join("tmp"),
             &summary.rollout_path,
@@ -275,28 +270,46 @@ enum RolloutSource {
 }
 
 impl RolloutSource {
-    /// The whole new rollout, its session meta first.
-    fn lines(&self, loaded: &LoadedRollout) -> Result<Vec<RolloutLine>, RewindError> {
-        match self {
-            RolloutSource::CutBefore(turn) => {
-                let mut lines = vec![RolloutLine {
-                    timestamp: loaded.meta.created_at.clone(),
-                    record: RolloutRecord::SessionMeta(loaded.meta.clone()),
-                }];
-                lines.extend(ops::lines_through_turn(&loaded.lines, Some(turn - 1)));
-                Ok(lines)
-            }
-            RolloutSource::Backup(path) => {
-                let kept = loader::load(path).map_err(OpsError::from)?;
-                let mut lines = vec![RolloutLine {
-                    timestamp: kept.meta.created_at.clone(),
-                    record: RolloutRecord::SessionMeta(kept.meta),
-                }];
-                lines.extend(kept.lines);
-                Ok(lines)
+    /// The new rollout's bytes and how many turns it holds. A cut keeps the file's bytes up
+    /// to the first line of turn N exactly (nothing before it is re-encoded); an undo puts
+    /// the kept file back as it was.
+    fn contents(&self, rollout: &Path) -> Result<(Vec<u8>, u64), RewindError> {
+        let path = match self {
+            RolloutSource::CutBefore(_) => rollout,
+            RolloutSource::Backup(path) => path.as_path(),
+        };
+        let bytes = std::fs::read(path).map_err(|source| RewindError::Io {
+            action: "cannot read",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let bytes = match self {
+            RolloutSource::CutBefore(turn) => cut_before_turn(bytes, *turn),
+            RolloutSource::Backup(_) => bytes,
+        };
+        let lines: Vec<RolloutLine> = bytes
+            .split(|b| *b == b'\n')
+            .filter_map(|line| serde_json::from_slice(line).ok())
+            .filter(|line: &RolloutLine| !matches!(line.record, RolloutRecord::SessionMeta(_)))
+            .collect();
+        Ok((bytes, replay::replay(&lines).tracker.turns))
+    }
+}
+
+/// The bytes of a rollout before the `turn_context` line of turn `turn`.
+fn cut_before_turn(bytes: Vec<u8>, turn: u64) -> Vec<u8> {
+    let mut end = 0;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        if let Ok(parsed) = serde_json::from_slice::<RolloutLine>(line) {
+            if matches!(&parsed.record, RolloutRecord::TurnContext(c) if c.turn_id.0 >= turn) {
+                break;
             }
         }
+        end += line.len();
     }
+    let mut kept = bytes;
+    kept.truncate(end);
+    kept
 }
 
 fn copy_durably(from: &Path, to: &Path, store: &Path) -> Result<(), RewindError> {

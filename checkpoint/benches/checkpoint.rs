@@ -22,6 +22,7 @@ fn tree(root: &Path) {
 fn options() -> Options {
     Options {
         max_dir_bytes: u64::MAX,
+        max_root_bytes: u64::MAX,
         exclude: Vec::new(),
         keep: true,
     }

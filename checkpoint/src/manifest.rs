@@ -130,7 +130,9 @@ impl Manifest {
 /// Whether `path` lies in (or is) one of the `skipped` directories.
 pub(crate) fn under_skipped(path: &str, skipped: &[Skipped]) -> bool {
     skipped.iter().any(|s| {
-        path == s.path
+        // An empty path is the whole root.
+        s.path.is_empty()
+            || path == s.path
             || path
                 .strip_prefix(s.path.as_str())
                 .is_some_and(|rest| rest.starts_with('/'))

@@ -180,6 +180,7 @@ fn step(root: &Path, rng: &mut StdRng, git: bool) {
 fn options() -> Options {
     Options {
         max_dir_bytes: u64::MAX,
+        max_root_bytes: u64::MAX,
         exclude: Vec::new(),
         keep: true,
     }

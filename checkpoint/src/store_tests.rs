@@ -5,6 +5,7 @@ use std::path::PathBuf;
 fn options(max_dir_bytes: u64) -> Options {
     Options {
         max_dir_bytes,
+        max_root_bytes: u64::MAX,
         exclude: Vec::new(),
         keep: true,
     }
@@ -145,4 +146,22 @@ fn pruning_keeps_each_threads_newest_checkpoints_and_drops_unnamed_objects_after
     assert!(store.load_manifest(&ids[0]).is_err());
     assert!(store.load_manifest(&ids[3]).is_ok());
     assert!(store.load_manifest(&ids[2]).is_ok());
+}
+
+#[test]
+fn a_root_over_the_store_limit_is_left_out_whole_and_a_restore_deletes_nothing() {
+    let (_work, root, store) = setup();
+    std::fs::write(root.join("big"), vec![1u8; 4096]).unwrap();
+    let roots = vec![root.clone()];
+    let full = store.take(&roots, None, &options(u64::MAX)).unwrap();
+    let capped = Options {
+        max_root_bytes: 1024,
+        ..options(u64::MAX)
+    };
+    let over = store.take(&roots, Some(&full), &capped).unwrap();
+    assert!(over.roots[0].entries.is_empty());
+    assert!(diff(&full, &over).is_empty());
+    let report = store.restore(&full, &over).unwrap();
+    assert!(report.changed.is_empty());
+    assert!(root.join("big").exists());
 }

@@ -19,6 +19,9 @@ const RACY_NS: i64 = 100_000_000;
 pub struct Options {
     /// A directory (not the root) holding more than this, in bytes, is left out whole.
     pub max_dir_bytes: u64,
+    /// A root still holding more than this after that is left out whole (a turn started in
+    /// a home directory must not copy it into the store).
+    pub max_root_bytes: u64,
     /// Absolute paths never walked (the store itself, deny-read paths).
     pub exclude: Vec<PathBuf>,
     /// Store the contents (false: only hash them, for a dry run).
@@ -81,6 +84,24 @@ impl Store {
         let mut skipped = Vec::new();
         let walked = walk(root, exclude, &mut skipped);
         skip_large_dirs(&walked, options.max_dir_bytes, &mut skipped);
+        let covered: u64 = walked
+            .iter()
+            .filter(|w| w.meta.is_file() && !crate::manifest::under_skipped(&w.rel, &skipped))
+            .map(|w| w.meta.len())
+            .sum();
+        if covered > options.max_root_bytes {
+            return Ok(RootState {
+                root: root.to_path_buf(),
+                entries: BTreeMap::new(),
+                skipped: vec![Skipped {
+                    path: String::new(),
+                    reason: format!(
+                        "the whole root: {} MB to copy, over the store's limit (checkpoints.max_total_mb)",
+                        covered / (1024 * 1024)
+                    ),
+                }],
+            });
+        }
         let mut entries = BTreeMap::new();
         for item in walked {
             if crate::manifest::under_skipped(&item.rel, &skipped) {
@@ -182,8 +203,16 @@ fn walk(root: &Path, exclude: &[PathBuf], skipped: &mut Vec<Skipped>) -> Vec<Wal
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
+                // A directory that cannot be read is left out, with what it holds; an
+                // error naming no path ("." matches no entry) is only reported.
+                let path = error_path(&err)
+                    .and_then(|p| p.strip_prefix(root).ok())
+                    .and_then(|p| p.to_str())
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or(".")
+                    .to_string();
                 skipped.push(Skipped {
-                    path: String::new(),
+                    path,
                     reason: format!("not walked: {err}"),
                 });
                 continue;
@@ -211,6 +240,16 @@ fn walk(root: &Path, exclude: &[PathBuf], skipped: &mut Vec<Skipped>) -> Vec<Wal
         }
     }
     out
+}
+
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
 }
 
 /// Leaves out, deepest first, every directory holding more than `max` bytes of what is

@@ -376,3 +376,31 @@ async fn the_app_server_rewinds_a_loaded_thread_after_a_dry_run() {
         .await;
     assert_eq!(tree(&ws), after_two);
 }
+
+#[test]
+fn with_checkpoints_off_nothing_is_recorded_and_the_code_cannot_be_rewound() {
+    let h = Harness::new(Vec::new());
+    let ws = workspace(&h);
+    h.mock
+        .push(MockResponse::shell("c1", &["sh", "-c", "rm a.txt"]));
+    h.mock.push(MockResponse::text("one"));
+    let first = ok(exec_in(
+        &h,
+        &ws,
+        "danger-full-access",
+        &["-c", "checkpoints.enabled=false", "--json", "turn one"],
+    ));
+    let id = json_lines(&first)[0]["thread_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!h.home.path().join("checkpoints").exists());
+    let refused = troupe(&h, &["rewind", &id, "--to-turn", "1", "--code"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("no checkpoint"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!ws.join("a.txt").exists());
+}
