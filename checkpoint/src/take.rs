@@ -14,6 +14,10 @@ use std::path::{Path, PathBuf};
 /// clock): its stat key is recorded as untrusted, so the next checkpoint reads it again.
 const RACY_NS: i64 = 100_000_000;
 
+/// Paths walked in one root at most: a root with more (a turn started in a home directory)
+/// is left out whole rather than holding the turn's tools up while it is walked.
+const MAX_ENTRIES: usize = 250_000;
+
 /// What to cover.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -82,7 +86,12 @@ impl Store {
     ) -> Result<RootState, CheckpointError> {
         let root_fd = fsat::open_root(root).map_err(|_| CheckpointError::BadRoot(root.into()))?;
         let mut skipped = Vec::new();
-        let walked = walk(root, exclude, &mut skipped);
+        let Some(walked) = walk(root, exclude, &mut skipped) else {
+            return Ok(whole_root_skipped(
+                root,
+                format!("the whole root: more than {MAX_ENTRIES} paths to walk"),
+            ));
+        };
         skip_large_dirs(&walked, options.max_dir_bytes, &mut skipped);
         let covered: u64 = walked
             .iter()
@@ -90,17 +99,13 @@ impl Store {
             .map(|w| w.meta.len())
             .sum();
         if covered > options.max_root_bytes {
-            return Ok(RootState {
-                root: root.to_path_buf(),
-                entries: BTreeMap::new(),
-                skipped: vec![Skipped {
-                    path: String::new(),
-                    reason: format!(
-                        "the whole root: {} MB to copy, over the store's limit (checkpoints.max_total_mb)",
-                        covered / (1024 * 1024)
-                    ),
-                }],
-            });
+            return Ok(whole_root_skipped(
+                root,
+                format!(
+                    "the whole root: {} MB to copy, over the store's limit (checkpoints.max_total_mb)",
+                    covered / (1024 * 1024)
+                ),
+            ));
         }
         let mut entries = BTreeMap::new();
         for item in walked {
@@ -178,9 +183,21 @@ impl Store {
     }
 }
 
+/// A root left out whole (the empty path covers everything under it).
+fn whole_root_skipped(root: &Path, reason: String) -> RootState {
+    RootState {
+        root: root.to_path_buf(),
+        entries: BTreeMap::new(),
+        skipped: vec![Skipped {
+            path: String::new(),
+            reason,
+        }],
+    }
+}
+
 /// Every path under `root` that `.gitignore` does not ignore, `.git`/`.troupe` and the
-/// excluded paths aside; links are listed, never followed.
-fn walk(root: &Path, exclude: &[PathBuf], skipped: &mut Vec<Skipped>) -> Vec<Walked> {
+/// excluded paths aside; links are listed, never followed. `None` past [`MAX_ENTRIES`].
+fn walk(root: &Path, exclude: &[PathBuf], skipped: &mut Vec<Skipped>) -> Option<Vec<Walked>> {
     let exclude = exclude.to_vec();
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
@@ -221,6 +238,9 @@ fn walk(root: &Path, exclude: &[PathBuf], skipped: &mut Vec<Skipped>) -> Vec<Wal
         if entry.depth() == 0 {
             continue;
         }
+        if out.len() >= MAX_ENTRIES {
+            return None;
+        }
         let Ok(rel) = entry.path().strip_prefix(root) else {
             continue;
         };
@@ -239,7 +259,7 @@ fn walk(root: &Path, exclude: &[PathBuf], skipped: &mut Vec<Skipped>) -> Vec<Wal
             }),
         }
     }
-    out
+    Some(out)
 }
 
 fn error_path(err: &ignore::Error) -> Option<&Path> {
