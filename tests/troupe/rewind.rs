@@ -404,3 +404,55 @@ fn with_checkpoints_off_nothing_is_recorded_and_the_code_cannot_be_rewound() {
     );
     assert!(!ws.join("a.txt").exists());
 }
+
+#[test]
+fn rewinding_the_parents_turn_undoes_what_a_child_changed_in_the_same_directory() {
+    use crate::subagents_support::{spawn_call, wait_call};
+    let h = Harness::new(Vec::new());
+    let ws = workspace(&h);
+    h.mock.push(MockResponse::shell(
+        "c1",
+        &["sh", "-c", "echo parent > parent.txt"],
+    ));
+    h.mock.push(MockResponse::text("one"));
+    h.mock.push(MockResponse::tool_calls(vec![spawn_call(
+        "s1",
+        "helper",
+        "child-marker",
+        "none",
+    )]));
+    h.mock.push(wait_call("w1"));
+    h.mock.push(MockResponse::text("two"));
+    h.mock.route(
+        "child-marker",
+        vec![
+            MockResponse::shell("k1", &["sh", "-c", "echo child > child.txt && rm a.txt"]),
+            MockResponse::text("child answer"),
+        ],
+    );
+    let first = ok(exec_in(
+        &h,
+        &ws,
+        "danger-full-access",
+        &["--json", "turn one"],
+    ));
+    let id = json_lines(&first)[0]["thread_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let after_one = tree(&ws);
+    ok(exec_in(
+        &h,
+        &ws,
+        "danger-full-access",
+        &["resume", &id, "turn two"],
+    ));
+    assert_eq!(std::fs::read(ws.join("child.txt")).unwrap(), b"child\n");
+    // The child took checkpoints of its own, in its own thread's index.
+    let indexes = std::fs::read_dir(h.home.path().join("checkpoints/threads"))
+        .unwrap()
+        .count();
+    assert_eq!(indexes, 2);
+    ok(troupe(&h, &["rewind", &id, "--to-turn", "2", "--code"]));
+    assert_eq!(tree(&ws), after_one);
+}
