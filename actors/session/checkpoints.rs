@@ -87,6 +87,10 @@ impl SessionCheckpoints {
                 max_total_bytes: settings.checkpoints.max_total_mb.saturating_mul(1 << 20),
             }),
         };
+        // Not aborted with the session: the work is bounded and its result must reach the
+        // index. Every checkpoint chains on the one before, and the turn's "after" one is
+        // awaited before the turn's end is announced, so none is still running once a
+        // session has recorded its last turn's end.
         tokio::spawn(async move {
             if let Some(mut before) = before {
                 let _ = wait(&mut before).await;

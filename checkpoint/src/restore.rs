@@ -189,8 +189,7 @@ impl RootRestore<'_> {
                     Err(errno) => Err(errno.to_string()),
                 }
             }
-            Node::File { mode, hash, .. } if kind == ChangeKind::ModeChanged => {
-                let _ = hash;
+            Node::File { mode, .. } if kind == ChangeKind::ModeChanged => {
                 let file = fsat::open_file(&dir, &name).map_err(|e| e.to_string())?;
                 fchmod(file.as_raw_fd(), Mode::from_bits_truncate(*mode)).map_err(|e| e.to_string())
             }

@@ -165,3 +165,26 @@ fn a_root_over_the_store_limit_is_left_out_whole_and_a_restore_deletes_nothing()
     assert!(report.changed.is_empty());
     assert!(root.join("big").exists());
 }
+
+#[test]
+fn a_torn_index_line_is_skipped_and_the_next_append_stays_whole() {
+    use crate::index::{latest, IndexLine, Phase};
+    let (_work, _root, store) = setup();
+    let line = |turn, id: &str| IndexLine {
+        turn,
+        phase: Phase::Before,
+        checkpoint: Some(id.to_string()),
+        rollout_backup: None,
+        at_ms: 0,
+    };
+    store.append_index("t", &line(1, "a")).unwrap();
+    // A crash cut the next line short.
+    let path = store.thread_index("t");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"{\"turn\":2,\"pha");
+    std::fs::write(&path, bytes).unwrap();
+    store.append_index("t", &line(3, "c")).unwrap();
+    let lines = store.read_index("t").unwrap();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(latest(&lines).unwrap().checkpoint.as_deref(), Some("c"));
+}
