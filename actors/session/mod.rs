@@ -7,6 +7,7 @@
 //! tool runs and their processes) and records the turn as aborted.
 
 mod agent_ops;
+pub mod checkpoints;
 pub mod context;
 mod goals;
 pub mod inbox;
@@ -197,6 +198,8 @@ pub struct SessionState {
     goals: goals::GoalState,
     /// A frontend's JSON Schema for the next turn's final answer only.
     next_turn_output_schema: Option<serde_json::Value>,
+    /// The work tree recorded around each turn (`checkpoints.rs`).
+    checkpoints: checkpoints::SessionCheckpoints,
 }
 
 impl SessionState {

@@ -166,6 +166,7 @@ pub(super) async fn start(
             (false, false) => Some("startup"),
         },
         goals: super::goals::GoalState::restored(replayed.tracker.goal.clone()),
+        checkpoints: super::checkpoints::SessionCheckpoints::new(args.thread_id),
         initial_context: Arc::new(initial_items),
         tokens,
         skills: initial.skills,

@@ -12,6 +12,7 @@ use crate::turn::tokens::{auto_compact_limit, context_window, effective_limit};
 use crate::turn::{prompt, TurnActor, TurnArgs, TurnMode, TurnStartHooks};
 use ractor::{Actor, ActorRef};
 use std::sync::Arc;
+use troupe_checkpoint::index::Phase;
 use troupe_messages::errors::{ModelError, TurnError};
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::hooks::HookEventName;
@@ -102,6 +103,13 @@ impl SessionState {
             then_start,
         } = ending;
         let turn_id = turn.id;
+        // The tree as the turn left it, durable before anyone hears the turn ended.
+        if let Some(mut gate) = self
+            .checkpoints
+            .schedule(&self.settings, turn_id, Phase::After)
+        {
+            super::checkpoints::wait(&mut gate).await;
+        }
         match outcome {
             TurnOutcome::Ended {
                 last_agent_message,
@@ -279,7 +287,12 @@ impl SessionState {
             ))
         };
         let pending_approvals = PendingApprovals::default();
+        // Taken while the model is sampled; the turn's tools wait for it.
+        let checkpoint_gate = self
+            .checkpoints
+            .schedule(&self.settings, turn_id, Phase::Before);
         let args = TurnArgs {
+            checkpoint_gate,
             thread_id: self.thread_id,
             turn_id,
             outbox: outbox.clone(),

@@ -12,6 +12,7 @@
 
 pub mod ops;
 pub mod reconcile;
+pub mod rewind;
 pub mod summary;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -108,7 +108,7 @@ pub fn file_thread_id(path: &Path) -> Option<String> {
 
 /// Refuses a thread a live process holds; a stale lock (dead pid) is removed, as it would
 /// be taken over anyway and must not be left behind when the rollout moves.
-fn ensure_not_running(summary: &ThreadSummary) -> Result<(), OpsError> {
+pub(crate) fn ensure_not_running(summary: &ThreadSummary) -> Result<(), OpsError> {
     let rollout = summary.rollout_path.as_path();
     match lock::holder(rollout) {
         Some(pid) => Err(OpsError::InUse {
@@ -122,7 +122,7 @@ fn ensure_not_running(summary: &ThreadSummary) -> Result<(), OpsError> {
     }
 }
 
-fn refresh(
+pub(crate) fn refresh(
     home: &Path,
     store: Option<&ThreadStore>,
     path: &Path,

@@ -247,6 +247,8 @@ struct Batch {
 
 impl Batch {
     async fn run(self) -> Vec<ToolOutput> {
+        // Nothing a tool does may escape the turn's checkpoint.
+        self.services.checkpoint_taken().await;
         let gate = Arc::new(RwLock::new(()));
         let mut tasks = Vec::with_capacity(self.calls.len());
         for call in &self.calls {

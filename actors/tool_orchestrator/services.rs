@@ -39,6 +39,10 @@ pub struct TurnServices {
     pub hooks: Arc<TurnHooks>,
     /// The MCP tools listed when the turn started (empty until then, or without servers).
     mcp_tools: std::sync::OnceLock<Arc<troupe_mcp::McpToolset>>,
+    /// The turn's "before" checkpoint, waited for by the first call (then `None`).
+    checkpoint_gate: std::sync::OnceLock<
+        tokio::sync::Mutex<Option<crate::session::checkpoints::CheckpointGate>>,
+    >,
     /// Permissions granted for this turn only (`request_permissions`).
     pub turn_grants: Mutex<troupe_messages::permissions::PermissionGrants>,
 }
@@ -53,7 +57,32 @@ impl TurnServices {
             commands: Mutex::default(),
             hooks,
             mcp_tools: std::sync::OnceLock::new(),
+            checkpoint_gate: std::sync::OnceLock::new(),
             turn_grants: Mutex::default(),
+        }
+    }
+
+    /// The checkpoint every tool call of the turn waits for (set once, at the turn's start).
+    pub fn set_checkpoint_gate(&self, gate: crate::session::checkpoints::CheckpointGate) {
+        let _ = self
+            .checkpoint_gate
+            .set(tokio::sync::Mutex::new(Some(gate)));
+    }
+
+    /// Waits until the turn's checkpoint is taken; its failure is told once, as a warning
+    /// (the tools still run: a missing checkpoint must not stop the user's work).
+    pub async fn checkpoint_taken(&self) {
+        let Some(slot) = self.checkpoint_gate.get() else {
+            return;
+        };
+        let mut slot = slot.lock().await;
+        let Some(mut gate) = slot.take() else {
+            return;
+        };
+        if let Some(why) = crate::session::checkpoints::wait(&mut gate).await {
+            self.tell(EventMsg::Warning {
+                message: format!("{why}; `troupe rewind` cannot go back to this turn"),
+            });
         }
     }
 

@@ -67,6 +67,8 @@ pub struct TurnArgs {
     pub start_hooks: TurnStartHooks,
     /// The runtime's command budget, shared by every agent.
     pub command_budget: Option<Arc<tokio::sync::Semaphore>>,
+    /// The checkpoint taken before this turn's first tool may run (none when off).
+    pub checkpoint_gate: Option<crate::session::checkpoints::CheckpointGate>,
 }
 
 /// What the turn runs before its first request, when hooks are configured.
@@ -310,6 +312,9 @@ impl Actor for TurnActor {
             args.settings.tool_output_max_bytes,
             args.hooks.clone(),
         ));
+        if let Some(gate) = args.checkpoint_gate.clone() {
+            services.set_checkpoint_gate(gate);
+        }
         let (orchestrator, _) = Actor::spawn_linked(
             None,
             ToolOrchestratorActor,

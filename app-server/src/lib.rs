@@ -11,6 +11,7 @@ pub mod live;
 pub mod methods;
 pub mod protocol;
 pub mod review;
+pub mod rewind;
 pub mod rollout_turns;
 pub mod schema;
 pub mod slice;

@@ -34,6 +34,7 @@ pub const METHODS: &[&str] = &[
     "config/read",
     "review/start",
     "troupe/thread/lastTurns",
+    "troupe/thread/rewind",
 ];
 
 /// What a handler produced: an answer now, or one the thread's pump sends later.
@@ -87,6 +88,7 @@ pub async fn handle(
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
         "troupe/thread/lastTurns" => thread_last_turns(hub, params),
         "thread/loaded/list" => thread_loaded_list(hub, params),
+        "troupe/thread/rewind" => crate::rewind::thread_rewind(hub, params).await,
         "initialize" => Err("Already initialized".into()),
         other => {
             Err(crate::unsupported::unsupported(other).unwrap_or_else(|| unknown_method(other)))

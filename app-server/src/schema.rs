@@ -193,6 +193,16 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             schema_for!(LastTurnsResponse),
         ),
         (
+            "troupe/thread/rewind",
+            "params",
+            schema_for!(crate::rewind::RewindParams),
+        ),
+        (
+            "troupe/thread/rewind",
+            "response",
+            schema_for!(crate::rewind::RewindResponse),
+        ),
+        (
             "item/commandExecution/requestApproval",
             "params",
             schema_for!(CommandExecutionRequestApprovalParams),

@@ -18,6 +18,7 @@ mod output;
 mod queue;
 mod replay;
 mod review;
+mod rewind;
 mod sandbox;
 mod session_flags;
 mod signals;
@@ -63,6 +64,8 @@ enum Command {
     Unarchive(threads::IdArg),
     /// Delete a thread's rollout and index entry.
     Delete(threads::DeleteArgs),
+    /// Take a thread's work tree and conversation back to before a turn (or `--undo`).
+    Rewind(rewind::RewindArgs),
     /// Check Troupe's files; `--reindex` rebuilds the thread index.
     Doctor(doctor::DoctorArgs),
     /// Apply the last turn's file changes to the work tree with `git apply`.
@@ -173,6 +176,7 @@ fn main() -> ExitCode {
         Some(Command::Archive(args)) => home().and_then(|h| threads::archive(&h, args)).map(ok),
         Some(Command::Unarchive(args)) => home().and_then(|h| threads::unarchive(&h, args)).map(ok),
         Some(Command::Delete(args)) => home().and_then(|h| threads::delete(&h, args)).map(ok),
+        Some(Command::Rewind(args)) => home().and_then(|h| rewind::run(&h, args)).map(ok),
         Some(Command::Doctor(args)) => home().and_then(|h| doctor::run(&h, args)).map(|healthy| {
             if healthy {
                 ExitCode::SUCCESS

@@ -410,3 +410,29 @@ fn cluster_tls_keys_load_and_a_misspelt_or_mistyped_one_is_an_error() {
         .to_string();
     assert!(err.contains("tls_required"), "{err}");
 }
+
+#[test]
+fn the_checkpoints_table_is_read_over_its_defaults_and_rejects_unknown_keys() {
+    use troupe_messages::settings::CheckpointSettings;
+    let home = home_with("");
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(settings.checkpoints, CheckpointSettings::default());
+    let home = home_with(
+        "[checkpoints]\nenabled = false\nmax_age_days = 3\nmax_total_mb = 10\nmax_dir_mb = 1\n",
+    );
+    let settings = load_settings(home.path(), &CliOverrides::default()).unwrap();
+    assert_eq!(
+        settings.checkpoints,
+        CheckpointSettings {
+            enabled: false,
+            max_age_days: 3,
+            max_total_mb: 10,
+            max_dir_mb: 1,
+        }
+    );
+    let home = home_with("[checkpoints]\nmax_dir = 1\n");
+    let err = load_settings(home.path(), &CliOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("max_dir"), "{err}");
+}

@@ -82,6 +82,22 @@ pub struct ConfigToml {
     pub max_goal_turns: Option<u32>,
     /// `[cluster]`: the NATS server of a worker pool (scale-out).
     pub cluster: Option<crate::cluster::ClusterToml>,
+    /// `[checkpoints]`: the work tree recorded around each turn, for `troupe rewind`.
+    pub checkpoints: Option<CheckpointsToml>,
+}
+
+/// `[checkpoints]`; an unknown key is an error.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckpointsToml {
+    /// Record the writable roots around each turn (default true).
+    pub enabled: Option<bool>,
+    /// Prune checkpoints older than this many days (default 14).
+    pub max_age_days: Option<u64>,
+    /// Prune the store down to this many MB (default 2048).
+    pub max_total_mb: Option<u64>,
+    /// Leave out directories holding more than this many MB (default 256).
+    pub max_dir_mb: Option<u64>,
 }
 
 /// `[network_proxy]`; an unknown key is an error.

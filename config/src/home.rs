@@ -14,9 +14,14 @@ pub fn troupe_home() -> Result<PathBuf, ConfigError> {
         .ok_or(ConfigError::NoHome)
 }
 
-/// The files of the home that hold keys (the provider keys of `troupe login`, the MCP OAuth
-/// tokens): no sandboxed command may read them.
-pub const STORED_KEY_FILES: &[&str] = &["auth.json", ".credentials.json"];
+/// What in the home no sandboxed command may read: the files that hold keys (the provider
+/// keys of `troupe login`, the MCP OAuth tokens) and the checkpoint store (copies of the
+/// work tree, which `troupe rewind` writes back: a command that could change it could
+/// choose what a rewind writes).
+pub const STORED_KEY_FILES: &[&str] = &["auth.json", ".credentials.json", CHECKPOINTS_DIR];
+
+/// The checkpoint store under the home (`troupe rewind`).
+pub const CHECKPOINTS_DIR: &str = "checkpoints";
 
 /// The paths of [`STORED_KEY_FILES`] in `home`.
 pub fn stored_key_paths(home: &std::path::Path) -> Vec<PathBuf> {

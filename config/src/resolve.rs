@@ -453,7 +453,21 @@ fn resolve(
         },
         mcp_servers: crate::mcp::resolve(config.mcp_servers, &home.join(MCP_CREDENTIALS_FILE)),
         cluster: config.cluster.unwrap_or_default(),
+        checkpoints: checkpoint_settings(config.checkpoints.unwrap_or_default()),
     })
+}
+
+/// `[checkpoints]` over the defaults.
+fn checkpoint_settings(
+    toml: crate::file::CheckpointsToml,
+) -> troupe_messages::settings::CheckpointSettings {
+    let defaults = troupe_messages::settings::CheckpointSettings::default();
+    troupe_messages::settings::CheckpointSettings {
+        enabled: toml.enabled.unwrap_or(defaults.enabled),
+        max_age_days: toml.max_age_days.unwrap_or(defaults.max_age_days),
+        max_total_mb: toml.max_total_mb.unwrap_or(defaults.max_total_mb),
+        max_dir_mb: toml.max_dir_mb.unwrap_or(defaults.max_dir_mb),
+    }
 }
 
 /// `notify = ["prog", "arg", …]`: an empty program is an error (nothing would run).

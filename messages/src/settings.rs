@@ -166,6 +166,36 @@ pub struct SessionSettings {
     /// config of the moment.
     #[serde(default, skip_serializing)]
     pub cluster: crate::cluster::ClusterConfig,
+    /// `[checkpoints]`: the state of the writable roots recorded before and after each turn
+    /// (`troupe rewind`). Not written to rollouts: a resumed thread takes the config of
+    /// the moment.
+    #[serde(default, skip_serializing)]
+    pub checkpoints: CheckpointSettings,
+}
+
+/// `[checkpoints]`: what `troupe rewind` can take the work tree back to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointSettings {
+    /// Record the writable roots before and after every turn.
+    pub enabled: bool,
+    /// Checkpoints older than this are pruned (each thread's newest two stay).
+    pub max_age_days: u64,
+    /// The store is pruned, oldest checkpoints first, down to this many MB.
+    pub max_total_mb: u64,
+    /// A directory holding more than this many MB is left out of checkpoints (and of
+    /// rewinds), like the files `.gitignore` ignores.
+    pub max_dir_mb: u64,
+}
+
+impl Default for CheckpointSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_age_days: 14,
+            max_total_mb: 2048,
+            max_dir_mb: 256,
+        }
+    }
 }
 
 /// Choices between variants of built-in tools (`apply_patch_tool_type`, `shell_tool_type`),

@@ -18,8 +18,8 @@ macro_rules! landlock_limits {
          create new empty files and directories in them; in a directory that holds them (the \
          workspace root) a command can create a new file or directory but not write into it in \
          the same command, and cannot remove, rename or link entries there; deny-read is refused \
-         (Troupe's stored keys, `$TROUPE_HOME/auth.json` and `.credentials.json`, stay \
-         readable); the network is \
+         (Troupe's stored keys, `$TROUPE_HOME/auth.json` and `.credentials.json`, and its \
+         checkpoint store, `$TROUPE_HOME/checkpoints`, stay readable); the network is \
          cut by seccomp and Landlock only; chmod/utime/xattr changes to files you own stay \
          possible even outside the writable roots"
     };

@@ -66,6 +66,7 @@ mod providers_wires;
 mod queue_flow;
 mod review_app_server;
 mod review_flow;
+mod rewind;
 mod rules_attacks;
 mod sandbox_edges;
 mod sandbox_escape;

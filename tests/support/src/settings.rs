@@ -64,5 +64,6 @@ pub fn session_settings(base_url: String, home: &Path, cwd: &Path) -> SessionSet
         hooks: Default::default(),
         mcp_servers: Default::default(),
         cluster: Default::default(),
+        checkpoints: Default::default(),
     }
 }

@@ -1,0 +1,45 @@
+//! Checkpoints of a turn's writable roots, and rewinding them.
+//!
+//! A checkpoint is a [`Manifest`]: for each root, every path (relative, `/`-separated) with
+//! its kind, full permission bits, and content hash or link target. Contents live once in a
+//! content-addressed object store (SHA-256); a manifest is written last, atomically, so a
+//! checkpoint torn by a crash is never seen. Taking one is incremental: a file whose size,
+//! times, inode and device match the previous manifest is not read again.
+//!
+//! Restoring never leaves the root: every access walks beneath an open descriptor of the
+//! root with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, so a symlink planted anywhere
+//! on the way fails the access instead of redirecting it ([`fsat`]).
+//!
+//! Not covered, and said so: `.git` and `.troupe` (never walked), files `.gitignore` ignores,
+//! directories over the size limit, paths that are not UTF-8, and the excluded paths a caller
+//! names (the store itself, deny-read paths).
+
+mod diff;
+mod error;
+mod fsat;
+pub mod index;
+mod manifest;
+mod objects;
+mod prune;
+mod restore;
+mod take;
+
+pub use diff::{diff, Change, ChangeKind};
+pub use error::CheckpointError;
+pub use manifest::{Manifest, Node, RootState, Skipped, StatKey};
+pub use objects::{write_atomically, Store};
+pub use prune::{prune, PruneLimits, PruneReport};
+pub use restore::RestoreReport;
+pub use take::{Options, RootSpec};
+
+/// Directory names never walked nor restored: git's own state (the user's index, branches
+/// and stash are never touched) and Troupe's project config.
+pub const NEVER_WALKED: &[&str] = &[".git", ".troupe"];
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod store_tests;
+
+#[cfg(test)]
+#[path = "roundtrip_tests.rs"]
+mod roundtrip_tests;
