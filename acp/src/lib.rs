@@ -9,11 +9,6 @@ pub mod rpc;
 pub mod session;
 pub mod updates;
 
-#[cfg(test)]
-mod rpc_tests;
-#[cfg(test)]
-mod updates_tests;
-
 use files::{EditorBridge, SessionFiles};
 use protocol::{ClientCapabilities, PROTOCOL_VERSION};
 use rpc::{Incoming, Peer, RpcError};

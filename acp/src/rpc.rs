@@ -240,3 +240,7 @@ async fn write_lines(mut sink: impl AsyncWrite + Unpin, mut lines: mpsc::Receive
         }
     }
 }
+
+#[cfg(test)]
+#[path = "rpc_tests.rs"]
+mod tests;

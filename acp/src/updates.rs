@@ -469,3 +469,7 @@ pub fn plan_update(plan: &[PlanItem]) -> Value {
         .collect();
     json!({"sessionUpdate": "plan", "entries": entries})
 }
+
+#[cfg(test)]
+#[path = "updates_tests.rs"]
+mod tests;
