@@ -114,3 +114,16 @@ fn client_mcp_servers_become_config_overrides() {
         INVALID_PARAMS
     );
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_never_blocks_updates() {
+    // The far end is never read: the pipe fills, then the queue does.
+    let (ours, _theirs) = tokio::io::duplex(64);
+    let peer = Peer::spawn(ours);
+    let started = std::time::Instant::now();
+    for n in 0..(OUTBOUND_CAPACITY * 2) {
+        peer.notify("session/update", json!({"n": n}));
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert!(peer.dropped.load(Ordering::Relaxed) >= OUTBOUND_CAPACITY as u64 - 1);
+}

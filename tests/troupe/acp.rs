@@ -308,10 +308,11 @@ struct RawAcp {
 }
 
 impl RawAcp {
-    fn start(harness: &Harness) -> Self {
+    fn start(harness: &Harness, args: &[&str]) -> Self {
         let mut child = harness
             .command()
             .arg("acp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -344,7 +345,7 @@ impl RawAcp {
 #[test]
 fn bad_input_gets_json_rpc_errors_and_the_server_goes_on() {
     let harness = Harness::new(vec![]);
-    let mut acp = RawAcp::start(&harness);
+    let mut acp = RawAcp::start(&harness, &[]);
     acp.send("this is not json");
     let answer = acp.next();
     assert_eq!(answer["id"], Value::Null);
@@ -400,4 +401,66 @@ fn bad_input_gets_json_rpc_errors_and_the_server_goes_on() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn sigterm_ends_the_running_turn_and_its_command() {
+    let harness = Harness::new(vec![MockResponse::shell(
+        "s1",
+        &["bash", "-c", "echo $$ > pid; exec sleep 60"],
+    )]);
+    let mut acp = RawAcp::start(&harness, &FULL_ACCESS);
+    acp.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#);
+    assert_eq!(acp.next()["result"]["protocolVersion"], 1);
+    let cwd = harness.workdir.path().display().to_string();
+    acp.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}})
+            .to_string(),
+    );
+    let session = acp.next()["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    acp.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+                "params": {"sessionId": session, "prompt": [{"type": "text", "text": "sleep"}]}})
+        .to_string(),
+    );
+    let pid_file = harness.workdir.path().join("pid");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let killed = Command::new("kill")
+        .args(["-TERM", &acp.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = acp.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "troupe acp did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(143));
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the command {pid} outlived the server"
+    );
+    // The turn's end is recorded: the rollout says it was aborted.
+    let rollouts = harness.rollouts();
+    let text = std::fs::read_to_string(&rollouts[0]).unwrap();
+    assert!(text.contains("turn_aborted"), "{text}");
 }
