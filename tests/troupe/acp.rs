@@ -464,3 +464,41 @@ fn sigterm_ends_the_running_turn_and_its_command() {
     let text = std::fs::read_to_string(&rollouts[0]).unwrap();
     assert!(text.contains("turn_aborted"), "{text}");
 }
+
+#[test]
+fn the_editor_is_never_asked_to_write_outside_the_writable_roots() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("escaped.txt");
+    let patch = format!(
+        "*** Begin Patch\n*** Add File: {}\n+planted\n*** Update File: notes.txt\n@@\n-buffer line\n+patched line\n*** End Patch\n",
+        target.display()
+    );
+    let harness = Harness::new(vec![
+        patch_call("p1", &patch),
+        MockResponse::text("refused"),
+    ]);
+    std::fs::write(harness.workdir.path().join("notes.txt"), "disk line\n").unwrap();
+    let seen = run_client(
+        &harness,
+        "fs",
+        &[
+            "-c",
+            "approval_policy=\"never\"",
+            "-c",
+            "sandbox_mode=\"workspace-write\"",
+            // The work dir is the only writable root (the temp dirs are writable by default).
+            "-c",
+            "sandbox_workspace_write.exclude_slash_tmp=true",
+            "-c",
+            "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+        ],
+    );
+    assert_eq!(seen["prompt"]["stopReason"], "end_turn");
+    // Troupe refused the patch itself: the editor wrote nothing, and nothing reached the disk.
+    assert_eq!(seen["writes"], json!([]), "{seen}");
+    assert!(!target.exists());
+    // A refused patch never began (as in every frontend, only the model hears why).
+    assert!(call_updates(&seen, "p1").is_empty(), "{seen}");
+    let request = harness.mock.requests().last().unwrap().body.to_string();
+    assert!(!request.contains("Success."), "{request}");
+}
