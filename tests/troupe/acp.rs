@@ -502,3 +502,54 @@ fn the_editor_is_never_asked_to_write_outside_the_writable_roots() {
     let request = harness.mock.requests().last().unwrap().body.to_string();
     assert!(!request.contains("Success."), "{request}");
 }
+
+#[test]
+fn a_sub_agent_is_one_tool_call_with_its_own_updates() {
+    use crate::subagents_support::{spawn_call, wait_call};
+    let harness = Harness::new(vec![
+        MockResponse::tool_calls(vec![spawn_call(
+            "a1",
+            "counter",
+            "child-marker: count things",
+            "none",
+        )]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+    ]);
+    harness.mock.route(
+        "child-marker",
+        vec![
+            MockResponse::shell("c1", &["echo", "from-child"]),
+            MockResponse::text("child done"),
+        ],
+    );
+    let seen = run_client(&harness, "turn", &FULL_ACCESS);
+    assert_eq!(seen["prompt"]["stopReason"], "end_turn");
+    let agent: Vec<&Value> = seen["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| &n["update"])
+        .filter(|u| {
+            u["toolCallId"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("agent-"))
+        })
+        .collect();
+    assert_eq!(agent[0]["sessionUpdate"], "tool_call", "{agent:?}");
+    assert_eq!(agent[0]["kind"], "think");
+    assert!(
+        agent[0]["title"].as_str().unwrap().contains("count things"),
+        "{agent:?}"
+    );
+    let log: String = agent
+        .iter()
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        log.contains("$ echo from-child") && log.contains("child done"),
+        "{log}"
+    );
+    assert_eq!(agent.last().unwrap()["status"], "completed");
+    assert!(message_text(&seen).contains("root done"));
+}
