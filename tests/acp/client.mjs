@@ -113,8 +113,18 @@ async function run() {
       await c.agent.notify("session/cancel", { sessionId: session.sessionId });
       const answer = await prompt;
       const pid = Number(readFileSync(pidFile, "utf8").trim());
+      // Dead before the server stops (closing stdin would end every turn anyway).
+      let deadBeforeClose = false;
+      for (let i = 0; i < 100 && !deadBeforeClose; i++) {
+        try {
+          process.kill(pid, 0);
+          await new Promise((r) => setTimeout(r, 50));
+        } catch {
+          deadBeforeClose = true;
+        }
+      }
       await c.close();
-      return { prompt: answer, pid, ...c.seen };
+      return { prompt: answer, pid, deadBeforeClose, ...c.seen };
     }
     case "load": {
       const first = connect();

@@ -184,6 +184,10 @@ fn cancel_stops_the_turn_and_kills_its_command() {
     let started = Instant::now();
     let seen = run_client(&harness, "cancel", &FULL_ACCESS);
     assert_eq!(seen["prompt"]["stopReason"], "cancelled");
+    assert_eq!(
+        seen["deadBeforeClose"], true,
+        "the command outlived the cancel"
+    );
     assert!(started.elapsed() < Duration::from_secs(50));
     let pid = seen["pid"].as_u64().unwrap();
     assert!(pid > 1);
@@ -552,4 +556,41 @@ fn a_sub_agent_is_one_tool_call_with_its_own_updates() {
     );
     assert_eq!(agent.last().unwrap()["status"], "completed");
     assert!(message_text(&seen).contains("root done"));
+}
+
+#[test]
+fn cancel_reaches_the_sub_agents_and_their_commands() {
+    use crate::subagents_support::{spawn_call, wait_call};
+    let harness = Harness::new(vec![
+        MockResponse::tool_calls(vec![spawn_call(
+            "a1",
+            "sleeper",
+            "sleeper-marker: sleep",
+            "none",
+        )]),
+        wait_call("w1"),
+        MockResponse::text("never"),
+    ]);
+    harness.mock.route(
+        "sleeper-marker",
+        vec![
+            MockResponse::shell("c1", &["bash", "-c", "echo $$ > pid; exec sleep 60"]),
+            MockResponse::text("never"),
+        ],
+    );
+    let seen = run_client(&harness, "cancel", &FULL_ACCESS);
+    assert_eq!(seen["prompt"]["stopReason"], "cancelled");
+    assert_eq!(
+        seen["deadBeforeClose"], true,
+        "the child's command outlived the cancel"
+    );
+    let pid = seen["pid"].as_u64().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the child's command {pid} outlived the cancel"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
