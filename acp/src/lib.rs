@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use thiserror::Error;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use troupe_actors::runtime::Runtime;
 use troupe_actors::thread_store::ThreadStore;
@@ -70,8 +70,20 @@ pub async fn serve(
         capabilities: Mutex::new(ClientCapabilities::default()),
         sessions: Arc::new(Mutex::new(HashMap::new())),
     });
-    let mut lines = BufReader::new(input).lines();
-    while let Some(line) = lines.next_line().await.map_err(AcpError::Read)? {
+    let mut input = BufReader::new(input);
+    while let Some(line) = rpc::read_line(&mut input).await.map_err(AcpError::Read)? {
+        let line = match line {
+            rpc::ReadLine::Line(line) => line,
+            rpc::ReadLine::TooLong => {
+                let message = format!(
+                    "Invalid request: message longer than {} bytes was discarded",
+                    rpc::MAX_LINE_BYTES
+                );
+                let error = RpcError::new(rpc::INVALID_REQUEST, message);
+                server.peer.respond(&Value::Null, Err(error)).await;
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }

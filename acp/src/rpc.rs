@@ -21,6 +21,9 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// ACP's "resource not found" (an unknown session).
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
+/// A line from the client longer than this is skipped without being held in memory.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
 /// Lines queued for the client before updates are dropped.
 pub const OUTBOUND_CAPACITY: usize = 4096;
 /// How long a response or request waits for room in a full queue before it is given up.
@@ -131,6 +134,52 @@ pub fn parse_line(line: &str) -> Result<Incoming, (Value, RpcError)> {
             Value::Null,
             RpcError::new(INVALID_REQUEST, "Invalid request: no method"),
         )),
+    }
+}
+
+/// One line read with a bound: the line, or `TooLong` once the rest of an oversized line was
+/// skipped; `None` at the end of the input.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReadLine {
+    Line(String),
+    TooLong,
+}
+
+pub async fn read_line(
+    input: &mut (impl tokio::io::AsyncBufRead + Unpin),
+) -> std::io::Result<Option<ReadLine>> {
+    use tokio::io::AsyncBufReadExt;
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let available = input.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match (too_long, line.is_empty()) {
+                (true, _) => Some(ReadLine::TooLong),
+                (false, true) => None,
+                (false, false) => Some(ReadLine::Line(String::from_utf8_lossy(&line).into_owned())),
+            });
+        }
+        let (taken, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        if !too_long {
+            let end = if done { taken - 1 } else { taken };
+            line.extend_from_slice(&available[..end]);
+            if line.len() > MAX_LINE_BYTES {
+                too_long = true;
+                line = Vec::new();
+            }
+        }
+        input.consume(taken);
+        if done {
+            return Ok(Some(if too_long {
+                ReadLine::TooLong
+            } else {
+                ReadLine::Line(String::from_utf8_lossy(&line).into_owned())
+            }));
+        }
     }
 }
 

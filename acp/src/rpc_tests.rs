@@ -127,3 +127,24 @@ async fn a_client_that_stops_reading_never_blocks_updates() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert!(peer.dropped.load(Ordering::Relaxed) >= OUTBOUND_CAPACITY as u64 - 1);
 }
+
+#[tokio::test]
+async fn lines_are_read_with_a_bound() {
+    let mut text = b"{\"a\":1}\n".to_vec();
+    text.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+    text.extend(b"\nlast");
+    let mut input = tokio::io::BufReader::new(&text[..]);
+    assert_eq!(
+        read_line(&mut input).await.unwrap(),
+        Some(ReadLine::Line("{\"a\":1}".into()))
+    );
+    assert_eq!(
+        read_line(&mut input).await.unwrap(),
+        Some(ReadLine::TooLong)
+    );
+    assert_eq!(
+        read_line(&mut input).await.unwrap(),
+        Some(ReadLine::Line("last".into()))
+    );
+    assert_eq!(read_line(&mut input).await.unwrap(), None);
+}
