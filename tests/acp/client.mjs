@@ -10,6 +10,8 @@ import { join } from "node:path";
 const scenario = process.argv[2];
 const cwd = process.env.ACP_CWD;
 const extraArgs = JSON.parse(process.env.ACP_ARGS || "[]");
+// The MCP servers the editor gives its first session ("turn").
+const mcpServers = JSON.parse(process.env.ACP_MCP_SERVERS || "[]");
 
 /// Starts `troupe acp` with an SDK client; `answers` are the permission options to pick, in
 /// order; `buffers` the editor's unsaved texts by path (with the fs capability when given).
@@ -77,7 +79,7 @@ async function run() {
     case "turn": {
       const c = connect();
       const init = await c.initialize();
-      const session = await c.agent.request("session/new", { cwd, mcpServers: [] });
+      const session = await c.agent.request("session/new", { cwd, mcpServers });
       const prompt = await c.agent.request("session/prompt", {
         sessionId: session.sessionId,
         prompt: text("run three commands and patch"),

@@ -17,6 +17,11 @@ fn acp_tests_dir() -> PathBuf {
 
 /// Runs the SDK client's `scenario` against `troupe acp ARGS…` and returns what it printed.
 fn run_client(harness: &Harness, scenario: &str, args: &[&str]) -> Value {
+    run_client_with(harness, scenario, args, json!([]))
+}
+
+/// [`run_client`], the editor giving `mcp_servers` to its session.
+fn run_client_with(harness: &Harness, scenario: &str, args: &[&str], mcp_servers: Value) -> Value {
     assert!(
         acp_tests_dir()
             .join("node_modules/@agentclientprotocol/sdk/package.json")
@@ -31,6 +36,7 @@ fn run_client(harness: &Harness, scenario: &str, args: &[&str]) -> Value {
         .env(KEY_VAR, "test-key")
         .env("ACP_CWD", harness.workdir.path())
         .env("ACP_ARGS", json!(args).to_string())
+        .env("ACP_MCP_SERVERS", mcp_servers.to_string())
         .current_dir(harness.workdir.path())
         .output()
         .expect("node runs");
@@ -593,4 +599,25 @@ fn cancel_reaches_the_sub_agents_and_their_commands() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn the_editors_mcp_servers_serve_that_session() {
+    let harness = Harness::new(vec![MockResponse::text("tools seen")]);
+    let server = crate::mcp_support::hostile_server();
+    let seen = run_client_with(
+        &harness,
+        "turn",
+        &FULL_ACCESS,
+        json!([{"name": "editor tools", "command": "python3", "args": [server], "env": []}]),
+    );
+    assert_eq!(seen["prompt"]["stopReason"], "end_turn");
+    let requests = harness.mock.requests();
+    let names = crate::mcp_support::tool_names(&requests[0].body);
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("mcp__editor_tools__") && n.ends_with("big")),
+        "{names:?}"
+    );
 }
