@@ -621,3 +621,41 @@ fn the_editors_mcp_servers_serve_that_session() {
         "{names:?}"
     );
 }
+
+#[test]
+fn update_plan_is_an_acp_plan_and_reasoning_streams_as_thoughts() {
+    let harness = Harness::new(vec![
+        MockResponse::tool_calls(vec![(
+            "u1",
+            "update_plan",
+            json!({"plan": [
+                {"step": "read the code", "status": "completed"},
+                {"step": "fix it", "status": "in_progress"},
+            ]})
+            .to_string(),
+        )]),
+        MockResponse::sse(vec![
+            events::created("resp_think"),
+            events::reasoning_summary_delta("r1", "thinking hard"),
+            events::reasoning_done("r1", "thinking hard"),
+            events::assistant_message_done("m1", "planned"),
+            events::completed("resp_think", 10, 0, 5, 0),
+        ]),
+    ]);
+    let seen = run_client(&harness, "turn", &FULL_ACCESS);
+    assert_eq!(seen["prompt"]["stopReason"], "end_turn");
+    let plan = updates(&seen, "plan");
+    assert_eq!(
+        plan[0]["entries"],
+        json!([
+            {"content": "read the code", "priority": "medium", "status": "completed"},
+            {"content": "fix it", "priority": "medium", "status": "in_progress"},
+        ])
+    );
+    let thoughts: String = updates(&seen, "agent_thought_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(thoughts, "thinking hard");
+    assert_eq!(message_text(&seen), "planned");
+}
