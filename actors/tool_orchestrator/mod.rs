@@ -6,6 +6,7 @@
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
 pub mod approval_gate;
+pub mod editor_files;
 pub mod exec_flow;
 pub mod intercept;
 pub mod network_approval;
@@ -273,6 +274,7 @@ impl Batch {
                 approvals: self.approvals.clone(),
                 pending: self.pending.clone(),
                 services: self.services.clone(),
+                editor_files: self.registry.editor_files().cloned(),
             };
             // Aborted when dropped: an interrupted batch leaves no call running.
             let task = AbortOnDropHandle::new(tokio::spawn(async move {

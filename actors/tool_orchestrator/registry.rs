@@ -46,6 +46,8 @@ pub struct ToolContext {
     /// State shared by the turn's calls: PTY sessions, the turn's diff, and the one route of
     /// their events to the session (`TurnServices::tell`).
     pub services: Arc<TurnServices>,
+    /// The editor standing in for the disk under `apply_patch`, when a frontend set one.
+    pub editor_files: Option<Arc<dyn super::editor_files::EditorFiles>>,
 }
 
 /// What a handler produced for the model.
@@ -112,6 +114,7 @@ pub trait ToolHandler: Send + Sync + 'static {
 pub struct ToolRegistry {
     handlers: BTreeMap<String, Arc<dyn ToolHandler>>,
     mcp: Arc<troupe_mcp::McpManager>,
+    editor_files: Option<Arc<dyn super::editor_files::EditorFiles>>,
 }
 
 impl ToolRegistry {
@@ -169,6 +172,17 @@ impl ToolRegistry {
                 }) as Arc<dyn ToolHandler>
             })
         })
+    }
+
+    /// Lets `files` hold the patched files of the threads it claims (see `editor_files.rs`).
+    pub fn with_editor_files(mut self, files: Arc<dyn super::editor_files::EditorFiles>) -> Self {
+        self.editor_files = Some(files);
+        self
+    }
+
+    /// The editor standing in for the disk under `apply_patch`, if a frontend set one.
+    pub fn editor_files(&self) -> Option<&Arc<dyn super::editor_files::EditorFiles>> {
+        self.editor_files.as_ref()
     }
 
     /// The runtime's MCP connections.

@@ -33,6 +33,17 @@ pub fn apply_patch(patch: &str, cwd: &Path) -> Result<Plan, PatchError> {
 /// Everything `apply_patch` does except writing: the patch is valid, applies cleanly to the
 /// files as they are now, and touches nothing `confinement` refuses.
 pub fn prepare(patch: &str, cwd: &Path, confinement: &Confinement) -> Result<Plan, PatchError> {
+    prepare_over(patch, cwd, confinement, std::collections::BTreeMap::new())
+}
+
+/// [`prepare`] over an editor's texts of some files (unsaved buffers), keyed by absolute
+/// path; every path is still located under `confinement`.
+pub fn prepare_over(
+    patch: &str,
+    cwd: &Path,
+    confinement: &Confinement,
+    buffers: std::collections::BTreeMap<std::path::PathBuf, String>,
+) -> Result<Plan, PatchError> {
     if patch.len() > MAX_PATCH_BYTES {
         return Err(PatchError::TooLarge {
             bytes: patch.len(),
@@ -40,7 +51,22 @@ pub fn prepare(patch: &str, cwd: &Path, confinement: &Confinement) -> Result<Pla
         });
     }
     let hunks = parser::parse_patch(patch)?;
-    plan::plan_hunks(&hunks, cwd, confinement)
+    plan::plan_hunks_over(&hunks, cwd, confinement, buffers)
+}
+
+/// The existing files a patch reads (updated or deleted), absolute, that `confinement`
+/// lets it touch: what an editor is asked for before [`prepare_over`]. Empty for a patch
+/// that does not parse (preparing it reports why).
+pub fn files_read(patch: &str, cwd: &Path, confinement: &Confinement) -> Vec<std::path::PathBuf> {
+    let Ok(hunks) = parser::parse_patch(patch) else {
+        return Vec::new();
+    };
+    hunks
+        .iter()
+        .filter(|hunk| !matches!(hunk, parser::Hunk::Add { .. }))
+        .filter_map(|hunk| lexical::resolve(cwd, hunk.path()).ok())
+        .filter(|path| confinement.locate(path, true).is_ok())
+        .collect()
 }
 
 /// Codex's success text: `Success. Updated the following files:` then `A`/`M`/`D` lines.

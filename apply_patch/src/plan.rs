@@ -55,6 +55,9 @@ pub struct Plan {
     pub affected: Vec<Affected>,
     pub changes: Vec<Change>,
     confinement: Confinement,
+    /// Texts an editor holds for some paths (unsaved buffers), read instead of the disk once
+    /// the path is located.
+    buffers: BTreeMap<PathBuf, String>,
 }
 
 /// Why the disk could not give a path's current text.
@@ -84,6 +87,9 @@ impl Plan {
             .confinement
             .locate(path, true)
             .map_err(ReadFailure::Refused)?;
+        if let Some(text) = self.buffers.get(path) {
+            return Ok(Some(text.clone().into_bytes()));
+        }
         self.confinement.read(&located).map_err(ReadFailure::Io)
     }
 
@@ -142,6 +148,17 @@ pub fn plan_hunks(
     cwd: &Path,
     confinement: &Confinement,
 ) -> Result<Plan, PatchError> {
+    plan_hunks_over(hunks, cwd, confinement, BTreeMap::new())
+}
+
+/// [`plan_hunks`], reading the paths in `buffers` (absolute, as the patch names them) from
+/// there rather than the disk; each is still located (and refused) under `confinement`.
+pub fn plan_hunks_over(
+    hunks: &[Hunk],
+    cwd: &Path,
+    confinement: &Confinement,
+    buffers: BTreeMap<PathBuf, String>,
+) -> Result<Plan, PatchError> {
     if hunks.is_empty() {
         return Err(PatchError::Empty);
     }
@@ -158,6 +175,7 @@ pub fn plan_hunks(
     }
     let mut plan = Plan {
         confinement: confinement.clone(),
+        buffers,
         ..Plan::default()
     };
     for hunk in hunks {

@@ -1,5 +1,6 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
 
+mod acp;
 mod app_server;
 mod apply;
 mod arg0;
@@ -88,6 +89,8 @@ enum Command {
     Mcp(mcp_cmd::McpCommand),
     /// Serve Troupe as an MCP server over stdio (tools `troupe` and `troupe-reply`).
     McpServer(mcp_server::McpServerArgs),
+    /// Serve the Agent Client Protocol over stdio, for editors (Zed, JetBrains, Neovim, …).
+    Acp(acp::AcpArgs),
     /// Inspect what Troupe would do, without doing it.
     #[command(subcommand)]
     Debug(debug::DebugCommand),
@@ -195,6 +198,7 @@ fn main() -> ExitCode {
             .and_then(|h| runtime.block_on(mcp_cmd::run(&h, command)))
             .map(ok),
         Some(Command::McpServer(args)) => runtime.block_on(mcp_server::run(args)),
+        Some(Command::Acp(args)) => runtime.block_on(acp::run(args)),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),
         Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),

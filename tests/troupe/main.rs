@@ -4,6 +4,7 @@
 //! A new scenario file goes here as a `mod` line; shared set-up lives in `troupe-test-support`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp;
 mod app_server_support;
 mod approval_support;
 mod cluster_support;

@@ -1,11 +1,14 @@
 //! The `apply_patch` tool, and the one path every patch takes (the tool itself, and
 //! commands intercepted from `shell` / `exec_command`): check, announce, write, report.
 
+use crate::tool_orchestrator::editor_files::ThreadFiles;
 use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use troupe_apply_patch::{self as apply_patch, ChangeKind, Confinement, FinalState, Plan};
 use troupe_messages::events::EventMsg;
 use troupe_messages::settings::{ApplyPatchToolType, SessionSettings};
@@ -99,9 +102,20 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
     // The patch is written in-process, outside any sandbox: locating every path under the
     // profile (and walking beneath it when writing) plus the approval gate are its guard.
     let confinement = Confinement::for_profile(&profile);
+    let editor = ctx
+        .editor_files
+        .as_ref()
+        .and_then(|files| files.for_thread(ctx.thread_id));
+    let buffers = match &editor {
+        Some(editor) => match editor_buffers(editor, &patch, &cwd, &confinement).await {
+            Ok(buffers) => buffers,
+            Err(outcome) => return outcome,
+        },
+        None => BTreeMap::new(),
+    };
     let prepare_cwd = cwd.clone();
     let prepared = tokio::task::spawn_blocking(move || {
-        apply_patch::prepare(&patch, &prepare_cwd, &confinement)
+        apply_patch::prepare_over(&patch, &prepare_cwd, &confinement, buffers)
     })
     .await;
     let plan = match prepared {
@@ -126,11 +140,26 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
             changes: changes.clone(),
         },
     );
-    let written = tokio::task::spawn_blocking(move || {
-        let result = apply_patch::commit::commit(&plan);
-        (plan, result)
-    })
-    .await;
+    // The editor takes whole-file texts only: a patch that deletes or moves a file is
+    // written on disk, as without an editor.
+    let editor = editor.filter(|_| {
+        plan.files
+            .values()
+            .all(|state| matches!(state, FinalState::Present(_)))
+    });
+    let written = match editor {
+        Some(editor) => {
+            let result = write_through_editor(editor.as_ref(), &plan).await;
+            Ok((plan, result))
+        }
+        None => {
+            tokio::task::spawn_blocking(move || {
+                let result = apply_patch::commit::commit(&plan).map_err(|err| err.to_string());
+                (plan, result)
+            })
+            .await
+        }
+    };
     let (outcome, plan) = match written {
         Ok((plan, Ok(()))) => {
             let summary = apply_patch::summary(&plan.affected);
@@ -143,7 +172,7 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
                 Some(plan),
             )
         }
-        Ok((_, Err(error))) => (ToolOutcome::error(error.to_string()), None),
+        Ok((_, Err(error))) => (ToolOutcome::error(error), None),
         Err(join) => (
             ToolOutcome::error(format!("apply_patch crashed: {join}")),
             None,
@@ -164,6 +193,52 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
         }
     }
     outcome
+}
+
+/// The editor's texts of the files the patch reads (unsaved buffers included), for those
+/// the thread's confinement lets it touch; files the editor does not have are read from disk.
+async fn editor_buffers(
+    editor: &Arc<dyn ThreadFiles>,
+    patch: &str,
+    cwd: &Path,
+    confinement: &Confinement,
+) -> Result<BTreeMap<PathBuf, String>, ToolOutcome> {
+    let (patch, cwd, confinement) = (patch.to_string(), cwd.to_path_buf(), confinement.clone());
+    let paths =
+        tokio::task::spawn_blocking(move || apply_patch::files_read(&patch, &cwd, &confinement))
+            .await
+            .map_err(|join| ToolOutcome::error(format!("apply_patch crashed: {join}")))?;
+    let mut buffers = BTreeMap::new();
+    for path in paths {
+        match editor.read_text(path.clone()).await {
+            Ok(Some(text)) => {
+                buffers.insert(path, text);
+            }
+            Ok(None) => {}
+            Err(err) => {
+                return Err(ToolOutcome::error(format!(
+                    "the editor could not read {}: {err}",
+                    path.display()
+                )))
+            }
+        }
+    }
+    Ok(buffers)
+}
+
+/// Hands every final text to the editor, at the path the plan located under the writable
+/// roots. Not atomic across files: a failure names the file, earlier ones stay written.
+async fn write_through_editor(editor: &dyn ThreadFiles, plan: &Plan) -> Result<(), String> {
+    for (path, state) in &plan.files {
+        let (Some(target), FinalState::Present(text)) = (plan.targets.get(path), state) else {
+            return Err(format!("{} was not located", path.display()));
+        };
+        editor
+            .write_text(target.path(), text.clone())
+            .await
+            .map_err(|err| format!("the editor could not write {}: {err}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn tell(ctx: &ToolContext, msg: EventMsg) {

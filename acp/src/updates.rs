@@ -1,0 +1,475 @@
+//! From Troupe's events to ACP `session/update` payloads: pure, one mapper per session (it
+//! remembers which tool calls the client already knows and what they have printed).
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use troupe_messages::events::EventMsg;
+use troupe_messages::ids::ThreadId;
+use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
+
+/// Output kept per command for its live `tool_call_update` (the end carries the whole one).
+const LIVE_OUTPUT_LIMIT: usize = 64 * 1024;
+/// What a sub-agent's tool call shows of its activity.
+const AGENT_LOG_LIMIT: usize = 16 * 1024;
+
+#[derive(Debug, Default)]
+pub struct UpdateMapper {
+    /// Tool calls the client has been told of, with the output streamed so far.
+    known: HashMap<String, String>,
+    /// Whether the current message / reasoning arrived as deltas (its final copy is then
+    /// not sent again).
+    message_streamed: bool,
+    reasoning_streamed: bool,
+    /// Sub-agents by thread: the task their tool call is titled with and their activity.
+    agents: HashMap<ThreadId, AgentCall>,
+    /// Tasks of `spawn_agent` calls, until the agent's first event names its thread.
+    spawned: HashMap<ThreadId, String>,
+}
+
+#[derive(Debug, Default)]
+struct AgentCall {
+    log: String,
+}
+
+/// The tool call id a sub-agent appears under.
+pub fn agent_call_id(thread: &ThreadId) -> String {
+    format!("agent-{thread}")
+}
+
+impl UpdateMapper {
+    /// The updates `msg` becomes (none for events ACP has no place for).
+    pub fn on_event(&mut self, msg: &EventMsg) -> Vec<Value> {
+        match msg {
+            EventMsg::AgentMessageDelta { delta } => {
+                self.message_streamed = true;
+                vec![chunk("agent_message_chunk", delta)]
+            }
+            EventMsg::AgentMessage { message } => {
+                let streamed = std::mem::take(&mut self.message_streamed);
+                if streamed || message.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![chunk("agent_message_chunk", message)]
+                }
+            }
+            EventMsg::AgentReasoningDelta { delta } => {
+                self.reasoning_streamed = true;
+                vec![chunk("agent_thought_chunk", delta)]
+            }
+            EventMsg::AgentReasoning { text } => {
+                let streamed = std::mem::take(&mut self.reasoning_streamed);
+                if streamed || text.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![chunk("agent_thought_chunk", text)]
+                }
+            }
+            EventMsg::ExecCommandBegin {
+                call_id,
+                command,
+                cwd,
+            } => {
+                let fields = json!({
+                    "title": command_title(command),
+                    "kind": command_kind(command),
+                    "status": "in_progress",
+                    "rawInput": {"command": command, "cwd": cwd},
+                });
+                vec![self.start_or_update(call_id, fields)]
+            }
+            EventMsg::ExecCommandOutputDelta {
+                call_id,
+                chunk: piece,
+                ..
+            } => {
+                let Some(output) = self.known.get_mut(call_id) else {
+                    return Vec::new();
+                };
+                if output.len() >= LIVE_OUTPUT_LIMIT {
+                    return Vec::new();
+                }
+                output.push_str(piece);
+                vec![update(call_id, json!({"content": [text_content(output)]}))]
+            }
+            EventMsg::ExecCommandEnd {
+                call_id,
+                exit_code,
+                aggregated_output,
+                duration_ms,
+                timed_out,
+                ..
+            } => {
+                self.known.remove(call_id);
+                let status = if *exit_code == Some(0) {
+                    "completed"
+                } else {
+                    "failed"
+                };
+                vec![update(
+                    call_id,
+                    json!({
+                        "status": status,
+                        "content": [text_content(aggregated_output)],
+                        "rawOutput": {"exitCode": exit_code, "durationMs": duration_ms, "timedOut": timed_out},
+                    }),
+                )]
+            }
+            EventMsg::ExecApprovalRequest {
+                call_id,
+                command,
+                cwd,
+                ..
+            } => {
+                let fields = json!({
+                    "title": command_title(command),
+                    "kind": command_kind(command),
+                    "status": "pending",
+                    "rawInput": {"command": command, "cwd": cwd},
+                });
+                vec![self.start_or_update(call_id, fields)]
+            }
+            EventMsg::ApplyPatchApprovalRequest { call_id, files, .. } => {
+                let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+                let fields = json!({
+                    "title": format!("Edit {}", names.join(", ")),
+                    "kind": "edit",
+                    "status": "pending",
+                    "locations": names.iter().map(|path| json!({"path": path})).collect::<Vec<_>>(),
+                });
+                vec![self.start_or_update(call_id, fields)]
+            }
+            EventMsg::PatchApplyBegin { call_id, changes } => {
+                let fields = json!({
+                    "title": patch_title(changes),
+                    "kind": "edit",
+                    "status": "in_progress",
+                    "locations": changes.iter().map(|c| json!({"path": c.path})).collect::<Vec<_>>(),
+                    "content": changes.iter().map(diff_content).collect::<Vec<_>>(),
+                });
+                vec![self.start_or_update(call_id, fields)]
+            }
+            EventMsg::PatchApplyEnd {
+                call_id,
+                changes,
+                success,
+                output,
+            } => {
+                self.known.remove(call_id);
+                let mut content: Vec<Value> = changes.iter().map(diff_content).collect();
+                if !success {
+                    content.push(text_content(output));
+                }
+                let status = if *success { "completed" } else { "failed" };
+                vec![update(
+                    call_id,
+                    json!({"status": status, "content": content}),
+                )]
+            }
+            EventMsg::ToolCallBegin { call_id, tool_name } => {
+                let fields = json!({
+                    "title": tool_title(tool_name),
+                    "kind": tool_kind(tool_name),
+                    "status": "in_progress",
+                });
+                vec![self.start_or_update(call_id, fields)]
+            }
+            EventMsg::ToolCallEnd {
+                call_id,
+                success,
+                output,
+                ..
+            } => {
+                self.known.remove(call_id);
+                let status = if *success { "completed" } else { "failed" };
+                vec![update(
+                    call_id,
+                    json!({"status": status, "content": [text_content(output)]}),
+                )]
+            }
+            EventMsg::McpToolCallBegin {
+                call_id,
+                server,
+                tool,
+                arguments,
+                ..
+            } => {
+                let fields = json!({
+                    "title": format!("{server}: {tool}"),
+                    "kind": "other",
+                    "status": "in_progress",
+                    "rawInput": arguments,
+                });
+                vec![self.start_or_update(call_id, fields)]
+            }
+            EventMsg::McpToolCallEnd {
+                call_id,
+                success,
+                output,
+                result,
+                ..
+            } => {
+                self.known.remove(call_id);
+                let status = if *success { "completed" } else { "failed" };
+                vec![update(
+                    call_id,
+                    json!({"status": status, "content": [text_content(output)], "rawOutput": result}),
+                )]
+            }
+            EventMsg::PlanUpdated { plan, .. } => vec![plan_update(plan)],
+            EventMsg::CollabToolCall {
+                tool,
+                receiver_thread_ids,
+                prompt,
+                ..
+            } => {
+                if tool == "spawn_agent" {
+                    if let Some(task) = prompt {
+                        for thread in receiver_thread_ids {
+                            self.spawned.insert(*thread, task.clone());
+                        }
+                    }
+                }
+                Vec::new()
+            }
+            EventMsg::AgentEvent {
+                thread_id,
+                task_path,
+                msg,
+            } => self.agent_event(thread_id, task_path, msg),
+            EventMsg::Warning { message } => {
+                vec![chunk(
+                    "agent_thought_chunk",
+                    &format!("\n[warning] {message}\n"),
+                )]
+            }
+            EventMsg::SessionConfigured { .. }
+            | EventMsg::TurnStarted { .. }
+            | EventMsg::InputInjected { .. }
+            | EventMsg::TurnDiff { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::ContextCompacted { .. }
+            | EventMsg::TokenCount { .. }
+            | EventMsg::StreamRetry { .. }
+            | EventMsg::Error { .. }
+            | EventMsg::TurnComplete { .. }
+            | EventMsg::TurnAborted { .. }
+            | EventMsg::ShutdownComplete
+            | EventMsg::HookStarted { .. }
+            | EventMsg::HookCompleted { .. }
+            | EventMsg::PermissionsGranted { .. }
+            | EventMsg::GoalUpdated { .. }
+            | EventMsg::RequestUserInput { .. } => Vec::new(),
+        }
+    }
+
+    /// The first event of a call is its `tool_call`; later ones update it.
+    fn start_or_update(&mut self, call_id: &str, mut fields: Value) -> Value {
+        if self.known.contains_key(call_id) {
+            return update(call_id, fields);
+        }
+        self.known.insert(call_id.to_string(), String::new());
+        if let Some(object) = fields.as_object_mut() {
+            object.insert("sessionUpdate".into(), "tool_call".into());
+            object.insert("toolCallId".into(), call_id.into());
+        }
+        fields
+    }
+
+    /// A sub-agent is one tool call titled with its task; its messages, commands and end
+    /// show as that call's content and status.
+    fn agent_event(&mut self, thread: &ThreadId, task_path: &str, msg: &EventMsg) -> Vec<Value> {
+        let id = agent_call_id(thread);
+        let mut out = Vec::new();
+        if !self.agents.contains_key(thread) {
+            let task = self
+                .spawned
+                .remove(thread)
+                .unwrap_or_else(|| task_path.to_string());
+            self.agents.insert(*thread, AgentCall::default());
+            out.push(json!({
+                "sessionUpdate": "tool_call",
+                "toolCallId": id,
+                "title": task,
+                "kind": "think",
+                "status": "in_progress",
+                "rawInput": {"agent": thread.to_string(), "taskPath": task_path},
+            }));
+        }
+        let line = match msg {
+            EventMsg::AgentMessage { message } => Some(message.clone()),
+            EventMsg::ExecCommandBegin { command, .. } => {
+                Some(format!("$ {}", command_title(command)))
+            }
+            EventMsg::PatchApplyEnd {
+                changes, success, ..
+            } => Some(format!(
+                "{} ({})",
+                patch_title(changes),
+                if *success { "done" } else { "failed" }
+            )),
+            _ => None,
+        };
+        let status = match msg {
+            EventMsg::TurnComplete { .. } => Some("completed"),
+            EventMsg::TurnAborted { .. } | EventMsg::ShutdownComplete => Some("failed"),
+            EventMsg::Error { fatal: true, .. } => Some("failed"),
+            _ => None,
+        };
+        if let Some(line) = line {
+            if let Some(agent) = self.agents.get_mut(thread) {
+                if agent.log.len() < AGENT_LOG_LIMIT {
+                    agent.log.push_str(&line);
+                    agent.log.push('\n');
+                }
+                out.push(update(&id, json!({"content": [text_content(&agent.log)]})));
+            }
+        }
+        if let Some(status) = status {
+            out.push(update(&id, json!({"status": status})));
+        }
+        out
+    }
+}
+
+fn chunk(kind: &str, text: &str) -> Value {
+    json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}})
+}
+
+fn update(call_id: &str, mut fields: Value) -> Value {
+    if let Some(object) = fields.as_object_mut() {
+        object.insert("sessionUpdate".into(), "tool_call_update".into());
+        object.insert("toolCallId".into(), call_id.into());
+    }
+    fields
+}
+
+fn text_content(text: &str) -> Value {
+    json!({"type": "content", "content": {"type": "text", "text": text}})
+}
+
+/// A change as ACP's diff: whole texts for an added or deleted file; for an update, the
+/// lines around the change (old and new) as Troupe's event carries them.
+pub fn diff_content(change: &FileChange) -> Value {
+    let path = change.move_path.as_ref().unwrap_or(&change.path);
+    let (old, new) = match change.kind {
+        FileChangeKind::Add => (None, change.diff.clone()),
+        FileChangeKind::Delete => (Some(change.diff.clone()), String::new()),
+        FileChangeKind::Update => {
+            let (old, new) = split_unified(&change.diff);
+            (Some(old), new)
+        }
+    };
+    json!({"type": "diff", "path": path, "oldText": old, "newText": new})
+}
+
+/// The old and new sides of a unified diff's hunks (context on both).
+pub fn split_unified(diff: &str) -> (String, String) {
+    let (mut old, mut new) = (String::new(), String::new());
+    for line in diff.lines() {
+        if line.starts_with("---") || line.starts_with("+++") || line.starts_with("@@") {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix('-') {
+            old.push_str(rest);
+            old.push('\n');
+        } else if let Some(rest) = line.strip_prefix('+') {
+            new.push_str(rest);
+            new.push('\n');
+        } else if let Some(rest) = line.strip_prefix(' ') {
+            old.push_str(rest);
+            old.push('\n');
+            new.push_str(rest);
+            new.push('\n');
+        }
+    }
+    (old, new)
+}
+
+fn patch_title(changes: &[FileChange]) -> String {
+    let names: Vec<String> = changes
+        .iter()
+        .map(|c| {
+            c.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| c.path.display().to_string())
+        })
+        .collect();
+    format!("Edit {}", names.join(", "))
+}
+
+/// The command as a shell line (the `bash -lc SCRIPT` wrapper shows as its script).
+pub fn command_title(command: &[String]) -> String {
+    match command {
+        [shell, flag, script] if is_shell(shell) && (flag == "-lc" || flag == "-c") => {
+            script.clone()
+        }
+        _ => shlex::try_join(command.iter().map(String::as_str))
+            .unwrap_or_else(|_| command.join(" ")),
+    }
+}
+
+fn is_shell(program: &str) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    matches!(name, "bash" | "sh" | "zsh")
+}
+
+/// ACP's kind of a command: a read (`cat`, `head`, …), a search (`rg`, `grep`, `find`,
+/// `ls`), a fetch (`curl`, `wget`), otherwise an execution.
+pub fn command_kind(command: &[String]) -> &'static str {
+    let line = command_title(command);
+    let program = line.split_whitespace().next().unwrap_or_default();
+    let program = program.rsplit('/').next().unwrap_or(program);
+    if line.contains('|') || line.contains(';') || line.contains("&&") || line.contains('>') {
+        return "execute";
+    }
+    match program {
+        "cat" | "head" | "tail" | "nl" | "less" | "wc" => "read",
+        "rg" | "grep" | "find" | "ls" | "fd" | "tree" => "search",
+        "curl" | "wget" => "fetch",
+        _ => "execute",
+    }
+}
+
+fn tool_kind(tool: &str) -> &'static str {
+    match tool {
+        "update_plan" => "think",
+        "view_image"
+        | "read_mcp_resource"
+        | "list_mcp_resources"
+        | "list_mcp_resource_templates" => "read",
+        "web_search" => "fetch",
+        "write_stdin" | "exec_command" | "shell" => "execute",
+        "apply_patch" => "edit",
+        _ => "other",
+    }
+}
+
+fn tool_title(tool: &str) -> String {
+    match tool {
+        "update_plan" => "Update plan".into(),
+        "view_image" => "View image".into(),
+        "web_search" => "Web search".into(),
+        other => other.replace('_', " "),
+    }
+}
+
+/// The model's plan, whole, as ACP's `plan` update.
+pub fn plan_update(plan: &[PlanItem]) -> Value {
+    let entries: Vec<Value> = plan
+        .iter()
+        .map(|item| {
+            let status = match item.status {
+                StepStatus::Pending => "pending",
+                StepStatus::InProgress => "in_progress",
+                StepStatus::Completed => "completed",
+            };
+            json!({"content": item.step, "priority": "medium", "status": status})
+        })
+        .collect();
+    json!({"sessionUpdate": "plan", "entries": entries})
+}
+
+#[cfg(test)]
+#[path = "updates_tests.rs"]
+mod tests;
