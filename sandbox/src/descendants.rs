@@ -155,8 +155,18 @@ pub fn kill_trees(roots: &[i32]) -> usize {
     freeze_and_kill(roots).len()
 }
 
+/// Freezes then kills every descendant of `root`, sparing `root` itself; returns how many.
+pub fn kill_below(root: i32) -> usize {
+    freeze_and_kill_sparing(&[root], root).len()
+}
+
 /// Freezes then kills `roots` and every descendant; returns what was killed.
 fn freeze_and_kill(roots: &[i32]) -> BTreeSet<i32> {
+    freeze_and_kill_sparing(roots, std::process::id() as i32)
+}
+
+/// [`freeze_and_kill`], never touching `spared` (nor this process).
+fn freeze_and_kill_sparing(roots: &[i32], spared: i32) -> BTreeSet<i32> {
     let me = std::process::id() as i32;
     let mut frozen: BTreeSet<i32> = BTreeSet::new();
     // A process forking while we look: stop what we see, look again, until nothing is new.
@@ -164,6 +174,7 @@ fn freeze_and_kill(roots: &[i32]) -> BTreeSet<i32> {
         let procs = snapshot();
         let mut tree = subtree(&procs, roots);
         tree.remove(&me);
+        tree.remove(&spared);
         let new: Vec<i32> = tree.difference(&frozen).copied().collect();
         if new.is_empty() {
             break;

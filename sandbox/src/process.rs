@@ -39,6 +39,8 @@ struct GroupsInner {
     containment: Containment,
     running: Mutex<HashSet<i32>>,
     started: Mutex<HashSet<i32>>,
+    /// The running groups led by a supervisor (`supervisor.rs`), stopped through it.
+    supervised: Mutex<HashSet<i32>>,
     marker: String,
     /// Woken each time the last running group is removed ([`reap`] waits on it).
     emptied: tokio::sync::Notify,
@@ -64,6 +66,7 @@ impl LiveGroups {
                 containment,
                 running: Mutex::default(),
                 started: Mutex::default(),
+                supervised: Mutex::default(),
                 marker,
                 emptied: tokio::sync::Notify::new(),
             }),
@@ -85,12 +88,29 @@ impl LiveGroups {
         lock(&self.inner.running).is_empty()
     }
 
-    fn insert(&self, pgid: i32) {
+    fn insert(&self, pgid: i32, supervised: bool) {
         lock(&self.inner.running).insert(pgid);
         lock(&self.inner.started).insert(pgid);
+        if supervised {
+            lock(&self.inner.supervised).insert(pgid);
+        }
+    }
+
+    /// Kills the running commands `pids`: a supervised one through its supervisor, so the
+    /// supervisor reaps it ([`crate::supervisor::stop`]), any other with what it started
+    /// ([`Containment::kill`]).
+    fn kill(&self, pids: &[i32]) {
+        let supervised = lock(&self.inner.supervised).clone();
+        let (stopped, killed): (Vec<i32>, Vec<i32>) =
+            pids.iter().partition(|pid| supervised.contains(pid));
+        for pid in stopped {
+            crate::supervisor::stop(pid);
+        }
+        self.containment().kill(&killed);
     }
 
     fn remove(&self, pgid: i32) {
+        lock(&self.inner.supervised).remove(&pgid);
         let mut running = lock(&self.inner.running);
         running.remove(&pgid);
         if running.is_empty() {
@@ -111,7 +131,7 @@ pub fn kill_group(pgid: i32) {
 /// process tree or session ([`Containment::kill`]).
 pub fn kill_all(live: &LiveGroups) {
     let groups: Vec<i32> = lock(&live.inner.running).iter().copied().collect();
-    live.containment().kill(&groups);
+    live.kill(&groups);
 }
 
 /// Waits (briefly) until every killed process has been reaped, so "stopped" means "gone".
@@ -165,7 +185,7 @@ pub async fn run_process(
         .split_first()
         .ok_or_else(|| "empty command".to_string())?;
     let started = Instant::now();
-    let mut command = contained_command(program, args, request, live.containment())?;
+    let (mut command, supervised) = contained_command(program, args, request, live.containment())?;
     command
         .current_dir(&request.cwd)
         .env_clear()
@@ -187,7 +207,7 @@ pub async fn run_process(
     })?;
     let pgid = child.id().map(|id| id as i32);
     if let Some(pgid) = pgid {
-        live.insert(pgid);
+        live.insert(pgid, supervised);
     }
     let _unregister = GroupGuard {
         pgid,
@@ -208,7 +228,7 @@ pub async fn run_process(
         ),
         Err(_) => {
             if let Some(pgid) = pgid {
-                live.containment().kill(&[pgid]);
+                live.kill(&[pgid]);
             }
             let status = child
                 .wait()
@@ -227,19 +247,20 @@ pub async fn run_process(
 }
 
 /// The command for `program args`: through the spawn trampoline when one is available (see
-/// `spawn_trampoline.rs` for why), else forked here with the same two settings.
+/// `spawn_trampoline.rs` for why), else forked here with the same two settings; and whether
+/// it runs under the supervisor.
 fn contained_command(
     program: &str,
     args: &[String],
     request: &ExecRequest,
     containment: Containment,
-) -> Result<Command, String> {
+) -> Result<(Command, bool), String> {
     let Some(trampoline) = crate::probe::trampoline_exe() else {
         let mut command = Command::new(program);
         contain(&mut command, containment);
         spawner::die_with_runtime(&mut command);
         command.args(args);
-        return Ok(command);
+        return Ok((command, false));
     };
     let path_var = request.env.get("PATH").map(std::ffi::OsStr::new);
     let resolved = crate::spawn_trampoline::resolve_program(
@@ -269,7 +290,7 @@ fn contained_command(
         .arg(resolved)
         .arg(program)
         .args(args);
-    Ok(command)
+    Ok((command, containment == Containment::Group))
 }
 
 /// The forked process enters `containment` (its own session, or its own group without the

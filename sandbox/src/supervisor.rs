@@ -84,6 +84,43 @@ pub fn supervised_argv(
     Some(wrapped)
 }
 
+/// How long a supervisor [`stop`] left standing has to reap the command and exit before it
+/// is killed with its group.
+const STOP_PATIENCE: Duration = Duration::from_secs(1);
+
+/// Stops the supervised command whose supervisor is `supervisor` (a child of this process):
+/// kills everything below the supervisor (frozen first, so nothing forks away), so the
+/// supervisor reaps the command and exits the way it ended (by SIGKILL). Killing the
+/// supervisor along with them would orphan the command's corpse to this process, a
+/// subreaper that waits only for the children it spawned: a zombie until troupe exits. If
+/// the supervisor is still there after [`STOP_PATIENCE`] (the command stopped it, say), its
+/// group is killed outright.
+pub fn stop(supervisor: i32) {
+    crate::descendants::kill_below(supervisor);
+    let spawned = std::thread::Builder::new()
+        .name("troupe-stop".into())
+        .spawn(move || {
+            let deadline = Instant::now() + STOP_PATIENCE;
+            while still_ours(supervisor) {
+                if Instant::now() >= deadline {
+                    crate::process::kill_group(supervisor);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+    if spawned.is_err() {
+        crate::process::kill_group(supervisor);
+    }
+}
+
+/// Whether `pid` is still a live (not yet exited) child of this process.
+fn still_ours(pid: i32) -> bool {
+    crate::descendants::read_stat(pid)
+        .and_then(|line| crate::descendants::parse_stat(&line))
+        .is_some_and(|stat| stat.ppid == std::process::id() as i32 && stat.state != 'Z')
+}
+
 /// The signal troupe's death sends the supervisor: real-time, so no shell job control or
 /// terminal sends it by accident, and anyone else sending it is ignored (the parent is
 /// checked).

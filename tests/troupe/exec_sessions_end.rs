@@ -1,7 +1,7 @@
 //! A unified-exec session still running when its turn ends is killed and ends with exactly
 //! one `ExecCommandEnd` — before the turn completes — through the real `troupe exec --json`:
 //! its `command_execution` item is completed (killed: exit code 137, the output seen so
-//! far), and the rollout records the end.
+//! far), and the rollout records the end under the command the model asked for.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{json, Value};
@@ -47,6 +47,11 @@ fn a_session_left_running_ends_with_the_turn_and_its_item_is_completed() {
     assert_eq!(ended["item"]["id"], started["item"]["id"]);
     assert_eq!(ended["item"]["exit_code"], 137);
     assert_eq!(ended["item"]["status"], "failed");
+    // Unconfined (the harness's default), the session runs under the supervising trampoline:
+    // its end still names the command the model asked for.
+    let command = ended["item"]["command"].as_str().unwrap();
+    assert!(command.contains("echo started; sleep 30"), "{command}");
+    assert!(!command.contains("troupe"), "{command}");
     let output = ended["item"]["aggregated_output"].as_str().unwrap();
     assert!(output.contains("started"), "{output}");
     assert!(

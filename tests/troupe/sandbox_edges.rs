@@ -149,23 +149,28 @@ fn agent_commands_cannot_inject_on_any_backend() {
     }
 }
 
-/// Python printing whether it leads its own process group, whether it shares its parent's
-/// session, and the controlling terminals (`tty_nr`) of itself and of its parent.
+/// Python printing, for a command run under the supervising trampoline: whether its parent is
+/// the supervisor, whether the supervisor leads the command's group (one apart from the
+/// runtime's), whether the command shares the runtime's session, and the controlling
+/// terminals (`tty_nr`) of the command and of the runtime.
 const IDS: &str = r#"
-import os
 def stat(pid):
     return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
 me = stat('self')
-parent = stat(me[1])
-print('own-group', int(me[2]) == os.getpid(), 'parent-session', me[3] == parent[3],
-      'tty', me[4], 'runtime-tty', parent[4])
+supervisor = stat(me[1])
+runtime = stat(supervisor[1])
+supervised = b'--troupe-sandbox-supervise' in open(f'/proc/{me[1]}/cmdline', 'rb').read()
+print('supervised', supervised,
+      'own-group', me[2] == me[1] and me[2] != runtime[2],
+      'runtime-session', me[3] == runtime[3],
+      'tty', me[4], 'runtime-tty', runtime[4])
 "#;
 
 #[test]
 fn an_unconfined_command_has_its_own_group_in_the_runtimes_session_and_no_terminal() {
     // A session per command would make the scheduler weigh each one like the whole runtime
     // where it groups by session (autogroup); a group keeps the kill, and the terminal is
-    // dropped all the same.
+    // dropped all the same. The group is led by the supervisor the command runs under.
     let output = python_under_terminal_exec("danger-full-access", IDS);
     // The function-call output is Codex's JSON envelope; the command's stdout is in `output`.
     let envelope: serde_json::Value = serde_json::from_str(&output).unwrap();
@@ -175,8 +180,9 @@ fn an_unconfined_command_has_its_own_group_in_the_runtimes_session_and_no_termin
         let at = words.iter().position(|w| *w == name);
         at.and_then(|at| words.get(at + 1)).copied().unwrap_or("?")
     };
+    assert_eq!(field("supervised"), "True", "{printed}");
     assert_eq!(field("own-group"), "True", "{printed}");
-    assert_eq!(field("parent-session"), "True", "{printed}");
+    assert_eq!(field("runtime-session"), "True", "{printed}");
     assert_ne!(
         field("runtime-tty"),
         "0",

@@ -267,6 +267,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
     };
     let spawned = spawn(
         &spawn_argv,
+        &argv,
         &cwd,
         &env,
         ctx.call.call_id.clone(),

@@ -5,7 +5,8 @@
 //! output to a shared buffer, and a waiter that records the exit status. Async callers wait
 //! on a `Notify` for either. The child leads its own process group (portable-pty calls
 //! `setsid`; the pipe mode asks for a new group), so killing that group takes its children
-//! along. On pipes, stdout and stderr share one pipe (the order the command wrote them in is
+//! along; an unconfined command's group is led by its supervisor, which is asked instead
+//! (everything below it is killed and it reaps the command). On pipes, stdout and stderr share one pipe (the order the command wrote them in is
 //! kept) and stdin is closed: nothing can be typed into such a session.
 //!
 //! The reader also streams the output live (`ExecCommandOutputDelta`, through a
@@ -28,6 +29,7 @@ use troupe_messages::events::ExecOutputStream;
 use troupe_messages::tools::{ExecOutputSink, STREAMED_OUTPUT_PER_COMMAND};
 use troupe_sandbox::live_output::{LiveOutput, StreamCoalescer};
 use troupe_sandbox::process::kill_group;
+use troupe_sandbox::supervisor::SUPERVISE_ARG;
 
 /// How long to keep reading after the process exited, for output still in the PTY.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
@@ -60,8 +62,11 @@ pub struct PtySession {
     /// The terminal's input; `None` on pipes (stdin is closed).
     writer: Mutex<Option<Box<dyn Write + Send>>>,
     pub(super) pgid: Option<i32>,
+    /// Whether `pgid` leads a supervisor (`troupe_sandbox::supervisor`), stopped through it.
+    supervised: bool,
     /// Kept open: dropping the master would hang up the child. `None` on pipes.
     _master: Mutex<Option<Box<dyn portable_pty::MasterPty + Send>>>,
+    /// The command as the model asked for it (not the sandbox or supervisor around it).
     pub command: Vec<String>,
     /// The `exec_command` call that started it (its begin/end events share this id).
     pub call_id: String,
@@ -82,8 +87,10 @@ pub struct Collected {
 
 impl PtySession {
     /// Starts `argv` in a fresh PTY; its output also goes to `live` as it comes, if given.
+    /// `shown` is the command as events name it.
     pub fn spawn(
         argv: &[String],
+        shown: &[String],
         cwd: &Path,
         env: &BTreeMap<String, String>,
         call_id: String,
@@ -121,6 +128,7 @@ impl PtySession {
             .map_err(|err| format!("could not write to the pseudo-terminal: {err}"))?;
         let session = Self::start(
             argv,
+            shown,
             call_id,
             pgid,
             (Some(writer), Some(pair.master)),
@@ -143,6 +151,7 @@ impl PtySession {
     /// stdout and stderr on one pipe, stdin closed.
     pub fn spawn_piped(
         argv: &[String],
+        shown: &[String],
         cwd: &Path,
         env: &BTreeMap<String, String>,
         call_id: String,
@@ -189,7 +198,7 @@ impl PtySession {
         })?;
         let pgid = i32::try_from(child.id()).ok();
         let reader = File::from(std::os::fd::OwnedFd::from(reader));
-        let session = Self::start(argv, call_id, pgid, (None, None), reader, live);
+        let session = Self::start(argv, shown, call_id, pgid, (None, None), reader, live);
         let (shared, changed) = (session.shared.clone(), session.changed.clone());
         std::thread::spawn(move || {
             let code = match child.wait() {
@@ -205,6 +214,7 @@ impl PtySession {
     /// The session around a started child: its reader thread runs from here on.
     fn start(
         argv: &[String],
+        shown: &[String],
         call_id: String,
         pgid: Option<i32>,
         (writer, master): TerminalEnds,
@@ -218,8 +228,9 @@ impl PtySession {
             changed: changed.clone(),
             writer: Mutex::new(writer),
             pgid,
+            supervised: argv.get(1).map(String::as_str) == Some(SUPERVISE_ARG),
             _master: Mutex::new(master),
-            command: argv.to_vec(),
+            command: shown.to_vec(),
             call_id,
             started: Instant::now(),
             transcript: Mutex::new(Vec::new()),
@@ -297,9 +308,7 @@ impl PtySession {
 
     /// Kills the process group, then waits briefly for the exit to be recorded.
     pub async fn kill(&self) {
-        if let Some(pgid) = self.pgid {
-            kill_group(pgid);
-        }
+        self.kill_now();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
         loop {
             let notified = self.changed.notified();
@@ -309,6 +318,18 @@ impl PtySession {
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 return;
             }
+        }
+    }
+}
+
+impl PtySession {
+    /// Kills the command and what it started: through its supervisor when it has one (so
+    /// the supervisor reaps it), else its whole group.
+    fn kill_now(&self) {
+        match self.pgid {
+            Some(pgid) if self.supervised => troupe_sandbox::supervisor::stop(pgid),
+            Some(pgid) => kill_group(pgid),
+            None => {}
         }
     }
 }
@@ -385,9 +406,7 @@ impl Drop for PtySession {
     fn drop(&mut self) {
         // A session is never left running behind its owner.
         if lock(&self.shared).exit_code.is_none() {
-            if let Some(pgid) = self.pgid {
-                kill_group(pgid);
-            }
+            self.kill_now();
         }
     }
 }

@@ -14,6 +14,7 @@ async fn short_command_reports_exit_and_output() {
     let dir = tempfile::tempdir().expect("tempdir");
     let session = PtySession::spawn(
         &argv("echo hi; exit 3"),
+        &argv("echo hi; exit 3"),
         dir.path(),
         &env(),
         "c1".into(),
@@ -29,8 +30,15 @@ async fn short_command_reports_exit_and_output() {
 async fn interactive_session_reads_what_is_written() {
     let dir = tempfile::tempdir().expect("tempdir");
     let script = "read -r line; echo \"got:$line\"; read -r again; echo \"bye:$again\"";
-    let session =
-        PtySession::spawn(&argv(script), dir.path(), &env(), "c2".into(), None).expect("spawns");
+    let session = PtySession::spawn(
+        &argv(script),
+        &argv(script),
+        dir.path(),
+        &env(),
+        "c2".into(),
+        None,
+    )
+    .expect("spawns");
     let first = session.collect(Duration::from_millis(200)).await;
     assert_eq!(first.exit_code, None);
     session.write("hello\n").expect("write");
@@ -58,8 +66,15 @@ async fn output_streams_while_the_command_runs_and_all_of_it_before_eof() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (sink, chunks) = recording_sink();
     let script = "echo first-piece; sleep 1; echo last-piece";
-    let session = PtySession::spawn(&argv(script), dir.path(), &env(), "c4".into(), Some(sink))
-        .expect("spawns");
+    let session = PtySession::spawn(
+        &argv(script),
+        &argv(script),
+        dir.path(),
+        &env(),
+        "c4".into(),
+        Some(sink),
+    )
+    .expect("spawns");
     // Well before the command ends, its first line has been streamed (a trickle is sent
     // within FLUSH_AFTER, not held until the end).
     let early = session.collect(Duration::from_millis(500)).await;

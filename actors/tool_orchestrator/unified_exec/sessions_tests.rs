@@ -35,7 +35,15 @@ fn ends(seen: &Mutex<Vec<EventMsg>>) -> Vec<(String, Option<i32>, String)> {
 }
 
 fn spawn(script: &str, dir: &std::path::Path, call_id: &str) -> Arc<PtySession> {
-    PtySession::spawn(&argv(script), dir, &env(), call_id.into(), None).expect("spawns")
+    PtySession::spawn(
+        &argv(script),
+        &argv(script),
+        dir,
+        &env(),
+        call_id.into(),
+        None,
+    )
+    .expect("spawns")
 }
 
 /// Running, as opposed to gone or a zombie waiting for its (re)parent to reap it.
