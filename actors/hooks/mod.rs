@@ -11,7 +11,7 @@ pub mod output;
 pub mod tool_input;
 pub mod writable;
 
-use crate::tool_orchestrator::shell_env::user_program_env;
+use crate::tool_orchestrator::shell_env::spawn_env;
 use crate::tool_orchestrator::unified_exec::sessions::EventSink;
 use futures::future::join_all;
 use output::{interpret, HookVerdict};
@@ -77,7 +77,7 @@ impl TurnHooks {
         for message in writable::writable_hook_warnings(settings) {
             events(EventMsg::Warning { message });
         }
-        let env = user_program_env(settings);
+        let env = spawn_env(settings);
         Self {
             handlers: settings.hooks.handlers.clone(),
             max_stop_continuations: settings.hooks.max_stop_continuations,

@@ -47,7 +47,7 @@ pub fn payload(
 }
 
 /// Starts `argv` + `payload` in the background with exactly `env`; reaps it (or kills it after
-/// a minute).
+/// a minute) while the runtime lives, and leaves it running when the runtime ends first.
 pub fn spawn(argv: &[String], payload: String, cwd: &Path, env: &BTreeMap<String, String>) {
     let Some((program, args)) = argv.split_first() else {
         return;
@@ -61,8 +61,9 @@ pub fn spawn(argv: &[String], payload: String, cwd: &Path, env: &BTreeMap<String
         .envs(env)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true);
+        .stderr(std::process::Stdio::null());
+    // Not killed on drop: a one-shot `exec` ends right after its last turn, and the user's
+    // program must still get to run to its end then.
     crate::file_mask::restore_user_mask(&mut command);
     match command.spawn() {
         Ok(mut child) => {

@@ -167,7 +167,7 @@ impl SessionState {
             inputs,
             last_message,
         );
-        let env = crate::tool_orchestrator::shell_env::user_program_env(&self.settings);
+        let env = crate::tool_orchestrator::shell_env::spawn_env(&self.settings);
         super::notify::spawn(&self.settings.notify, payload, &self.settings.cwd, &env);
     }
 

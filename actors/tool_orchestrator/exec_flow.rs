@@ -4,7 +4,7 @@
 
 use super::approval_gate::approve;
 use super::registry::{ToolContext, ToolOutcome};
-use super::shell_env::child_env;
+use super::shell_env::spawn_env;
 use super::tools::shell::ShellToolArgs;
 use super::tools::shell::{format_for_model, REPLY_GRACE};
 use crate::approvals::cache::command_key;
@@ -232,7 +232,7 @@ async fn attempt(
             None
         }
     };
-    let mut env = child_env(&ctx.settings.context.shell_env, std::env::vars());
+    let mut env = spawn_env(&ctx.settings);
     if let Some(proxy) = &proxy {
         env.extend(proxy.env());
     }

@@ -11,14 +11,18 @@ const CORE_VARS: &[&str] = &[
     "LC_ALL", "LC_CTYPE", "TERM",
 ];
 
-/// The environment of programs Troupe starts for the user outside the sandbox (hooks, the
-/// `notify` program): the commands' environment, and without the provider's key variable even
-/// when its name says nothing of a key (the policy's default excludes only `*KEY*`,
-/// `*SECRET*`, `*TOKEN*`).
-pub fn user_program_env(settings: &SessionSettings) -> BTreeMap<String, String> {
-    let mut env = child_env(&settings.context.shell_env, std::env::vars());
+/// The environment of everything Troupe starts from a session: the model's commands, hooks,
+/// the `notify` program. The policy's environment ([`child_env`]), without the provider's
+/// key variable even when its name says nothing of a key (the policy's default excludes only
+/// `*KEY*`, `*SECRET*`, `*TOKEN*`) or the policy keeps such names — unless the policy's `set`
+/// names it, which is the user's own choice.
+pub fn spawn_env(settings: &SessionSettings) -> BTreeMap<String, String> {
+    let policy = &settings.context.shell_env;
+    let mut env = child_env(policy, std::env::vars());
     if let Some(key) = &settings.provider.env_key {
-        env.remove(key);
+        if !policy.set.contains_key(key) {
+            env.remove(key);
+        }
     }
     env
 }

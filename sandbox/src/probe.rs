@@ -17,10 +17,10 @@ macro_rules! landlock_limits {
         "`.git` and `.troupe` inside writable roots are read-only except that a command can \
          create new empty files and directories in them; in a directory that holds them (the \
          workspace root) a command can create a new file or directory but not write into it in \
-         the same command, and cannot remove, rename or link entries there; deny-read is refused \
-         (Troupe's stored keys, `$TROUPE_HOME/auth.json` and `.credentials.json`, and its \
-         checkpoint store, `$TROUPE_HOME/checkpoints`, stay readable); the network is \
-         cut by seccomp and Landlock only; chmod/utime/xattr changes to files you own stay \
+         the same command, and cannot remove, rename or link entries there; deny-read paths \
+         (Troupe's stored keys among them) cannot be read, but the names in each directory \
+         on the way to one stay listable and an entry added to such a directory after the \
+         command started cannot be read by it; the network is cut by seccomp and Landlock only; chmod/utime/xattr changes to files you own stay \
          possible even outside the writable roots"
     };
 }

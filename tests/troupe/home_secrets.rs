@@ -1,5 +1,6 @@
-//! What of the user's secrets a hook, the `notify` program or a sandboxed command sees: hooks
-//! and `notify` get the commands' scrubbed environment (no provider key), a sandboxed command cannot read Troupe's stored
+//! What of the user's secrets a hook, the `notify` program or a command sees: all get the
+//! policy's scrubbed environment without the provider's key (whatever its name), a sandboxed
+//! command cannot read Troupe's stored
 //! keys (`$TROUPE_HOME/auth.json`, `.credentials.json`) by any path, and a hook whose program
 //! lies inside a writable root is named in a warning.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -26,7 +27,7 @@ fn a_hook_does_not_see_provider_keys() {
             "model_providers.mock.env_key=\"MOCK_PROVIDER_PASS\"",
             "hi",
         ])
-        .env("MOCK_PROVIDER_PASS", "test-key")
+        .env("MOCK_PROVIDER_PASS", "provider-pass-value")
         .env("OPENAI_API_KEY", "sk-openai-secret")
         .env("ANTHROPIC_API_KEY", "sk-anthropic-secret")
         .env("GITHUB_TOKEN", "ghp-secret")
@@ -71,7 +72,7 @@ fn the_notify_program_does_not_see_provider_keys() {
             "model_providers.mock.env_key=\"MOCK_PROVIDER_PASS\"",
             "hi",
         ])
-        .env("MOCK_PROVIDER_PASS", "test-key")
+        .env("MOCK_PROVIDER_PASS", "provider-pass-value")
         .env("OPENAI_API_KEY", "sk-openai-secret")
         .env("GITHUB_TOKEN", "ghp-secret")
         .env("NOTIFY_VISIBLE", "plain-value")
@@ -92,7 +93,58 @@ fn the_notify_program_does_not_see_provider_keys() {
 }
 
 #[test]
+fn commands_do_not_see_the_provider_key_whatever_its_name() {
+    // The provider's key variable says nothing of a key, and the policy even keeps key-like
+    // names: the command's environment still lacks it, on both command tools.
+    for tool in ["shell", "exec_command"] {
+        let call = if tool == "shell" {
+            MockResponse::shell("c1", &["sh", "-c", "env; echo end"])
+        } else {
+            let args = serde_json::json!({"cmd": "env; echo end", "login": false});
+            MockResponse::tool_calls(vec![("c1", "exec_command", args.to_string())])
+        };
+        let h = Harness::new(vec![call, MockResponse::text("done")]);
+        let out = h
+            .command()
+            .args([
+                "exec",
+                "--skip-git-repo-check",
+                "-s",
+                "workspace-write",
+                "-c",
+                "model_providers.mock.env_key=\"MOCK_PROVIDER_PASS\"",
+                "-c",
+                "shell_environment_policy.ignore_default_excludes=true",
+                "-c",
+                &format!("shell_tool_type=\"{tool}\""),
+                "print the environment",
+            ])
+            .env("MOCK_PROVIDER_PASS", "provider-pass-value")
+            .env("COMMAND_VISIBLE", "plain-value")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{tool}: {}", stderr(&out));
+        let output = tool_outputs(&h.mock.requests()[1].body)[0].clone();
+        assert!(output.contains("end"), "{tool}: {output}");
+        assert!(
+            output.contains("COMMAND_VISIBLE=plain-value"),
+            "{tool}: {output}"
+        );
+        assert!(!output.contains("MOCK_PROVIDER_PASS"), "{tool}: {output}");
+        assert!(!output.contains("provider-pass-value"), "{tool}: {output}");
+    }
+}
+
+#[test]
 fn a_sandboxed_command_cannot_read_the_stored_keys() {
+    // On both backends: the mount view masks them; Landlock grants read on everything but them.
+    for backend in ["linux", "landlock"] {
+        stored_keys_stay_unreadable(backend);
+    }
+}
+
+fn stored_keys_stay_unreadable(backend: &str) {
     // The command finds the home from its environment (and prints it, so the test knows it
     // looked in the right place).
     let attempt = r#"h="$TROUPE_HOME"; echo "home=$h"
@@ -117,15 +169,26 @@ echo end"#;
         r#"{"srv": {"access_token": "oauth-stored-secret"}}"#,
     )
     .unwrap();
-    let out = h.exec_under("workspace-write", "never", &["read the keys"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let backend_key = format!("sandbox_backend=\"{backend}\"");
+    let out = h.exec_under(
+        "workspace-write",
+        "never",
+        &["-c", &backend_key, "read the keys"],
+    );
+    assert!(out.status.success(), "{backend}: {}", stderr(&out));
     let output = tool_outputs(&h.mock.requests()[1].body)[0].clone();
     assert!(
         output.contains(&format!("home={}", home.display())) && output.contains("end"),
-        "the command ran in the home: {output}"
+        "{backend}: the command ran in the home: {output}"
     );
-    assert!(!output.contains("sk-stored-auth-secret"), "{output}");
-    assert!(!output.contains("oauth-stored-secret"), "{output}");
+    assert!(
+        !output.contains("sk-stored-auth-secret"),
+        "{backend}: {output}"
+    );
+    assert!(
+        !output.contains("oauth-stored-secret"),
+        "{backend}: {output}"
+    );
 }
 
 #[test]

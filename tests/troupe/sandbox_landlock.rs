@@ -158,7 +158,7 @@ fn the_warning_doctor_and_readme_state_the_same_limits() {
         "create new empty files",
         "cannot remove, rename or link",
         "chmod/utime/xattr",
-        "deny-read is refused",
+        "deny-read paths (Troupe's stored keys among them) cannot be read",
     ] {
         assert!(LANDLOCK_LIMITS.contains(claim), "{claim}");
     }
@@ -182,4 +182,66 @@ fn the_warning_doctor_and_readme_state_the_same_limits() {
         stdout(&out),
         stderr(&out)
     );
+}
+
+#[test]
+fn deny_read_paths_stay_unreadable_by_any_name_and_when_the_host_replaces_them() {
+    let base = tempfile::Builder::new()
+        .prefix("troupe-landlock-deny-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let (ws, out) = (base.path().join("ws"), base.path().join("out"));
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(out.join("keys")).unwrap();
+    std::fs::write(out.join("keys/token"), "OLD-SECRET\n").unwrap();
+    std::fs::write(out.join("plain.txt"), "PLAIN\n").unwrap();
+    std::fs::write(ws.join("private.txt"), "WS-SECRET\n").unwrap();
+    std::fs::write(ws.join("open.txt"), "open\n").unwrap();
+    let script = r#"cat "$OUT/keys/token" "$OUT/keys/../keys/./token" private.txt
+echo "plain=$(cat "$OUT/plain.txt")"
+echo "listed=$(ls "$OUT/keys")"
+echo x >> private.txt && echo wrote-private
+ln "$OUT/keys/token" hard 2>/dev/null && cat hard
+cp private.txt copy 2>/dev/null && cat copy
+echo more >> open.txt && echo wrote-open
+touch ready
+while [ ! -e go ]; do sleep 0.05; done
+cat "$OUT/keys/token"
+echo end"#;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_troupe"))
+        .args(["sandbox", "linux", "--backend", "landlock", "--full-auto"])
+        .arg("--deny-read")
+        .arg(out.join("keys/token"))
+        .arg("--deny-read")
+        .arg(ws.join("private.txt"))
+        .args(["--", "sh", "-c", script])
+        .env("OUT", &out)
+        .current_dir(&ws)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !ws.join("ready").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // An editor's save or a token refresh: a new file renamed over the old one.
+    std::fs::write(out.join("keys/token.new"), "NEW-SECRET\n").unwrap();
+    std::fs::rename(out.join("keys/token.new"), out.join("keys/token")).unwrap();
+    std::fs::write(ws.join("go"), "").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    for expected in ["plain=PLAIN", "listed=token", "wrote-open", "end"] {
+        assert!(
+            printed.contains(expected),
+            "{expected}: {printed}{}",
+            stderr(&output)
+        );
+    }
+    for secret in ["OLD-SECRET", "NEW-SECRET", "WS-SECRET", "wrote-private"] {
+        assert!(!printed.contains(secret), "{secret}: {printed}");
+    }
+    assert_eq!(read(ws.join("private.txt")), "WS-SECRET\n");
+    assert_eq!(read(ws.join("open.txt")), "open\nmore\n");
 }

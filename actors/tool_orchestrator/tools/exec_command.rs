@@ -5,7 +5,7 @@
 use super::apply_patch as apply_patch_tool;
 use crate::tool_orchestrator::intercept;
 use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use crate::tool_orchestrator::shell_env::child_env;
+use crate::tool_orchestrator::shell_env::spawn_env;
 use crate::tool_orchestrator::unified_exec::{
     offered, output, parse, sessions, yield_time, PtySession, SessionKey, DEFAULT_MAX_OUTPUT_TOKENS,
 };
@@ -241,7 +241,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
             return ToolOutcome::error(format!("no sandbox available, command not run: {why}"))
         }
     };
-    let mut env = child_env(&ctx.settings.context.shell_env, std::env::vars());
+    let mut env = spawn_env(&ctx.settings);
     // A plain terminal: no pagers waiting for a key, no colour codes in the output.
     for (key, value) in [
         ("TERM", "dumb"),

@@ -13,7 +13,17 @@
 //! directory (it can create them, empty, and write them in a later command, when they are
 //! entries of their own), removing or renaming entries there, and making links there.
 //! Symlinked entries get no rule of their own (a rule follows the link, which could point
-//! anywhere). `crate::probe::LANDLOCK_LIMITS` says all of it, for the warning and `troupe doctor`.
+//! anywhere).
+//!
+//! Deny-read paths are carved out of the read rule on `/` the same way: full read on every
+//! entry of `/` except those on the way to a hidden path, recursing, and on each directory on
+//! the way only the right to list it. A hidden file is then readable by no rule, whatever
+//! name reaches it (a hard link made earlier is another name for the same inode, but making
+//! one needs the file's directory to be writable, which it is not), and a file the host puts
+//! in its place while the command runs is a new inode no rule covers either. What it costs:
+//! names on the way stay listable, and an entry added beside a hidden path after the command
+//! started is unreadable to it. `crate::probe::LANDLOCK_LIMITS` says all of it, for the
+//! warning and `troupe doctor`.
 
 use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, PathBeneath,
@@ -35,11 +45,13 @@ pub enum Enforcement {
 
 /// The ruleset for `writable` (empty = read-only), built but not yet applied: the zygote
 /// builds it once and every child applies its own copy. `protected` paths inside a writable
-/// root stay read-only (see the module's comment for what that costs); the zygote, which
-/// builds the rules once for many commands, passes none (its mount view protects them).
+/// root stay read-only and `hidden` ones (absolute, without symlinks) cannot be read or
+/// written at all (see the module's comment for what that costs); the namespace backends
+/// pass none of either (their mount view protects and hides them).
 pub fn prepare(
     writable: &[PathBuf],
     protected: &[PathBuf],
+    hidden: &[PathBuf],
     network: bool,
     proxy_port: Option<u16>,
 ) -> Result<RulesetCreated, String> {
@@ -63,9 +75,32 @@ pub fn prepare(
             .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
             .map_err(|e| fail("proxy port rule", &e))?;
     }
-    created = created
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
-        .map_err(|e| fail("read rule", &e))?;
+    let read = AccessFs::from_read(abi);
+    if hidden.is_empty() {
+        created = created
+            .add_rules(path_beneath_rules(["/"], read))
+            .map_err(|e| fail("read rule", &e))?;
+    } else {
+        let root = Path::new("/");
+        let inside: Vec<&Path> = hidden.iter().map(PathBuf::as_path).collect();
+        if !inside.contains(&root) {
+            let fd = open_path(None, root.as_os_str()).map_err(|e| fail("read rule", &e))?;
+            let mut rules = Vec::new();
+            split_rules(
+                root,
+                fd,
+                &inside,
+                read,
+                AccessFs::ReadDir.into(),
+                &mut rules,
+            );
+            for (fd, access) in rules {
+                created = created
+                    .add_rule(PathBeneath::new(fd, access))
+                    .map_err(|e| fail("read rule", &e))?;
+            }
+        }
+    }
     let devices: Vec<&str> = WRITABLE_DEVICES
         .iter()
         .copied()
@@ -76,8 +111,11 @@ pub fn prepare(
         .map_err(|e| fail("device rule", &e))?;
     let all = AccessFs::from_all(abi);
     for root in writable {
+        // A hidden path gets no write rule either: a rule on a root holding one would also
+        // let it be read.
         let inside: Vec<&Path> = protected
             .iter()
+            .chain(hidden)
             .map(PathBuf::as_path)
             .filter(|p| p.starts_with(root))
             .collect();
@@ -94,7 +132,7 @@ pub fn prepare(
             continue;
         };
         let mut rules = Vec::new();
-        split_rules(root, fd, &inside, all, &mut rules);
+        split_rules(root, fd, &inside, all, creation_only(), &mut rules);
         for (fd, access) in rules {
             created = created
                 .add_rule(PathBeneath::new(fd, access))
@@ -111,12 +149,14 @@ fn creation_only() -> landlock::BitFlags<AccessFs> {
 }
 
 /// The rules granting `all` on everything beneath `dir` (open as `dir_fd`) but the
-/// `protected` paths (all strictly inside `dir`).
+/// `protected` paths (all strictly inside `dir`), and `on_the_way` on `dir` and each
+/// directory between it and a protected path.
 fn split_rules(
     dir: &Path,
     dir_fd: OwnedFd,
     protected: &[&Path],
     all: landlock::BitFlags<AccessFs>,
+    on_the_way: landlock::BitFlags<AccessFs>,
     rules: &mut Vec<(OwnedFd, landlock::BitFlags<AccessFs>)>,
 ) {
     let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
@@ -146,10 +186,10 @@ fn split_rules(
         if deeper.is_empty() {
             rules.push((fd, all));
         } else if kind == nix::sys::stat::SFlag::S_IFDIR {
-            split_rules(&path, fd, &deeper, all, rules);
+            split_rules(&path, fd, &deeper, all, on_the_way, rules);
         }
     }
-    rules.push((dir_fd, creation_only()));
+    rules.push((dir_fd, on_the_way));
 }
 
 /// `O_PATH` descriptor of `name` (beneath `dir` when given), never following a final link.

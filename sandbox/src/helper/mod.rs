@@ -142,7 +142,7 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
             // leader, so it can always start its own session.
             session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
             let proxy_port = plan.proxy.as_ref().map(|p| p.port);
-            Confinement::prepare(&plan.writable, &[], plan.network_on, proxy_port, false)?
+            Confinement::prepare(&plan.writable, &[], &[], plan.network_on, proxy_port, false)?
                 .exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
@@ -153,30 +153,25 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
                         .into(),
                 ));
             }
-            // Troupe's own key files cannot be hidden here either; the backend's warning
-            // says they stay readable rather than every command being refused.
-            let file_system = &plan.file_system;
-            if file_system
-                .deny_read
-                .iter()
-                .any(|p| !file_system.stored_keys.contains(p))
-            {
-                return Err(Failure::Setup(
-                    "the landlock backend cannot hide deny-read paths; use the linux backend \
-                     (namespaces) or remove `deny_read`"
-                        .into(),
-                ));
-            }
             if plan.writes_anywhere() {
                 return Err(Failure::Setup(
                     "the landlock backend has no unrestricted mode; use the linux backend".into(),
                 ));
             }
             leave_session_landlock(leads_session)?;
-            // Without a mount view, Landlock alone keeps `.git`/`.troupe` read-only.
+            // Without a mount view, Landlock alone keeps `.git`/`.troupe` read-only and the
+            // deny-read paths (Troupe's stored keys among them) unreadable.
             let protected = plan.protected_subpaths();
-            Confinement::prepare(&plan.writable, &protected, plan.network_on, None, true)?
-                .exec(&spec.cwd, &command)
+            let hidden = &plan.file_system.deny_read;
+            Confinement::prepare(
+                &plan.writable,
+                &protected,
+                hidden,
+                plan.network_on,
+                None,
+                true,
+            )?
+            .exec(&spec.cwd, &command)
         }
     }
 }
@@ -395,6 +390,7 @@ impl Confinement {
     fn prepare(
         writable: &[PathBuf],
         protected: &[PathBuf],
+        hidden: &[PathBuf],
         network_on: bool,
         proxy_port: Option<u16>,
         landlock_required: bool,
@@ -407,7 +403,7 @@ impl Confinement {
             seccomp::Inet::Closed
         };
         let filters = seccomp::build(inet, landlock_required)?;
-        let landlock = landlock_layer::prepare(writable, protected, network_on, proxy_port);
+        let landlock = landlock_layer::prepare(writable, protected, hidden, network_on, proxy_port);
         if let (Err(err), true) = (&landlock, landlock_required) {
             return Err(Failure::Setup(err.clone()));
         }

@@ -76,7 +76,7 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
         Some(table) => table.sockets_to_mask()?,
         None => Default::default(),
     };
-    let confinement = Confinement::prepare(&plan.writable, &[], plan.network_on, None, false)?;
+    let confinement = Confinement::prepare(&plan.writable, &[], &[], plan.network_on, None, false)?;
     let mut blocked = SigSet::empty();
     blocked.add(Signal::SIGCHLD);
     blocked
