@@ -87,6 +87,7 @@ fn an_interrupt_marks_running_commands_killed() {
                 call_id: "c".into(),
                 command: vec!["sleep".into(), "9".into()],
                 cwd: "/".into(),
+                user_shell: false,
             },
             EventMsg::TurnAborted {
                 turn_id: TurnId(1),
