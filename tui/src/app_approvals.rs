@@ -178,3 +178,7 @@ pub fn verdict(decision: &ReviewDecision) -> String {
         ReviewDecision::Abort => "denied; turn aborted".into(),
     }
 }
+
+#[cfg(test)]
+#[path = "app_approvals_tests.rs"]
+mod tests;
