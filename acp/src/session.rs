@@ -66,7 +66,7 @@ pub fn decision_of(answer: &Result<Value, RpcError>) -> ReviewDecision {
             OPTIONS
                 .iter()
                 .find(|(id, ..)| Some(*id) == chosen)
-                .map(|option| option.3)
+                .map(|option| option.3.clone())
                 .unwrap_or(ReviewDecision::Denied)
         }
         Some("cancelled") => ReviewDecision::Abort,

@@ -68,6 +68,7 @@ impl UpdateMapper {
                 call_id,
                 command,
                 cwd,
+                ..
             } => {
                 let fields = json!({
                     "title": command_title(command),

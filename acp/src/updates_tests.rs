@@ -7,6 +7,7 @@ fn exec_begin(call_id: &str, script: &str) -> EventMsg {
         call_id: call_id.into(),
         command: vec!["bash".into(), "-lc".into(), script.into()],
         cwd: PathBuf::from("/w"),
+        user_shell: false,
     }
 }
 
@@ -31,6 +32,7 @@ fn a_command_is_one_tool_call_then_updates() {
         aggregated_output: "a\nerr\n".into(),
         duration_ms: 5,
         timed_out: false,
+        user_shell: false,
     });
     assert_eq!(end[0]["status"], "failed");
     assert_eq!(end[0]["rawOutput"]["exitCode"], 1);

@@ -177,7 +177,9 @@ impl Actor for RemoteSessionActor {
             | SessionMsg::InputConsumed { .. }
             | SessionMsg::AgentEvent(_)
             | SessionMsg::TurnEnded { .. }
-            | SessionMsg::QueuedInput { .. } => {}
+            | SessionMsg::QueuedInput { .. }
+            | SessionMsg::UserShellOutput { .. }
+            | SessionMsg::UserShellEnded { .. } => {}
         }
         Ok(())
     }
@@ -206,7 +208,9 @@ pub fn request_for(op: Op) -> Option<ThreadRequest> {
         | Op::OverrideTurnContext { .. }
         | Op::UpdateTurnSettings { .. }
         | Op::AgentUserInput { .. }
-        | Op::CreateGoal { .. } => None,
+        | Op::CreateGoal { .. }
+        // A user's shell command is typed into a root thread, never a worker's agent.
+        | Op::RunUserShellCommand { .. } => None,
     }
 }
 

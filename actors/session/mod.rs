@@ -18,6 +18,7 @@ mod start;
 pub mod subscribers;
 pub mod turn_ledger;
 mod turns;
+mod user_shell;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::rollout_recorder::loader::LoadedRollout;
@@ -200,6 +201,8 @@ pub struct SessionState {
     next_turn_output_schema: Option<serde_json::Value>,
     /// The work tree recorded around each turn (`checkpoints.rs`).
     checkpoints: checkpoints::SessionCheckpoints,
+    /// The user's own shell command running now, if any (`user_shell.rs`).
+    user_shell: user_shell::UserShell,
 }
 
 impl SessionState {
@@ -368,6 +371,14 @@ impl SessionState {
                         self.queue.push(items);
                         ending.then_start = Some(submission.id);
                     }
+                    // The user's shell command is running: its record joins the history
+                    // first, then this input's turn starts.
+                    None if self.user_shell.running.is_some() => {
+                        self.queue.push(items);
+                        if let Some(running) = self.user_shell.running.as_mut() {
+                            running.then_start = Some(submission.id);
+                        }
+                    }
                     None => {
                         let mut inputs = self.queue.take_all();
                         inputs.extend(items);
@@ -392,13 +403,20 @@ impl SessionState {
                     .await
             }
             Op::Interrupt => {
-                self.interrupt(AbortReason::Interrupted).await;
+                if !self.interrupt(AbortReason::Interrupted).await {
+                    self.user_shell.kill();
+                }
+            }
+            Op::RunUserShellCommand { command } => {
+                self.on_user_shell_command(myself, submission.id, command)
+                    .await
             }
             // A second shutdown (a sub-agent closed by its parent and by the root's close)
             // must not end the thread before the first one recorded the turn's abort.
             Op::Shutdown if self.shutting_down => {}
             Op::Shutdown => {
                 self.shutting_down = true;
+                self.user_shell.kill();
                 if !self.interrupt(AbortReason::Shutdown).await {
                     match self.ending.as_mut() {
                         Some(ending) => ending.then_shutdown = Some(submission.id),
@@ -426,12 +444,13 @@ impl SessionState {
             // One hop: the call's task awaits this decision; no actor relays it.
             Op::ExecApproval { call_id, decision } => match &self.turn {
                 Some(turn) => {
+                    let abort = decision == ReviewDecision::Abort;
                     if !turn.pending_approvals.resolve(&call_id, decision) {
                         let message =
                             format!("no approval is pending for call `{call_id}`; ignored");
                         self.emit(&submission.id, EventMsg::Warning { message })
                             .await;
-                    } else if decision == ReviewDecision::Abort {
+                    } else if abort {
                         // "Abort" ends the turn as interrupted; every running call gets an
                         // output from the turn's stop.
                         self.interrupt(AbortReason::Interrupted).await;
@@ -444,7 +463,7 @@ impl SessionState {
                 }
             },
             Op::Compact => match &self.turn {
-                None if self.ending.is_none() => {
+                None if self.ending.is_none() && self.user_shell.running.is_none() => {
                     self.start_turn(myself, submission.id, Vec::new()).await
                 }
                 _ => {
@@ -621,6 +640,10 @@ impl Actor for SessionActor {
                 messages_before,
             } => state.on_turn_ended(turn_id, last_agent_message, aborted, messages_before),
             SessionMsg::QueuedInput { texts, claimed } => state.on_queued_input(texts, claimed),
+            SessionMsg::UserShellOutput { run, msg } => state.on_user_shell_output(run, msg).await,
+            SessionMsg::UserShellEnded { run, end, record } => {
+                state.on_user_shell_ended(&myself, run, end, record).await
+            }
             SessionMsg::Goal { request, reply } => {
                 let submission = state.turn_submission();
                 let _ = reply.send(state.on_goal_request(&submission, request).await);
@@ -675,6 +698,7 @@ impl Actor for SessionActor {
         _myself: ActorRef<Self::Msg>,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
+        state.user_shell.kill();
         // However this thread stops (shutdown, crash, runtime stop), its sub-agents close.
         if let Some(agents) = &state.agents {
             agents.close_descendants(state.thread_id);

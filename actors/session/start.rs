@@ -167,6 +167,7 @@ pub(super) async fn start(
         },
         goals: super::goals::GoalState::restored(replayed.tracker.goal.clone()),
         checkpoints: super::checkpoints::SessionCheckpoints::new(args.thread_id),
+        user_shell: Default::default(),
         initial_context: Arc::new(initial_items),
         tokens,
         skills: initial.skills,

@@ -178,6 +178,15 @@ impl SessionState {
         submission: String,
         inputs: Vec<UserInput>,
     ) {
+        // The user's shell command is running: its record joins the history first, then
+        // this turn starts (the history must not change under a turn).
+        if let Some(running) = self.user_shell.running.as_mut() {
+            if !inputs.is_empty() {
+                self.queue.push(inputs);
+            }
+            running.then_start = Some(submission);
+            return;
+        }
         self.turns_started += 1;
         self.goal_turn_started();
         let turn_id = TurnId(self.turns_started);

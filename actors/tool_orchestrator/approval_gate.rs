@@ -16,6 +16,15 @@ use troupe_sandbox::profile::is_protected_write;
 /// What the model reads when the user says no.
 pub const REJECTED_BY_USER: &str = "exec command rejected by user";
 
+/// What the model reads when the user says no and what to do instead: the denial, then the
+/// user's words, so the model goes on with them in the same turn.
+pub fn denied_with_message(message: &str) -> String {
+    format!(
+        "{REJECTED_BY_USER}. The user said what to do instead:\n{}",
+        message.trim()
+    )
+}
+
 /// Asks with `request` unless the session cache holds every key. `Err` carries the output
 /// for the model when the answer is no (or abort, which also ends the turn).
 pub async fn approve(
@@ -58,6 +67,9 @@ pub async fn ask(ctx: &ToolContext, request: EventMsg) -> Result<ReviewDecision,
     match decision.await.unwrap_or(ReviewDecision::Abort) {
         approved @ (ReviewDecision::Approved | ReviewDecision::ApprovedForSession) => Ok(approved),
         ReviewDecision::Denied => Err(ToolOutcome::error(REJECTED_BY_USER)),
+        ReviewDecision::DeniedWithMessage { message } => {
+            Err(ToolOutcome::error(denied_with_message(&message)))
+        }
         // The session stops the turn itself when it delivers an abort.
         ReviewDecision::Abort => Err(ToolOutcome::error("aborted by user")),
     }

@@ -308,6 +308,7 @@ fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult,
             aggregated_output: output,
             duration_ms,
             timed_out,
+            user_shell: false,
         },
     );
 }

@@ -194,7 +194,9 @@ async fn decide(state: &GateState, host: &str) -> bool {
             lock(&ctx.approvals.cache).approve(&key);
             true
         }
-        ReviewDecision::Denied | ReviewDecision::Abort => false,
+        ReviewDecision::Denied
+        | ReviewDecision::DeniedWithMessage { .. }
+        | ReviewDecision::Abort => false,
     }
 }
 

@@ -118,6 +118,7 @@ impl TurnServices {
             call_id: call_id.to_string(),
             command: command.to_vec(),
             cwd: PathBuf::from(cwd),
+            user_shell: false,
         });
     }
 
@@ -195,6 +196,7 @@ impl TurnServices {
                 aggregated_output: output,
                 duration_ms: running.started.elapsed().as_millis() as u64,
                 timed_out: false,
+                user_shell: false,
             });
         }
     }

@@ -293,6 +293,7 @@ impl Translator {
                 call_id,
                 command,
                 cwd,
+                ..
             } => {
                 if let Some(turn) = self.turn.as_mut() {
                     turn.command_cwds.insert(call_id.clone(), cwd.clone());

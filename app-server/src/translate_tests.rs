@@ -155,6 +155,7 @@ fn commands_approvals_and_aborts() {
             call_id: "c1".into(),
             command: vec!["ls".into()],
             cwd: PathBuf::from("/w"),
+            user_shell: false,
         },
         6,
     );
@@ -166,6 +167,7 @@ fn commands_approvals_and_aborts() {
             aggregated_output: "out".into(),
             duration_ms: 7,
             timed_out: false,
+            user_shell: false,
         },
         7,
     );

@@ -47,6 +47,9 @@ pub enum EventMsg {
         call_id: String,
         command: Vec<String>,
         cwd: PathBuf,
+        /// The user's own command (`Op::RunUserShellCommand`), not the model's.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        user_shell: bool,
     },
     /// A command ended (or could not start).
     ExecCommandEnd {
@@ -56,6 +59,9 @@ pub enum EventMsg {
         aggregated_output: String,
         duration_ms: u64,
         timed_out: bool,
+        /// The user's own command (`Op::RunUserShellCommand`), not the model's.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        user_shell: bool,
     },
     /// A command needs the user's decision before it runs; answer with `Op::ExecApproval`.
     ExecApprovalRequest {

@@ -132,6 +132,16 @@ pub enum SessionMsg {
         request: crate::goals::GoalRequest,
         reply: RpcReplyPort<Result<Option<crate::goals::ThreadGoal>, String>>,
     },
+    /// From the task running the user's shell command number `run` (`Op::RunUserShellCommand`):
+    /// a piece of its output (`ExecCommandOutputDelta`) for subscribers.
+    UserShellOutput { run: u64, msg: EventMsg },
+    /// From that task: the command ended (`end`, an `ExecCommandEnd`); `record` (the command
+    /// and its output, as a user message) joins the history.
+    UserShellEnded {
+        run: u64,
+        end: EventMsg,
+        record: ResponseItem,
+    },
 }
 
 /// Turn: the inner loop of one turn.

@@ -79,6 +79,12 @@ pub enum Op {
         call_id: String,
         answers: crate::questions::UserInputAnswers,
     },
+    /// The user's own shell command (the TUI's `!cmd`): run unconfined in the thread's cwd
+    /// with the user's environment, shown as a command (`ExecCommandBegin`/`End` with
+    /// `user_shell`), and recorded in the history as a user message holding the command and
+    /// its output, so the model sees it on the next turn. Refused (a `Warning`) while a turn
+    /// runs; `Op::Interrupt` kills it.
+    RunUserShellCommand { command: String },
 }
 
 /// One piece of user input.
@@ -96,11 +102,23 @@ pub enum UserInput {
 }
 
 /// The user's answer to an approval request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReviewDecision {
     Approved,
     ApprovedForSession,
     Denied,
+    /// Denied, and the user says what to do instead: the model reads `message` with the
+    /// denial as the call's output, and the turn goes on.
+    DeniedWithMessage {
+        message: String,
+    },
     Abort,
+}
+
+impl ReviewDecision {
+    /// Whether the call may run (once or for the session).
+    pub fn is_approved(&self) -> bool {
+        matches!(self, Self::Approved | Self::ApprovedForSession)
+    }
 }

@@ -89,6 +89,31 @@ fn ops_and_events_round_trip() {
         collaboration_mode: Some(crate::policy::CollaborationMode::Plan),
     });
     roundtrip(Op::Interrupt);
+    roundtrip(Op::ExecApproval {
+        call_id: "c".into(),
+        decision: ReviewDecision::DeniedWithMessage {
+            message: "use trash instead".into(),
+        },
+    });
+    roundtrip(Op::RunUserShellCommand {
+        command: "echo hi | wc -c".into(),
+    });
+    // A model's command says nothing of `user_shell` on the wire (older readers agree).
+    let begin = EventMsg::ExecCommandBegin {
+        call_id: "c".into(),
+        command: vec!["ls".into()],
+        cwd: "/".into(),
+        user_shell: false,
+    };
+    assert!(!serde_json::to_string(&begin)
+        .unwrap()
+        .contains("user_shell"));
+    roundtrip(EventMsg::ExecCommandBegin {
+        call_id: "c".into(),
+        command: vec!["ls".into()],
+        cwd: "/".into(),
+        user_shell: true,
+    });
     roundtrip(Event {
         id: "s1".into(),
         msg: EventMsg::Error {

@@ -91,6 +91,7 @@ mod tui_features;
 mod tui_flow;
 mod tui_keys;
 mod tui_settings;
+mod tui_shell_approvals;
 mod tui_start;
 mod tui_tmux;
 mod web_page;

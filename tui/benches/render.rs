@@ -40,6 +40,7 @@ fn app_with_transcript(cells: usize) -> App {
                 call_id: format!("c{turn}"),
                 command: vec!["ls".into()],
                 cwd: "/".into(),
+                user_shell: false,
             },
             now,
         );
@@ -52,6 +53,7 @@ fn app_with_transcript(cells: usize) -> App {
                 aggregated_output: "a\nb\nc\n".repeat(50),
                 duration_ms: 12,
                 timed_out: false,
+                user_shell: false,
             },
             now,
         );

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
-use troupe_messages::ops::{Op, ReviewDecision, UserInput};
+use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::threads::ThreadSummary;
 
@@ -141,6 +141,10 @@ pub struct App {
     pub skills: Vec<crate::completion::SkillEntry>,
     /// The next /resume picker lists sub-agents' threads too (`/resume all`).
     pub picker_shows_agents: bool,
+    /// `d` in the approval overlay: the message being typed to deny with.
+    pub deny_message: Option<String>,
+    /// `o` in the approval overlay: the asking thread is shown, the approval waits.
+    pub approval_peek: Option<approvals::ApprovalPeek>,
 }
 
 impl App {
@@ -162,6 +166,8 @@ impl App {
             files: Vec::new(),
             skills: Vec::new(),
             picker_shows_agents: false,
+            deny_message: None,
+            approval_peek: None,
         }
     }
 
@@ -331,6 +337,13 @@ impl App {
                 approval.thread += 1;
             }
         }
+        if let Some(peek) = self
+            .approval_peek
+            .as_mut()
+            .filter(|p| p.back_to >= insert_at)
+        {
+            peek.back_to += 1;
+        }
         insert_at
     }
 
@@ -411,25 +424,21 @@ impl App {
     }
 
     pub fn on_paste(&mut self, text: &str) {
-        if self.approvals.is_empty() && self.questions.is_empty() && self.overlay == Overlay::None {
+        if self.paste_into_deny_message(text) {
+            return;
+        }
+        if self.approval_shown().is_none()
+            && self.questions.is_empty()
+            && self.overlay == Overlay::None
+        {
             self.composer.paste(text);
         }
     }
 
     pub fn on_key(&mut self, key: KeyEvent) -> Vec<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if let Some(approval) = self.approvals.front() {
-            let decision = match key.code {
-                KeyCode::Char('y') => ReviewDecision::Approved,
-                KeyCode::Char('a') => ReviewDecision::ApprovedForSession,
-                KeyCode::Char('n') => ReviewDecision::Denied,
-                KeyCode::Esc => ReviewDecision::Abort,
-                KeyCode::Char('c') if ctrl => ReviewDecision::Abort,
-                _ => return Vec::new(),
-            };
-            let approval = approval.clone();
-            self.approvals.pop_front();
-            return vec![self.answer(&approval, decision)];
+        if let Some(actions) = self.approval_key(key) {
+            return actions;
         }
         if let Some(pending) = self.questions.front_mut() {
             let Some(answers) = pending.on_key(key) else {
@@ -559,6 +568,9 @@ impl App {
                     Vec::new()
                 }
             };
+        }
+        if let Some(command) = text.strip_prefix('!') {
+            return self.run_shell_command(command.trim().to_string(), text.clone());
         }
         self.send_to(self.current, text)
     }
@@ -692,41 +704,6 @@ impl App {
         }
     }
 
-    fn answer(&mut self, approval: &PendingApproval, decision: ReviewDecision) -> Action {
-        let entry = &mut self.threads[approval.thread];
-        if entry.view.status == ThreadStatus::WaitingApproval {
-            entry.view.status = ThreadStatus::Running;
-        }
-        let verdict = match decision {
-            ReviewDecision::Approved => "approved once",
-            ReviewDecision::ApprovedForSession => "approved for the session",
-            ReviewDecision::Denied => "denied",
-            ReviewDecision::Abort => "denied; turn aborted",
-        };
-        let what = match &approval.subject {
-            ApprovalSubject::Command { command, .. } => format!("$ {command}"),
-            ApprovalSubject::Patch { files } => format!("patch to {} file(s)", files.len()),
-        };
-        entry
-            .view
-            .notice(NoticeKind::Info, format!("{what}: {verdict}"));
-        let op = match (entry.is_agent, entry.id) {
-            (true, Some(thread_id)) => Op::AgentApproval {
-                thread_id,
-                call_id: approval.call_id.clone(),
-                decision,
-            },
-            _ => Op::ExecApproval {
-                call_id: approval.call_id.clone(),
-                decision,
-            },
-        };
-        Action::Submit {
-            client: entry.client,
-            op,
-        }
-    }
-
     pub fn is_running(&self, index: usize) -> bool {
         matches!(
             self.threads[index].view.status,
@@ -776,6 +753,12 @@ mod slash_commands;
 
 #[path = "app_queue.rs"]
 mod queue;
+
+#[path = "app_approvals.rs"]
+pub mod approvals;
+
+#[path = "app_shell.rs"]
+mod shell;
 pub use queue::thread_title;
 
 #[cfg(test)]

@@ -2,6 +2,7 @@ use super::*;
 use crossterm::event::KeyEvent;
 use std::path::PathBuf;
 use troupe_messages::ids::TurnId;
+use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::CollaborationMode;
 
 fn app() -> App {

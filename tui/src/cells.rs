@@ -180,6 +180,8 @@ pub struct CommandCell {
     pub exit_code: Option<Option<i32>>,
     pub duration_ms: u64,
     pub timed_out: bool,
+    /// The user's own command (`!cmd`): shown as `! command`, not the model's `$`.
+    pub user_shell: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -373,6 +375,15 @@ impl CommandCell {
             exit_code: None,
             duration_ms: 0,
             timed_out: false,
+            user_shell: false,
+        }
+    }
+
+    /// The user's own command: `command` is what they typed after `!`.
+    pub fn user_shell(call_id: String, command: String) -> Self {
+        Self {
+            user_shell: true,
+            ..Self::new(call_id, command)
         }
     }
 
@@ -385,7 +396,10 @@ impl CommandCell {
             Some(None) => Span::styled("✖ killed", theme::failure()),
         };
         let mut head = vec![
-            Span::styled("• $ ", theme::accent()),
+            Span::styled(
+                if self.user_shell { "• ! " } else { "• $ " },
+                theme::accent(),
+            ),
             Span::styled(sanitize_line(&self.command), theme::bold()),
             Span::raw("  "),
             status,

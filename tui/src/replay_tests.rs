@@ -52,6 +52,7 @@ fn a_rollout_becomes_the_transcript_it_recorded() {
                 aggregated_output: "a.txt\n".into(),
                 duration_ms: 5,
                 timed_out: false,
+                user_shell: false,
             },
         ),
         event(

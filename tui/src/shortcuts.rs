@@ -13,6 +13,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("Ctrl+A / E / U", "line start / line end / clear the line"),
     ("/", "slash commands (/help lists them)"),
+    ("!cmd", "run cmd in your shell (the model sees it)"),
     ("@ · $", "complete a file path · a skill"),
     ("Esc", "interrupt the running turn"),
     ("Esc Esc", "edit a previous message (an empty composer)"),
@@ -24,6 +25,8 @@ pub const KEYS: &[(&str, &str)] = &[
         "y · a · n · Esc",
         "approve · approve for the session · deny · stop",
     ),
+    ("d (approval)", "deny and tell the model what to do instead"),
+    ("o (approval)", "open the asking thread (Esc comes back)"),
     ("?", "this sheet (an empty composer)"),
 ];
 

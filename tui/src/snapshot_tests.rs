@@ -177,6 +177,7 @@ fn busy_app(now: Instant) -> App {
             call_id: "k1".into(),
             command: vec!["rg".into(), "fn add".into()],
             cwd: "/work/project".into(),
+            user_shell: false,
         }),
         now,
     );
@@ -244,6 +245,21 @@ fn viewport_overlays_panel_and_popup() {
         );
         insta::assert_snapshot!(
             format!("approval_{width}x{height}"),
+            render_app(&app, width, height, later)
+        );
+        // `d`: deny with a message, typed in the overlay.
+        let press = |app: &mut App, code| {
+            app.on_key(crossterm::event::KeyEvent::new(
+                code,
+                crossterm::event::KeyModifiers::NONE,
+            ))
+        };
+        press(&mut app, crossterm::event::KeyCode::Char('d'));
+        for c in "keep build, run cargo clean instead".chars() {
+            press(&mut app, crossterm::event::KeyCode::Char(c));
+        }
+        insta::assert_snapshot!(
+            format!("approval_deny_message_{width}x{height}"),
             render_app(&app, width, height, later)
         );
     }

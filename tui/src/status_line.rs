@@ -42,16 +42,28 @@ pub fn line(app: &App, now: Instant) -> Line<'static> {
     if let Some(started) = view.turn_started {
         spans.push(Span::styled(
             format!(
-                "● working {} · Esc to interrupt · ",
-                format_duration(now.duration_since(started).as_millis() as u64)
+                "● working {} · {}",
+                format_duration(now.duration_since(started).as_millis() as u64),
+                // Esc answers an approval set aside with `o` first.
+                if app.approvals.is_empty() || app.approval_shown().is_some() {
+                    "Esc to interrupt · "
+                } else {
+                    ""
+                }
             ),
             theme::accent(),
         ));
     }
     if !app.approvals.is_empty() {
+        // Set aside with `o`: Esc brings it back.
+        let back = if app.approval_shown().is_none() {
+            "Esc to answer · "
+        } else {
+            ""
+        };
         spans.push(Span::styled(
             format!(
-                "{} approval{} pending · ",
+                "{} approval{} pending · {back}",
                 app.approvals.len(),
                 if app.approvals.len() == 1 { "" } else { "s" }
             ),

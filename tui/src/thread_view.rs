@@ -64,6 +64,8 @@ pub struct ThreadView {
     pub prompts: Vec<(u64, String)>,
     /// Messages typed here that no turn has started with yet.
     unassigned: VecDeque<String>,
+    /// The user's own command (`!cmd`) running while no turn does: its call id.
+    pub shell_running: Option<String>,
 }
 
 impl ThreadView {
@@ -83,6 +85,7 @@ impl ThreadView {
             turn_diff: String::new(),
             prompts: Vec::new(),
             unassigned: VecDeque::new(),
+            shell_running: None,
         }
     }
 
@@ -215,12 +218,24 @@ impl ThreadView {
                 });
             }
             EventMsg::ExecCommandBegin {
-                call_id, command, ..
+                call_id,
+                command,
+                user_shell,
+                ..
             } => {
-                let line = crate::command_line(command);
-                self.activity = format!("$ {line}");
-                self.live
-                    .push(Cell::Command(CommandCell::new(call_id.clone(), line)));
+                let cell = command_cell(call_id, command, *user_shell);
+                if *user_shell {
+                    self.activity = format!("! {}", cell.command);
+                    // Not a turn, but the thread is busy: Esc stops it, the timer runs.
+                    if self.status == ThreadStatus::Idle {
+                        self.status = ThreadStatus::Running;
+                        self.turn_started = Some(now);
+                        self.shell_running = Some(call_id.clone());
+                    }
+                } else {
+                    self.activity = format!("$ {}", cell.command);
+                }
+                self.live.push(Cell::Command(cell));
             }
             EventMsg::ExecCommandEnd {
                 call_id,
@@ -229,6 +244,7 @@ impl ThreadView {
                 aggregated_output,
                 duration_ms,
                 timed_out,
+                user_shell,
             } => {
                 let index = self
                     .live
@@ -237,10 +253,8 @@ impl ThreadView {
                 let index = match index {
                     Some(index) => index,
                     None => {
-                        self.live.push(Cell::Command(CommandCell::new(
-                            call_id.clone(),
-                            crate::command_line(command),
-                        )));
+                        self.live
+                            .push(Cell::Command(command_cell(call_id, command, *user_shell)));
                         self.live.len() - 1
                     }
                 };
@@ -254,6 +268,13 @@ impl ThreadView {
                     cell.timed_out = *timed_out;
                 }
                 self.finish(index);
+                if self.shell_running.as_ref() == Some(call_id) {
+                    self.shell_running = None;
+                    self.turn_started = None;
+                    if self.status == ThreadStatus::Running {
+                        self.status = ThreadStatus::Idle;
+                    }
+                }
             }
             EventMsg::HookStarted {
                 event_name,
@@ -595,6 +616,18 @@ fn append_bounded(buffer: &mut String, delta: &str) {
             .find(|i| buffer.is_char_boundary(*i))
             .unwrap_or(buffer.len());
         buffer.drain(..cut);
+    }
+}
+
+/// The cell of a command that begins (or ends unseen): the user's own shows what they typed
+/// (the last word of `shell -c COMMAND`), the model's its whole argv.
+fn command_cell(call_id: &str, argv: &[String], user_shell: bool) -> CommandCell {
+    match (user_shell, argv) {
+        (true, [_, flag, typed]) if flag == "-c" => {
+            CommandCell::user_shell(call_id.to_string(), typed.clone())
+        }
+        (true, _) => CommandCell::user_shell(call_id.to_string(), crate::command_line(argv)),
+        (false, _) => CommandCell::new(call_id.to_string(), crate::command_line(argv)),
     }
 }
 

@@ -87,6 +87,7 @@ fn an_interrupt_marks_running_commands_killed() {
                 call_id: "c".into(),
                 command: vec!["sleep".into(), "9".into()],
                 cwd: "/".into(),
+                user_shell: false,
             },
             EventMsg::TurnAborted {
                 turn_id: TurnId(1),
@@ -157,4 +158,40 @@ fn a_sub_agents_report_is_a_notice_not_a_user_message() {
         .iter()
         .chain(view.live.iter())
         .any(|c| matches!(c, Cell::User { .. })));
+}
+
+#[test]
+fn a_user_shell_command_keeps_the_thread_busy_until_it_ends() {
+    let now = Instant::now();
+    let mut view = ThreadView::new(now);
+    view.status = ThreadStatus::Idle;
+    let argv = vec!["/bin/sh".to_string(), "-c".into(), "echo hi".into()];
+    view.apply(
+        &EventMsg::ExecCommandBegin {
+            call_id: "user-shell-0".into(),
+            command: argv.clone(),
+            cwd: "/".into(),
+            user_shell: true,
+        },
+        now,
+    );
+    assert_eq!(view.status, ThreadStatus::Running);
+    assert!(view.turn_started.is_some());
+    assert!(matches!(&view.live[0], Cell::Command(c) if c.user_shell && c.command == "echo hi"));
+    view.apply(
+        &EventMsg::ExecCommandEnd {
+            call_id: "user-shell-0".into(),
+            command: argv,
+            exit_code: Some(0),
+            aggregated_output: "hi\n".into(),
+            duration_ms: 3,
+            timed_out: false,
+            user_shell: true,
+        },
+        now,
+    );
+    assert_eq!(view.status, ThreadStatus::Idle);
+    assert!(view.turn_started.is_none());
+    assert!(view.live.is_empty());
+    assert!(matches!(view.cells.back(), Some(Cell::Command(c)) if c.exit_code == Some(Some(0))));
 }

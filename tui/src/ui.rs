@@ -32,7 +32,7 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
         )),
         status,
     );
-    if let Some(approval) = app.approvals.front() {
+    if let Some(approval) = app.approval_shown() {
         render_approval(
             app,
             approval,
@@ -269,6 +269,28 @@ fn render_composer(app: &App, frame: &mut Frame, area: Rect) {
     });
 }
 
+/// The overlay's keys, two lines.
+fn approval_keys() -> [Line<'static>; 2] {
+    [
+        Line::from(vec![
+            Span::styled("y", theme::success()),
+            Span::raw(" approve once  "),
+            Span::styled("a", theme::success()),
+            Span::raw(" approve for the session  "),
+            Span::styled("n", theme::failure()),
+            Span::raw(" deny  "),
+            Span::styled("Esc", theme::failure()),
+            Span::raw(" abort the turn"),
+        ]),
+        Line::from(vec![
+            Span::styled("d", theme::failure()),
+            Span::raw(" deny and say what to do instead  "),
+            Span::styled("o", theme::accent()),
+            Span::raw(" open the asking thread"),
+        ]),
+    ]
+}
+
 fn render_approval(app: &App, approval: &PendingApproval, frame: &mut Frame, area: Rect) {
     let entry = &app.threads[approval.thread];
     let mut lines = Vec::new();
@@ -303,16 +325,37 @@ fn render_approval(app: &App, approval: &PendingApproval, frame: &mut Frame, are
         ));
     }
     lines.push(Line::default());
-    lines.push(Line::from(vec![
-        Span::styled("y", theme::success()),
-        Span::raw(" approve once  "),
-        Span::styled("a", theme::success()),
-        Span::raw(" approve for the session  "),
-        Span::styled("n", theme::failure()),
-        Span::raw(" deny  "),
-        Span::styled("Esc", theme::failure()),
-        Span::raw(" abort the turn"),
-    ]));
+    match &app.deny_message {
+        Some(message) => {
+            lines.push(Line::styled(
+                "deny, and tell the model what to do instead:",
+                theme::bold(),
+            ));
+            // One line: the end of what was typed stays in view.
+            let room = usize::from(area.width.saturating_sub(5)).max(1);
+            let shown: String = {
+                let chars: Vec<char> = message.chars().collect();
+                chars[chars.len().saturating_sub(room)..].iter().collect()
+            };
+            lines.push(Line::from(vec![
+                Span::styled("› ", theme::accent()),
+                Span::raw(sanitize_line(&shown)),
+            ]));
+            lines.push(Line::from(vec![
+                Span::styled("Enter", theme::failure()),
+                Span::raw(" deny with this message  "),
+                Span::styled("Esc", theme::accent()),
+                Span::raw(" back to the choices"),
+            ]));
+            let x = area.x + 3 + shown.chars().count() as u16;
+            let y = area.y + lines.len() as u16 - 1;
+            frame.set_cursor_position(Position {
+                x: x.min(area.right().saturating_sub(2)),
+                y: y.min(area.bottom().saturating_sub(2)),
+            });
+        }
+        None => lines.extend(approval_keys()),
+    }
     let more = if app.approvals.len() > 1 {
         format!(" (+{} more)", app.approvals.len() - 1)
     } else {

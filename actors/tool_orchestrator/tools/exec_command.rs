@@ -289,6 +289,7 @@ async fn exec_command(ctx: ToolContext) -> ToolOutcome {
                 aggregated_output: message.clone(),
                 duration_ms: 0,
                 timed_out: false,
+                user_shell: false,
             });
             return ToolOutcome::error(message);
         }

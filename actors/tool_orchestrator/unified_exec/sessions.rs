@@ -87,6 +87,7 @@ fn end_event(session: &PtySession, exit_code: i32, killed: Option<&str>, max: us
         aggregated_output,
         duration_ms: session.started.elapsed().as_millis() as u64,
         timed_out: false,
+        user_shell: false,
     }
 }
 
@@ -112,6 +113,7 @@ impl ExecSessions {
             call_id: call_id.to_string(),
             command: command.to_vec(),
             cwd: cwd.to_path_buf(),
+            user_shell: false,
         });
     }
 

@@ -98,9 +98,10 @@ pub async fn turn(s: &mut Setup, decisions: &[ReviewDecision]) -> (Vec<EventMsg>
             .expect("event within 30 s")
             .expect("thread open");
         if let EventMsg::ExecApprovalRequest { call_id, .. } = &event.msg {
-            let decision = *decisions
+            let decision = decisions
                 .get(asked)
-                .expect("no more approvals were expected");
+                .expect("no more approvals were expected")
+                .clone();
             asked += 1;
             s.thread
                 .submit(Op::ExecApproval {

@@ -1,0 +1,176 @@
+use super::super::{Action, App, StatusInfo};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::path::PathBuf;
+use std::time::Instant;
+use troupe_messages::events::EventMsg;
+use troupe_messages::ids::{ThreadId, TurnId};
+use troupe_messages::ops::{Op, ReviewDecision};
+use troupe_messages::policy::{AskForApproval, SandboxMode};
+
+fn app() -> App {
+    let mut app = App::new(StatusInfo {
+        model: "m".into(),
+        effort: None,
+        approval: AskForApproval::OnRequest,
+        sandbox: SandboxMode::WorkspaceWrite,
+        cwd: PathBuf::from("/w"),
+        branch: None,
+        context_window: None,
+        plan_mode: false,
+    });
+    app.add_root(0, "main".into(), Instant::now());
+    app
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        assert!(app.on_key(key(KeyCode::Char(c))).is_empty());
+    }
+}
+
+/// A sub-agent `/root/a` of client 0 asks to run `rm x`.
+fn agent_asks(app: &mut App) -> ThreadId {
+    let child = ThreadId::new();
+    app.on_event(
+        0,
+        EventMsg::AgentEvent {
+            thread_id: child,
+            task_path: "/root/a".into(),
+            msg: Box::new(EventMsg::ExecApprovalRequest {
+                call_id: "c9".into(),
+                command: vec!["rm".into(), "x".into()],
+                cwd: "/w".into(),
+                reason: None,
+            }),
+        },
+        Instant::now(),
+    );
+    child
+}
+
+#[test]
+fn d_types_a_message_that_goes_with_the_denial() {
+    let mut app = app();
+    let child = agent_asks(&mut app);
+    assert!(app.on_key(key(KeyCode::Char('d'))).is_empty());
+    assert_eq!(app.deny_message.as_deref(), Some(""));
+    // Keys are the message's now: `y` is a letter, not an approval.
+    typed(&mut app, "yes, but use trash");
+    assert!(app.on_key(key(KeyCode::Backspace)).is_empty());
+    app.on_paste("\nand log it");
+    assert_eq!(
+        app.deny_message.as_deref(),
+        Some("yes, but use tras and log it")
+    );
+    let actions = app.on_key(key(KeyCode::Enter));
+    assert_eq!(
+        actions,
+        vec![Action::Submit {
+            client: 0,
+            op: Op::AgentApproval {
+                thread_id: child,
+                call_id: "c9".into(),
+                decision: ReviewDecision::DeniedWithMessage {
+                    message: "yes, but use tras and log it".into()
+                }
+            }
+        }]
+    );
+    assert!(app.approvals.is_empty());
+    assert!(app.deny_message.is_none());
+}
+
+#[test]
+fn esc_in_the_message_goes_back_to_the_choices_and_an_empty_one_is_not_sent() {
+    let mut app = app();
+    agent_asks(&mut app);
+    app.on_key(key(KeyCode::Char('d')));
+    assert!(app.on_key(key(KeyCode::Enter)).is_empty(), "nothing typed");
+    typed(&mut app, "no");
+    assert!(app.on_key(key(KeyCode::Esc)).is_empty());
+    assert!(app.deny_message.is_none());
+    assert_eq!(app.approvals.len(), 1, "still waiting");
+    // Back at the choices: `n` is a plain denial.
+    let actions = app.on_key(key(KeyCode::Char('n')));
+    assert!(matches!(
+        &actions[0],
+        Action::Submit {
+            op: Op::AgentApproval {
+                decision: ReviewDecision::Denied,
+                ..
+            },
+            ..
+        }
+    ));
+}
+
+#[test]
+fn o_shows_the_asking_thread_and_esc_brings_the_overlay_back() {
+    let mut app = app();
+    agent_asks(&mut app);
+    assert_eq!(app.current, 0);
+    assert!(app.approval_shown().is_some());
+    assert!(app.on_key(key(KeyCode::Char('o'))).is_empty());
+    assert_eq!(app.threads[app.current].path, "/root/a");
+    assert!(app.approval_shown().is_none(), "set aside");
+    assert_eq!(app.approvals.len(), 1, "still pending");
+    // Keys go to the composer meanwhile.
+    typed(&mut app, "hi");
+    assert_eq!(app.composer.text(), "hi");
+    assert!(app.on_key(key(KeyCode::Esc)).is_empty());
+    assert_eq!(app.current, 0, "back where it was");
+    assert!(app.approval_shown().is_some());
+    assert_eq!(app.on_key(key(KeyCode::Char('y'))).len(), 1);
+}
+
+#[test]
+fn bang_runs_a_shell_command_in_an_idle_main_thread_only() {
+    let mut app = app();
+    app.composer.set_text("!echo hi");
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        vec![Action::Submit {
+            client: 0,
+            op: Op::RunUserShellCommand {
+                command: "echo hi".into()
+            }
+        }]
+    );
+    // Not a message: no user cell.
+    assert!(!app.threads[0]
+        .view
+        .cells
+        .iter()
+        .any(|c| matches!(c, crate::cells::Cell::User { .. })));
+    // A turn running: refused in one line, the command kept in the composer.
+    app.on_event(
+        0,
+        EventMsg::TurnStarted { turn_id: TurnId(1) },
+        Instant::now(),
+    );
+    app.composer.set_text("!ls");
+    assert!(app.on_key(key(KeyCode::Enter)).is_empty());
+    assert_eq!(app.composer.text(), "!ls");
+    let taken = app.take_scrollback();
+    assert!(taken.iter().any(|c| matches!(c,
+        crate::cells::Cell::Notice { text, .. } if text.contains("a turn is running"))));
+    // Nothing after `!`.
+    let mut app = self::app();
+    app.composer.set_text("!");
+    assert!(app.on_key(key(KeyCode::Enter)).is_empty());
+}
+
+#[test]
+fn verdicts_quote_the_message() {
+    assert_eq!(
+        super::verdict(&ReviewDecision::DeniedWithMessage {
+            message: "use trash".into()
+        }),
+        "denied: “use trash”"
+    );
+    assert_eq!(super::verdict(&ReviewDecision::Denied), "denied");
+}
