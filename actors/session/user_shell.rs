@@ -125,7 +125,7 @@ impl SessionState {
         let request = ExecRequest {
             argv: argv.clone(),
             cwd: self.settings.cwd.clone(),
-            env: crate::tool_orchestrator::shell_env::user_program_env(&self.settings),
+            env: crate::tool_orchestrator::shell_env::spawn_env(&self.settings),
             timeout: USER_SHELL_TIMEOUT,
             max_output_bytes: self.settings.tool_output_max_bytes,
             profile: PermissionProfile::Disabled,
