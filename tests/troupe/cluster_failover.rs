@@ -89,6 +89,28 @@ fn check_completed_elsewhere(pool: &Pool, out: &std::process::Output) {
         output.to_string().contains("aborted: worker lost"),
         "{output}"
     );
+    // The lost turn ended (aborted) before the carried-on one started; the new one completed.
+    let ends: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "event")
+        .filter_map(|l| l["payload"]["type"].as_str())
+        .filter(|kind| matches!(*kind, "turn_started" | "turn_aborted" | "turn_complete"))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            "turn_started",
+            "turn_aborted",
+            "turn_started",
+            "turn_complete"
+        ],
+        "{lines:#?}"
+    );
+    let aborted = lines
+        .iter()
+        .find(|l| l["payload"]["type"] == "turn_aborted")
+        .unwrap();
+    assert_eq!(aborted["payload"]["reason"], "failed", "{aborted}");
     // The first prompt once; the session meta once.
     let prompts = lines
         .iter()

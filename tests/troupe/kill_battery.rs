@@ -28,6 +28,9 @@ enum Kind {
     TerminalSession,
     /// `exec_command` on pipes with a double fork.
     PipedSession,
+    /// `shell` in the `landlock` sandbox (no PID namespace): a subshell ignoring HUP, TERM
+    /// and INT beside a foreground `sleep`.
+    LandlockStubborn,
 }
 
 fn script(kind: Kind, token: &str, ready: &Path) -> String {
@@ -41,7 +44,7 @@ fn script(kind: Kind, token: &str, ready: &Path) -> String {
              touch {ready}; sleep 30"
         ),
         // On a terminal, the hang-up its closing sends would end a plain job.
-        Kind::ShellStubborn | Kind::TerminalSession => format!(
+        Kind::ShellStubborn | Kind::TerminalSession | Kind::LandlockStubborn => format!(
             "export KB={token}; (trap '' HUP TERM INT; sleep 30; sleep 30) & \
              trap '' HUP TERM INT; touch {ready}; sleep 30"
         ),
@@ -115,13 +118,19 @@ fn kill_point(kind: Kind, label: &str, delay_ms: u64) {
         MockResponse::text("done"),
     ]);
     let config = ["-c", "shell_tool_type=\"exec_command\""];
+    let landlock = ["-c", "sandbox_backend=\"landlock\""];
     let extra: &[&str] = match kind {
         Kind::TerminalSession | Kind::PipedSession => &config,
+        Kind::LandlockStubborn => &landlock,
         _ => &[],
+    };
+    let sandbox = match kind {
+        Kind::LandlockStubborn => "workspace-write",
+        _ => "danger-full-access",
     };
     let mut troupe = h
         .command()
-        .args(["exec", "--skip-git-repo-check", "-s", "danger-full-access"])
+        .args(["exec", "--skip-git-repo-check", "-s", sandbox])
         .args(extra)
         .args(["--json", "go"])
         .stdin(Stdio::null())
@@ -161,7 +170,7 @@ fn kill_point(kind: Kind, label: &str, delay_ms: u64) {
 
     let resumed = h
         .command()
-        .args(["exec", "--skip-git-repo-check", "-s", "danger-full-access"])
+        .args(["exec", "--skip-git-repo-check", "-s", sandbox])
         .args(extra)
         .args(["resume", "--last", "again"])
         .stdin(Stdio::null())
@@ -211,4 +220,9 @@ fn a_terminal_session_dies_with_a_killed_troupe() {
 #[test]
 fn a_piped_session_dies_with_a_killed_troupe() {
     battery(Kind::PipedSession, "piped-session");
+}
+
+#[test]
+fn a_landlock_sandboxed_command_s_tree_dies_with_a_killed_troupe() {
+    battery(Kind::LandlockStubborn, "landlock-stubborn");
 }

@@ -218,9 +218,12 @@ async fn resume(
         thread::finish(&ctx, publisher).await;
         bail!("thread {thread_id} had committed no rollout line; ended it");
     };
-    // The calls in flight get their output now, committed before anything else.
+    // The calls in flight get their output now, and the lost turn its end, committed before
+    // anything else.
     let mut lines = committed.lines;
-    for line in lost_call_outputs(&lines)? {
+    let mut closing = lost_call_outputs(&lines)?;
+    closing.extend(lost_turn_end(&lines)?);
+    for line in closing {
         publisher
             .append_retrying(
                 Kind::Rollout,
@@ -316,6 +319,39 @@ fn agent_meta(lines: &[String]) -> Option<troupe_messages::agents::AgentMeta> {
         RolloutRecord::SessionMeta(meta) => meta.agent,
         _ => None,
     }
+}
+
+/// A `turn_aborted` line for the last turn of `lines` when it has no end: that turn died
+/// with the worker, and the carried-on one is a new turn.
+fn lost_turn_end(lines: &[String]) -> Result<Option<String>> {
+    use troupe_messages::events::{AbortReason, EventMsg};
+    let mut open_turn = None;
+    for line in lines {
+        let Ok(parsed) = serde_json::from_str::<RolloutLine>(line) else {
+            continue;
+        };
+        match parsed.record {
+            RolloutRecord::TurnContext(context) => open_turn = Some(context.turn_id),
+            RolloutRecord::Event(EventMsg::TurnStarted { turn_id }) => open_turn = Some(turn_id),
+            RolloutRecord::Event(EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. }) => {
+                open_turn = None
+            }
+            _ => {}
+        }
+    }
+    let Some(turn_id) = open_turn else {
+        return Ok(None);
+    };
+    let line = RolloutLine {
+        timestamp: troupe_actors::rollout_recorder::path::now_rfc3339(),
+        record: RolloutRecord::Event(EventMsg::TurnAborted {
+            turn_id,
+            reason: AbortReason::Failed,
+        }),
+    };
+    serde_json::to_string(&line)
+        .map(Some)
+        .context("cannot serialize the lost turn's end")
 }
 
 /// An output line for each tool call of `lines` that has none.

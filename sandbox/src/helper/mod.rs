@@ -5,6 +5,7 @@
 
 mod bridge;
 mod landlock_layer;
+mod landlock_parent;
 mod mounts;
 mod privileges;
 mod protected;
@@ -178,22 +179,24 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
 
 /// The landlock backend has no PID namespace, so the helper forks and stays as the parent:
 /// the child (never a group leader) can always start a session when it needs one, and once
-/// it has exited the parent kills whatever is left in its session (seccomp keeps anything
-/// from leaving it), so no daemon outlives the command.
+/// it has exited, or troupe has died, the parent kills whatever is left in its session
+/// (seccomp keeps anything from leaving it), so no daemon outlives the command
+/// (`landlock_parent`).
 fn leave_session_landlock(leads_session: bool) -> Result<(), Failure> {
-    let own_session = nix::unistd::getpid();
+    let helper = nix::unistd::getpid();
+    let (troupe, mask) = landlock_parent::tie_to_troupe()?;
     // SAFETY: the helper is single-threaded, so the child may do anything.
     match unsafe { fork() }.map_err(|e| Failure::Setup(format!("fork: {e}")))? {
         ForkResult::Child => {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                .map_err(|e| Failure::Setup(format!("pdeathsig: {e}")))?;
+            landlock_parent::untie_child(&mask)?;
+            if nix::unistd::getppid() != helper {
+                return Err(Failure::Exit(crate::spawn_trampoline::PARENT_GONE_EXIT));
+            }
             session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))
         }
         ForkResult::Parent { child } => {
-            let exit = relay_exit(child);
-            let session = if leads_session { own_session } else { child };
-            crate::session_kill::kill_session(session.as_raw());
-            Err(exit)
+            let session = if leads_session { helper } else { child };
+            Err(landlock_parent::relay_exit(troupe, child, session))
         }
     }
 }
