@@ -1,6 +1,6 @@
 //! `troupe acp`: the Agent Client Protocol over stdio, for editors.
 
-use crate::signals::{serve_until_stopped, StopSignals};
+use troupe_cli::signals::{serve_until_stopped, StopSignals};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::process::ExitCode;
@@ -26,7 +26,7 @@ pub async fn run(args: AcpArgs) -> Result<ExitCode> {
             ..Default::default()
         },
     )?;
-    let store = crate::threads::open_store(&home, crate::threads::Reconcile::Run);
+    let store = troupe_cli::threads::open_store(&home, troupe_cli::threads::Reconcile::Run);
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let files = troupe_acp::files::EditorBridge::new();
     let registry = ToolRegistry::with_builtin_tools().with_editor_files(files.clone());

@@ -1,6 +1,6 @@
 //! `troupe app-server`: Codex's app-server wire over stdio, a unix socket or WebSocket.
 
-use crate::signals::{serve_until_stopped, StopSignals};
+use troupe_cli::signals::{serve_until_stopped, StopSignals};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -82,7 +82,7 @@ pub async fn run(args: AppServerArgs) -> Result<ExitCode> {
         None => (None, TokenFile::None),
     };
     if args.ws_insecure_no_token && loopback_ws {
-        crate::output::warn(
+        troupe_cli::output::warn(
             "--ws-insecure-no-token: any local process of any user can connect and start              threads as you",
         );
     }
@@ -147,7 +147,7 @@ pub async fn serve(args: Served) -> Result<ExitCode> {
             ..Default::default()
         },
     )?;
-    let store = crate::threads::open_store(&home, crate::threads::Reconcile::Run);
+    let store = troupe_cli::threads::open_store(&home, troupe_cli::threads::Reconcile::Run);
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let runtime =
         Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store.clone()).await?;

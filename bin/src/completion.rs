@@ -15,6 +15,6 @@ pub fn run(args: CompletionArgs) -> anyhow::Result<()> {
     let mut command = crate::Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "troupe", &mut script);
-    crate::output::line(String::from_utf8_lossy(&script).trim_end())?;
+    troupe_cli::output::line(String::from_utf8_lossy(&script).trim_end())?;
     Ok(())
 }

@@ -82,7 +82,7 @@ fn prompt_input(args: PromptInputArgs) -> Result<()> {
     tools.sort_by(|a, b| a.name().cmp(b.name()));
     let (settings, tools) = for_mode(&loaded.settings, tools);
     let request = build_request(ThreadId::new(), &settings, &history, tools);
-    crate::output::line(serde_json::to_string_pretty(
+    troupe_cli::output::line(serde_json::to_string_pretty(
         &wire_for(settings.provider.wire_api).body(&request),
     )?)?;
     Ok(())

@@ -3,8 +3,8 @@
 //! Today: the thread index and the rollouts. `--reindex` sets the index aside (never deleting
 //! it) and rebuilds it from the rollout files.
 
-use crate::output::line;
-use crate::threads::{open_store, Reconcile};
+use troupe_cli::output::line;
+use troupe_cli::threads::{open_store, Reconcile};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::Path;

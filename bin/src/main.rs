@@ -8,29 +8,20 @@ mod completion;
 mod debug;
 mod doctor;
 mod exec;
-mod features;
-mod history;
-mod login;
 mod mcp_cmd;
 mod mcp_login;
 mod mcp_server;
-mod models;
-mod output;
 mod queue;
 mod replay;
 mod review;
 mod rewind;
 mod sandbox;
-mod session_flags;
-mod signals;
-mod threads;
-mod threads_tree;
-mod trust;
 mod tui;
 mod web;
 mod worker;
 
 use clap::{Parser, Subcommand};
+use troupe_cli::{features, login, models, output, threads, trust};
 use std::process::ExitCode;
 
 /// Troupe: a local coding-agent runtime.

@@ -5,7 +5,7 @@
 //! of its next turn (`troupe_actors::session::inbox`). With `--resume`, a thread no process
 //! holds is resumed here at once with the message as its input (as `exec resume ID TEXT`).
 
-use crate::output::{line, warn};
+use troupe_cli::output::{line, warn};
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::Path;
@@ -29,7 +29,7 @@ pub struct QueueArgs {
 }
 
 pub async fn run(home: &Path, args: QueueArgs) -> Result<ExitCode> {
-    let store = crate::threads::open_store(home, crate::threads::Reconcile::Skip);
+    let store = troupe_cli::threads::open_store(home, troupe_cli::threads::Reconcile::Skip);
     let thread = ops::find(home, store.as_deref(), &args.thread)
         .map_err(|err| anyhow::anyhow!("--thread {}: {err}", args.thread))?;
     // The index belongs to whoever resumes the thread next (maybe this process).

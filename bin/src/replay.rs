@@ -53,7 +53,7 @@ pub async fn run(args: ReplayArgs) -> Result<()> {
             recorded.requests.len()
         );
     }
-    crate::output::line(format!(
+    troupe_cli::output::line(format!(
         "replayed {} turns and {requests} requests{}",
         recorded.turns.len(),
         if args.check {

@@ -7,8 +7,8 @@
 //! structured review itself.
 
 use crate::exec::render::EventRenderer;
-use crate::output::{warn, StdoutError};
-use crate::session_flags::SessionFlags;
+use troupe_cli::output::{warn, StdoutError};
+use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::Path;

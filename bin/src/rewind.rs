@@ -2,7 +2,7 @@
 //! and `troupe rewind THREAD --undo`: the work tree and/or the conversation back to before
 //! turn N ([`troupe_actors::thread_store::rewind`]).
 
-use crate::threads::{open_store, Reconcile};
+use troupe_cli::threads::{open_store, Reconcile};
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::Path;

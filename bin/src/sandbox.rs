@@ -162,7 +162,7 @@ async fn run_in_zygote(
     stdout
         .write_all(result.stdout.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(crate::output::StdoutError)?;
+        .map_err(troupe_cli::output::StdoutError)?;
     let _ = std::io::stderr().write_all(result.stderr.as_bytes());
     let code = result.exit_code.unwrap_or(128 + 9);
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
@@ -193,7 +193,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
         }
     }
     let base = started.elapsed();
-    crate::output::line(format_args!(
+    troupe_cli::output::line(format_args!(
         "none       {count} spawns: {:>8.1} ms ({:.3} ms each)",
         ms(base),
         ms(base) / f64::from(count)
@@ -210,7 +210,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
         let backend = match probe::choose(kind) {
             Ok(backend) => backend,
             Err(why) => {
-                crate::output::line(format_args!("{name:<10} unavailable: {why}"))?;
+                troupe_cli::output::line(format_args!("{name:<10} unavailable: {why}"))?;
                 continue;
             }
         };
@@ -233,7 +233,7 @@ async fn bench(count: u32) -> Result<ExitCode> {
         if let Some(zygotes) = zygotes {
             zygotes.shutdown().await;
         }
-        crate::output::line(format_args!(
+        troupe_cli::output::line(format_args!(
             "{name:<10} {count} spawns: {:>8.1} ms ({:.3} ms each, {:.2}x none)",
             ms(took),
             ms(took) / f64::from(count),

@@ -2,8 +2,8 @@
 //! interactive UI (crate `troupe-tui`) over the in-process runtime, with `exec`'s flags.
 
 use crate::exec::resume::{self, ResumeArgs};
-use crate::session_flags::SessionFlags;
-use crate::threads::{self, ForkArgs, Reconcile};
+use troupe_cli::session_flags::SessionFlags;
+use troupe_cli::threads::{self, ForkArgs, Reconcile};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::IsTerminal;
@@ -150,21 +150,21 @@ async fn open(
 /// trust" is remembered (the folder stays untrusted, the screen is not shown again).
 async fn ask_trust(home: &std::path::Path, cwd: &std::path::Path) -> Result<Option<TrustAnswer>> {
     let dir = std::fs::canonicalize(cwd).with_context(|| format!("{}", cwd.display()))?;
-    if crate::trust::has_decided(home, &dir)? {
+    if troupe_cli::trust::has_decided(home, &dir)? {
         return Ok(None);
     }
-    let files = crate::trust::pinnable_files(home, &dir)?;
+    let files = troupe_cli::trust::pinnable_files(home, &dir)?;
     let question = TrustQuestion {
         project_files: files.iter().map(|(path, _)| path.clone()).collect(),
-        version_controlled: crate::session_flags::inside_git_repo(&dir),
+        version_controlled: troupe_cli::session_flags::inside_git_repo(&dir),
         dir: dir.clone(),
     };
     let answer = troupe_tui::trust_screen::ask_trust(&question)
         .await
         .context("the trust screen")?;
     match answer {
-        TrustAnswer::Trust => crate::trust::trust_shown(home, &dir, files)?,
-        TrustAnswer::DoNotTrust => crate::trust::decline(home, &dir)?,
+        TrustAnswer::Trust => troupe_cli::trust::trust_shown(home, &dir, files)?,
+        TrustAnswer::DoNotTrust => troupe_cli::trust::decline(home, &dir)?,
         TrustAnswer::Quit => {}
     }
     Ok(Some(answer))
@@ -176,10 +176,10 @@ fn prompt_history(home: &std::path::Path, config: HistoryToml) -> PromptHistory 
     if config.persistence == Some(HistoryPersistence::None) {
         return PromptHistory::default();
     }
-    let entries = crate::history::load_texts(home, &config);
+    let entries = troupe_cli::history::load_texts(home, &config);
     let home = home.to_path_buf();
     let record: HistoryRecorder = std::sync::Arc::new(move |session_id: &str, text: &str| {
-        crate::history::record(&home, &config, session_id, text).map_err(|err| format!("{err:#}"))
+        troupe_cli::history::record(&home, &config, session_id, text).map_err(|err| format!("{err:#}"))
     });
     PromptHistory {
         entries,

@@ -4,7 +4,7 @@
 
 use super::json_events::{command_line, error_text};
 use super::render::EventRenderer;
-use crate::output::StdoutError;
+use troupe_cli::output::StdoutError;
 use std::io::Write;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::EventMsg;

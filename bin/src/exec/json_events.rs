@@ -6,7 +6,7 @@ use super::thread_event::{
     FileUpdate, FileUpdateKind, ItemDetails, ItemStatus, McpToolCallError, McpToolCallResult,
     ThreadError, ThreadEvent, ThreadItem, TodoItem, Usage,
 };
-use crate::output::StdoutError;
+use troupe_cli::output::StdoutError;
 use std::collections::HashMap;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::errors::TurnError;
@@ -37,7 +37,7 @@ impl EventRenderer for JsonOutput {
             // Serializing these plain structs cannot fail; a failure would be a bug, not input.
             let line = serde_json::to_string(&event)
                 .map_err(|err| StdoutError(std::io::Error::other(err)))?;
-            crate::output::line(line)?;
+            troupe_cli::output::line(line)?;
         }
         Ok(())
     }

@@ -9,15 +9,15 @@ mod prompt_input;
 mod remote;
 pub mod render;
 pub mod resume;
-use crate::signals;
+use troupe_cli::signals;
 pub mod thread_event;
 mod workspace;
 
 pub use prompt_input::read_prompt;
 
-use crate::output::warn;
-use crate::output::StdoutError;
-use crate::session_flags::SessionFlags;
+use troupe_cli::output::warn;
+use troupe_cli::output::StdoutError;
+use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use color::ColorArg;
@@ -182,7 +182,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     let store = if args.ephemeral {
         None
     } else {
-        crate::threads::open_store(&home, crate::threads::Reconcile::Skip)
+        troupe_cli::threads::open_store(&home, troupe_cli::threads::Reconcile::Skip)
     };
     // Removed (with every rollout in it) when exec returns.
     let ephemeral_dir = if args.ephemeral {
@@ -274,7 +274,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     }
     args.flags.check_git_repo(&cwd)?;
     if args.trust {
-        let pinned = crate::trust::trust_quietly(&home, &cwd)?;
+        let pinned = troupe_cli::trust::trust_quietly(&home, &cwd)?;
         warn_plain(format!(
             "trusted {} ({pinned} project file(s) pinned)",
             cwd.display()
@@ -437,7 +437,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             EventMsg::SessionConfigured { thread_id, .. } => {
                 if !args.ephemeral {
                     if let Err(err) =
-                        crate::history::record(&home, &history, &thread_id.to_string(), &prompt)
+                        troupe_cli::history::record(&home, &history, &thread_id.to_string(), &prompt)
                     {
                         warn(format!("the prompt history was not saved: {err:#}"));
                     }
@@ -494,7 +494,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
         last_message = review.finish(last_message)?;
     }
     if let Some(path) = &args.output_last_message {
-        crate::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
+        troupe_cli::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     drop(ephemeral_dir);
@@ -511,7 +511,7 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
     }
     if !args.json {
         if let Some(message) = &last_message {
-            crate::output::line(visible(message))?;
+            troupe_cli::output::line(visible(message))?;
         }
     }
     Ok(if succeeded {

@@ -10,7 +10,7 @@ use super::render::EventRenderer;
 use super::signals::{self, StopSignal, StopSignals};
 use super::warn_plain;
 use super::ExecArgs;
-use crate::output::warn;
+use troupe_cli::output::warn;
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::process::ExitCode;
@@ -123,7 +123,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
                 if let EventMsg::SessionConfigured { thread_id, .. } = &event.msg {
                     // As a local `exec`: the prompt goes into this machine's history.
                     if let Err(err) =
-                        crate::history::record(&home, &history, &thread_id.to_string(), &prompt)
+                        troupe_cli::history::record(&home, &history, &thread_id.to_string(), &prompt)
                     {
                         warn(format!("the prompt history was not saved: {err:#}"));
                     }
@@ -176,7 +176,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
         }
     }
     if let Some(path) = &args.output_last_message {
-        crate::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
+        troupe_cli::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(signal) = stopped {
@@ -184,7 +184,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     }
     if !args.json {
         if let Some(message) = &last_message {
-            crate::output::line(troupe_messages::terminal_text::visible(message))?;
+            troupe_cli::output::line(troupe_messages::terminal_text::visible(message))?;
         }
     }
     Ok(if succeeded {
@@ -282,7 +282,7 @@ fn index_mirror(mirror: &RolloutMirror, home: &Path) {
         return;
     };
     mirror.sync();
-    let Some(store) = crate::threads::open_store(home, crate::threads::Reconcile::Skip) else {
+    let Some(store) = troupe_cli::threads::open_store(home, troupe_cli::threads::Reconcile::Skip) else {
         return;
     };
     match troupe_actors::thread_store::reconcile::summarize_file(home, path) {

@@ -2,7 +2,7 @@
 //! ([`super::human::HumanOutput`]), or Codex's JSON lines on stdout
 //! ([`super::json_events::JsonOutput`]). The exec loop holds one and hands it every event.
 
-use crate::output::StdoutError;
+use troupe_cli::output::StdoutError;
 use troupe_messages::events::EventMsg;
 
 /// Shows events as they arrive.

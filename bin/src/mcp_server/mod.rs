@@ -8,7 +8,7 @@ pub mod params;
 mod transport;
 mod turn;
 
-use crate::signals::{serve_until_stopped, StopSignals};
+use troupe_cli::signals::{serve_until_stopped, StopSignals};
 use anyhow::{Context, Result};
 use clap::Args;
 use notify::{LogLevel, Notifier};
@@ -55,7 +55,7 @@ pub async fn run(args: McpServerArgs) -> Result<ExitCode> {
     let home = troupe_config::home::troupe_home()?;
     // A bad `-c` fails now, before a client is told anything.
     load_settings(&home, &args.config, &StartParams::default()).context("invalid config")?;
-    let store = crate::threads::open_store(&home, crate::threads::Reconcile::Skip);
+    let store = troupe_cli::threads::open_store(&home, troupe_cli::threads::Reconcile::Skip);
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let runtime =
         Arc::new(Runtime::start_with_store(ToolRegistry::with_builtin_tools(), store).await?);

@@ -11,7 +11,7 @@ mod roots;
 mod thread;
 mod workspace;
 
-use crate::session_flags::SessionFlags;
+use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use async_nats::jetstream::consumer::pull;
 use clap::Args;
@@ -64,7 +64,7 @@ pub async fn run(args: WorkerArgs) -> Result<ExitCode> {
     let roots = roots::resolve(&options.worker_roots)?;
     let cluster = Cluster::connect(options, &format!("troupe-worker-{worker_id}")).await?;
     if let Some(warning) = cluster.anonymous_warning() {
-        crate::output::warn(warning);
+        troupe_cli::output::warn(warning);
     }
     let secrets = troupe_cluster::secrets::bucket(&cluster).await?;
     let layout = cluster.layout().clone();

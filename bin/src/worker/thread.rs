@@ -8,7 +8,7 @@ use super::answers::{
 };
 use super::rollout_tail::RolloutTail;
 use super::workspace::{self, Delivery};
-use crate::session_flags::SessionFlags;
+use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use futures::StreamExt;
 use std::path::PathBuf;
