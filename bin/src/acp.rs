@@ -1,11 +1,11 @@
 //! `troupe acp`: the Agent Client Protocol over stdio, for editors.
 
-use troupe_cli::signals::{serve_until_stopped, StopSignals};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::process::ExitCode;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_cli::signals::{serve_until_stopped, StopSignals};
 
 #[derive(Debug, Args)]
 pub struct AcpArgs {

@@ -1,6 +1,5 @@
 //! `troupe app-server`: Codex's app-server wire over stdio, a unix socket or WebSocket.
 
-use troupe_cli::signals::{serve_until_stopped, StopSignals};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -8,6 +7,7 @@ use std::process::ExitCode;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_app_server::{Listen, ServeOptions};
+use troupe_cli::signals::{serve_until_stopped, StopSignals};
 
 #[derive(Debug, Args)]
 pub struct AppServerArgs {

@@ -3,13 +3,13 @@
 //! Today: the thread index and the rollouts. `--reindex` sets the index aside (never deleting
 //! it) and rebuilds it from the rollout files.
 
-use troupe_cli::output::line;
-use troupe_cli::threads::{open_store, Reconcile};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::Path;
 use troupe_actors::rollout_recorder::loader;
 use troupe_actors::thread_store::{reconcile, state_dir, StoreError, ThreadStore};
+use troupe_cli::output::line;
+use troupe_cli::threads::{open_store, Reconcile};
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {

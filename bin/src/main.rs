@@ -18,11 +18,10 @@ mod rewind;
 mod sandbox;
 mod tui;
 mod web;
-mod worker;
 
 use clap::{Parser, Subcommand};
-use troupe_cli::{features, login, models, output, threads, trust};
 use std::process::ExitCode;
+use troupe_cli::{features, login, models, output, threads, trust};
 
 /// Troupe: a local coding-agent runtime.
 #[derive(Debug, Parser)]
@@ -98,7 +97,7 @@ enum Command {
     Queue(queue::QueueArgs),
     /// Join a scale-out worker pool: run threads that `exec --remote` (or another troupe)
     /// places on it, over NATS JetStream.
-    Worker(worker::WorkerArgs),
+    Worker(troupe_worker::WorkerArgs),
 }
 
 /// Troupe's own files (rollouts, queue files, the index, tokens) are created 0600 and its
@@ -197,7 +196,7 @@ fn main() -> ExitCode {
             runtime.block_on(exec::run(exec::ExecArgs::for_review(*args)))
         }
         Some(Command::Queue(args)) => home().and_then(|h| runtime.block_on(queue::run(&h, args))),
-        Some(Command::Worker(args)) => runtime.block_on(worker::run(args)),
+        Some(Command::Worker(args)) => runtime.block_on(troupe_worker::run(args)),
         None => runtime.block_on(tui::run(cli.interactive)),
     };
     // Do not wait for background tasks (a stalled stream, a killed process) at exit.

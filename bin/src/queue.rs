@@ -5,7 +5,6 @@
 //! of its next turn (`troupe_actors::session::inbox`). With `--resume`, a thread no process
 //! holds is resumed here at once with the message as its input (as `exec resume ID TEXT`).
 
-use troupe_cli::output::{line, warn};
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::Path;
@@ -13,6 +12,7 @@ use std::process::ExitCode;
 use troupe_actors::rollout_recorder::lock;
 use troupe_actors::session::inbox;
 use troupe_actors::thread_store::ops;
+use troupe_cli::output::{line, warn};
 
 #[derive(Debug, Args)]
 pub struct QueueArgs {

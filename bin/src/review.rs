@@ -7,12 +7,12 @@
 //! structured review itself.
 
 use crate::exec::render::EventRenderer;
-use troupe_cli::output::{warn, StdoutError};
-use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::Path;
 use troupe_actors::review::{self, output, ReviewTarget, ReviewTargetError};
+use troupe_cli::output::{warn, StdoutError};
+use troupe_cli::session_flags::SessionFlags;
 use troupe_messages::events::EventMsg;
 use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::SessionSettings;

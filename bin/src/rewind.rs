@@ -2,12 +2,12 @@
 //! and `troupe rewind THREAD --undo`: the work tree and/or the conversation back to before
 //! turn N ([`troupe_actors::thread_store::rewind`]).
 
-use troupe_cli::threads::{open_store, Reconcile};
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::Path;
 use troupe_actors::session::checkpoints;
 use troupe_actors::thread_store::rewind::{self, RewindOutcome, RewindRequest};
+use troupe_cli::threads::{open_store, Reconcile};
 use troupe_config::resolve::{load_settings, CliOverrides};
 
 #[derive(Debug, Args)]

@@ -2,8 +2,6 @@
 //! interactive UI (crate `troupe-tui`) over the in-process runtime, with `exec`'s flags.
 
 use crate::exec::resume::{self, ResumeArgs};
-use troupe_cli::session_flags::SessionFlags;
-use troupe_cli::threads::{self, ForkArgs, Reconcile};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::IsTerminal;
@@ -11,6 +9,8 @@ use std::process::ExitCode;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::thread_store::ops;
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_cli::session_flags::SessionFlags;
+use troupe_cli::threads::{self, ForkArgs, Reconcile};
 use troupe_config::file::{HistoryPersistence, HistoryToml};
 use troupe_messages::policy::AskForApproval;
 use troupe_messages::threads::ThreadSummary;
@@ -179,7 +179,8 @@ fn prompt_history(home: &std::path::Path, config: HistoryToml) -> PromptHistory 
     let entries = troupe_cli::history::load_texts(home, &config);
     let home = home.to_path_buf();
     let record: HistoryRecorder = std::sync::Arc::new(move |session_id: &str, text: &str| {
-        troupe_cli::history::record(&home, &config, session_id, text).map_err(|err| format!("{err:#}"))
+        troupe_cli::history::record(&home, &config, session_id, text)
+            .map_err(|err| format!("{err:#}"))
     });
     PromptHistory {
         entries,

@@ -4,8 +4,8 @@
 
 use super::json_events::{command_line, error_text};
 use super::render::EventRenderer;
-use troupe_cli::output::StdoutError;
 use std::io::Write;
+use troupe_cli::output::StdoutError;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::events::EventMsg;
 use troupe_messages::terminal_text::visible;

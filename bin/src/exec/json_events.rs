@@ -6,8 +6,8 @@ use super::thread_event::{
     FileUpdate, FileUpdateKind, ItemDetails, ItemStatus, McpToolCallError, McpToolCallResult,
     ThreadError, ThreadEvent, ThreadItem, TodoItem, Usage,
 };
-use troupe_cli::output::StdoutError;
 use std::collections::HashMap;
+use troupe_cli::output::StdoutError;
 use troupe_messages::agents::CollabCallStatus;
 use troupe_messages::errors::TurnError;
 use troupe_messages::events::{AbortReason, EventMsg};

@@ -15,9 +15,6 @@ mod workspace;
 
 pub use prompt_input::read_prompt;
 
-use troupe_cli::output::warn;
-use troupe_cli::output::StdoutError;
-use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use color::ColorArg;
@@ -30,6 +27,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_cli::output::warn;
+use troupe_cli::output::StdoutError;
+use troupe_cli::session_flags::SessionFlags;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::ops::{Op, UserInput};
@@ -436,9 +436,12 @@ pub async fn run(mut args: ExecArgs) -> Result<ExitCode> {
             }
             EventMsg::SessionConfigured { thread_id, .. } => {
                 if !args.ephemeral {
-                    if let Err(err) =
-                        troupe_cli::history::record(&home, &history, &thread_id.to_string(), &prompt)
-                    {
+                    if let Err(err) = troupe_cli::history::record(
+                        &home,
+                        &history,
+                        &thread_id.to_string(),
+                        &prompt,
+                    ) {
                         warn(format!("the prompt history was not saved: {err:#}"));
                     }
                 }

@@ -10,11 +10,11 @@ use super::render::EventRenderer;
 use super::signals::{self, StopSignal, StopSignals};
 use super::warn_plain;
 use super::ExecArgs;
-use troupe_cli::output::warn;
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::process::ExitCode;
 use troupe_actors::agents::git_workspace::{bring_back, drop_base_ref, push_base, BasePushed};
+use troupe_cli::output::warn;
 use troupe_cluster::follow::ThreadFollower;
 use troupe_cluster::mirror::RolloutMirror;
 use troupe_cluster::sign::{ThreadKeys, ThreadSecret};
@@ -122,9 +122,12 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
                 renderer.render(&event.msg)?;
                 if let EventMsg::SessionConfigured { thread_id, .. } = &event.msg {
                     // As a local `exec`: the prompt goes into this machine's history.
-                    if let Err(err) =
-                        troupe_cli::history::record(&home, &history, &thread_id.to_string(), &prompt)
-                    {
+                    if let Err(err) = troupe_cli::history::record(
+                        &home,
+                        &history,
+                        &thread_id.to_string(),
+                        &prompt,
+                    ) {
                         warn(format!("the prompt history was not saved: {err:#}"));
                     }
                 }
@@ -282,7 +285,8 @@ fn index_mirror(mirror: &RolloutMirror, home: &Path) {
         return;
     };
     mirror.sync();
-    let Some(store) = troupe_cli::threads::open_store(home, troupe_cli::threads::Reconcile::Skip) else {
+    let Some(store) = troupe_cli::threads::open_store(home, troupe_cli::threads::Reconcile::Skip)
+    else {
         return;
     };
     match troupe_actors::thread_store::reconcile::summarize_file(home, path) {

@@ -8,7 +8,6 @@ pub mod params;
 mod transport;
 mod turn;
 
-use troupe_cli::signals::{serve_until_stopped, StopSignals};
 use anyhow::{Context, Result};
 use clap::Args;
 use notify::{LogLevel, Notifier};
@@ -20,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use transport::FilteredStdio;
 use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_cli::signals::{serve_until_stopped, StopSignals};
 use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_mcp::rmcp::model::{
     CallToolRequestParams, CallToolResult, Content, ErrorData, Implementation, ListToolsResult,

@@ -11,7 +11,6 @@ mod roots;
 mod thread;
 mod workspace;
 
-use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use async_nats::jetstream::consumer::pull;
 use clap::Args;
@@ -21,6 +20,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use troupe_cli::session_flags::SessionFlags;
 use troupe_cluster::layout::worker_key;
 use troupe_cluster::wire::{SpawnRequest, WorkerStatus};
 use troupe_cluster::{Cluster, ClusterOptions};

@@ -8,7 +8,6 @@ use super::answers::{
 };
 use super::rollout_tail::RolloutTail;
 use super::workspace::{self, Delivery};
-use troupe_cli::session_flags::SessionFlags;
 use anyhow::{bail, Context, Result};
 use futures::StreamExt;
 use std::path::PathBuf;
@@ -16,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use troupe_actors::runtime::{Runtime, ThreadClient};
 use troupe_actors::tool_orchestrator::registry::ToolRegistry;
+use troupe_cli::session_flags::SessionFlags;
 use troupe_cluster::layout::spawn_key;
 use troupe_cluster::lease::Lease;
 use troupe_cluster::publish::ThreadPublisher;
