@@ -10,7 +10,6 @@ mod doctor;
 mod exec;
 mod mcp_cmd;
 mod mcp_login;
-mod mcp_server;
 mod queue;
 mod replay;
 mod review;
@@ -78,7 +77,7 @@ enum Command {
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
     /// Serve Troupe as an MCP server over stdio (tools `troupe` and `troupe-reply`).
-    McpServer(mcp_server::McpServerArgs),
+    McpServer(troupe_mcp_server::McpServerArgs),
     /// Serve the Agent Client Protocol over stdio, for editors (Zed, JetBrains, Neovim, …).
     Acp(acp::AcpArgs),
     /// Inspect what Troupe would do, without doing it.
@@ -187,7 +186,7 @@ fn main() -> ExitCode {
         Some(Command::Mcp(command)) => home()
             .and_then(|h| runtime.block_on(mcp_cmd::run(&h, command)))
             .map(ok),
-        Some(Command::McpServer(args)) => runtime.block_on(mcp_server::run(args)),
+        Some(Command::McpServer(args)) => runtime.block_on(troupe_mcp_server::run(args)),
         Some(Command::Acp(args)) => runtime.block_on(acp::run(args)),
         Some(Command::Debug(command)) => debug::run(command, &runtime).map(|()| ExitCode::SUCCESS),
         Some(Command::Completion(args)) => completion::run(args).map(ok),
