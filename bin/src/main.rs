@@ -7,12 +7,10 @@ mod arg0;
 mod completion;
 mod debug;
 mod doctor;
-mod exec;
 mod mcp_cmd;
 mod mcp_login;
 mod queue;
 mod replay;
-mod review;
 mod rewind;
 mod sandbox;
 mod tui;
@@ -38,7 +36,7 @@ pub struct Cli {
 enum Command {
     /// Run one task non-interactively and print the final message.
     #[command(visible_alias = "e")]
-    Exec(Box<exec::ExecArgs>),
+    Exec(Box<troupe_exec::ExecArgs>),
     /// Run a command under the sandbox (debugging, tests).
     Sandbox(sandbox::SandboxArgs),
     /// List recorded threads, most recent first.
@@ -90,7 +88,7 @@ enum Command {
     Features(features::FeaturesCommand),
     /// Review code changes non-interactively: the uncommitted changes (default), `--base
     /// BRANCH` or `--commit SHA`; `--json` prints the structured review.
-    Review(Box<review::ReviewCommand>),
+    Review(Box<troupe_exec::review::ReviewCommand>),
     /// Queue a message for a thread: the process running it takes it at its next sampling
     /// boundary, or the thread takes it when resumed (`--resume`: resume it now).
     Queue(queue::QueueArgs),
@@ -158,7 +156,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Some(Command::Exec(args)) => runtime.block_on(exec::run(*args)),
+        Some(Command::Exec(args)) => runtime.block_on(troupe_exec::run(*args)),
         Some(Command::AppServer(args)) => runtime.block_on(app_server::run(args)),
         Some(Command::Web(args)) => runtime.block_on(web::run(args)),
         Some(Command::Sandbox(args)) => runtime.block_on(sandbox::run(args)),
@@ -192,7 +190,7 @@ fn main() -> ExitCode {
         Some(Command::Completion(args)) => completion::run(args).map(ok),
         Some(Command::Features(command)) => home().and_then(|h| features::run(&h, command)).map(ok),
         Some(Command::Review(args)) => {
-            runtime.block_on(exec::run(exec::ExecArgs::for_review(*args)))
+            runtime.block_on(troupe_exec::run(troupe_exec::ExecArgs::for_review(*args)))
         }
         Some(Command::Queue(args)) => home().and_then(|h| runtime.block_on(queue::run(&h, args))),
         Some(Command::Worker(args)) => runtime.block_on(troupe_worker::run(args)),

@@ -51,8 +51,8 @@ pub async fn run(home: &Path, args: QueueArgs) -> Result<ExitCode> {
             "thread {} is not running: resuming it with the message",
             thread.id
         );
-        let exec = crate::exec::ExecArgs::for_resume(thread.id.to_string(), args.message);
-        return crate::exec::run(exec).await;
+        let exec = troupe_exec::ExecArgs::for_resume(thread.id.to_string(), args.message);
+        return troupe_exec::run(exec).await;
     }
     let id = inbox::enqueue(home, thread.id, &args.message)
         .map_err(|err| anyhow::anyhow!("--message: {err}"))?;

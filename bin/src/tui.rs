@@ -1,7 +1,6 @@
 //! `troupe [PROMPT]`, `troupe resume [ID|--last]` and `troupe fork ID` in a terminal: the
 //! interactive UI (crate `troupe-tui`) over the in-process runtime, with `exec`'s flags.
 
-use crate::exec::resume::{self, ResumeArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::IsTerminal;
@@ -12,6 +11,7 @@ use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_cli::session_flags::SessionFlags;
 use troupe_cli::threads::{self, ForkArgs, Reconcile};
 use troupe_config::file::{HistoryPersistence, HistoryToml};
+use troupe_exec::resume::{self, ResumeArgs};
 use troupe_messages::policy::AskForApproval;
 use troupe_messages::threads::ThreadSummary;
 use troupe_tui::run::{HistoryRecorder, PromptHistory};

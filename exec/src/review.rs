@@ -6,7 +6,7 @@
 //! shows the rendered review as the run's `agent_message`; `troupe review --json` prints the
 //! structured review itself.
 
-use crate::exec::render::EventRenderer;
+use crate::render::EventRenderer;
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::Path;
@@ -75,7 +75,7 @@ impl ReviewRun {
     /// repository, branch or commit is an error naming the argument, before anything runs.
     pub fn prepare(target: ReviewTargetArgs, cwd: &Path, structured_json: bool) -> Result<Self> {
         let instructions = match target.prompt.as_deref() {
-            Some(text) => Some(crate::exec::read_prompt(Some(text))?),
+            Some(text) => Some(crate::read_prompt(Some(text))?),
             None => None,
         };
         let (chosen, flag) = if let Some(branch) = target.base {

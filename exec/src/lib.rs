@@ -9,6 +9,7 @@ mod prompt_input;
 mod remote;
 pub mod render;
 pub mod resume;
+pub mod review;
 use troupe_cli::signals;
 pub mod thread_event;
 mod workspace;
@@ -606,7 +607,7 @@ fn apply_run_options(
 }
 
 /// A note on stderr without the `warning:` prefix, control characters made visible.
-pub(super) fn warn_plain(text: String) {
+pub(crate) fn warn_plain(text: String) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{}", visible(&text));
 }
