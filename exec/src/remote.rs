@@ -178,23 +178,15 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode> {
             }
         }
     }
-    if let Some(path) = &args.output_last_message {
-        troupe_cli::output::write_user_file(path, last_message.as_deref().unwrap_or("").as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(signal) = stopped {
-        return Ok(signal.exit_code());
-    }
-    if !args.json {
-        if let Some(message) = &last_message {
-            troupe_cli::output::line(troupe_messages::terminal_text::visible(message))?;
-        }
-    }
-    Ok(if succeeded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    crate::ending::finish(
+        &args,
+        crate::ending::RunEnd {
+            last_message,
+            succeeded,
+            stopped,
+            ..Default::default()
+        },
+    )
 }
 
 /// With `[cluster] workspace = "git"`: HEAD pushed to `git_remote` for the worker, and a
