@@ -321,7 +321,7 @@ async fn a_person_supervises_threads_from_headless_chromium() {
         "url": server.url,
         "workdir": harness.workdir.path(),
         "interruptMarker": interrupt_marker,
-        "screenshots": std::env::var("TROUPE_WEB_SCREENSHOTS").ok(),
+        "screenshots": screenshots_dir(),
         "failureShots": failure_shots.path(),
         "only": std::env::var("TROUPE_WEB_CASES").ok(),
         "profileDir": std::env::var("TROUPE_WEB_PROFILE").ok(),
@@ -425,17 +425,33 @@ async fn troupe_web_prints_a_loopback_url_with_a_fresh_token_in_the_fragment() {
     let _ = child.start_kill();
 }
 
-/// Runs the named cases of tests/web/page_test.mjs against `server`; panics with the output
-/// (and the server's last log lines) when one fails.
-async fn run_page_cases(server: WebServer, workdir: &Path, only: &str) -> String {
+/// Where the browser test saves its screenshots: docs/web/ (the figures of docs/web.md,
+/// refreshed by every run), or `TROUPE_WEB_SCREENSHOTS`.
+fn screenshots_dir() -> PathBuf {
+    std::env::var("TROUPE_WEB_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/web"))
+}
+
+/// Runs the named cases of tests/web/page_test.mjs against `server` (`extra` joins the
+/// config); panics with the output (and the server's last log lines) when one fails.
+async fn run_page_cases(
+    server: WebServer,
+    workdir: &Path,
+    only: &str,
+    extra: serde_json::Value,
+) -> String {
     let failure_shots = tempfile::tempdir().unwrap();
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "url": server.url,
         "workdir": workdir,
-        "screenshots": std::env::var("TROUPE_WEB_SCREENSHOTS").ok(),
+        "screenshots": screenshots_dir(),
         "failureShots": failure_shots.path(),
         "only": only,
     });
+    if let (Some(config), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
+        config.extend(extra.clone());
+    }
     let run = tokio::time::timeout(
         Duration::from_secs(300),
         Command::new("node")
@@ -493,7 +509,13 @@ async fn the_page_approves_sub_agents_requests_and_the_tree_finishes() {
         );
     }
     let server = start_web(&harness, "info").await;
-    run_page_cases(server, harness.workdir.path(), "subagent_approvals").await;
+    run_page_cases(
+        server,
+        harness.workdir.path(),
+        "subagent_approvals",
+        serde_json::Value::Null,
+    )
+    .await;
     for i in 1..=2 {
         assert!(
             harness
@@ -504,4 +526,34 @@ async fn the_page_approves_sub_agents_requests_and_the_tree_finishes() {
             "sub-agent {i}'s approved command did not run"
         );
     }
+}
+
+/// Another `troupe web` on the same home holds two threads: one idle there, one running a
+/// command. This server's page shows the idle one as it ended (not running, not under the
+/// "running" filter), the running one running, says of both that another process holds them,
+/// and sees the running one end when it is interrupted there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn threads_held_by_another_process_show_honest_status() {
+    require_browser_tools();
+    crate::use_sandbox_helper();
+    let harness = crate::app_server_support::harness(vec![]);
+    harness
+        .mock
+        .route("held-idle-task", vec![MockResponse::text("idle answer")]);
+    harness.mock.route(
+        "held-running-task",
+        vec![MockResponse::shell("hr1", &["sleep", "120"])],
+    );
+    // The other process first: it holds the thread index, so this one reads the files.
+    let other = start_web(&harness, "info").await;
+    let server = start_web(&harness, "info").await;
+    let other_url = other.url.clone();
+    run_page_cases(
+        server,
+        harness.workdir.path(),
+        "held_elsewhere",
+        serde_json::json!({ "otherUrl": other_url }),
+    )
+    .await;
+    other.stop().await;
 }

@@ -128,8 +128,26 @@ async function resume(threadId) {
     dirty.transcript = true;
     redraw();
   } catch (err) {
-    store.thread(threadId).subscribed = false;
-    notice(`Cannot open thread ${threadId}: ${err.message}`, 'error');
+    const thread = store.thread(threadId);
+    thread.subscribed = false;
+    // Another process holds it: shown read-only from its rollout, refreshed at each poll.
+    if (thread.heldBy || /open in another Troupe process/.test(err.message)) {
+      await readHeld(threadId);
+      return;
+    }
+    notice(`Cannot open thread ${shortId(threadId)}: ${err.message}`, 'error');
+  }
+}
+
+async function readHeld(threadId) {
+  try {
+    const result = await rpc.call('thread/read', { threadId, includeTurns: true });
+    store.mergeThread(result.thread, { withTurns: true });
+    if (threadId === transcript.threadId) transcript.full = true;
+    dirty.transcript = true;
+    redraw();
+  } catch (err) {
+    notice(`Cannot read thread ${shortId(threadId)}: ${err.message}`, 'error');
   }
 }
 
@@ -153,6 +171,7 @@ async function refreshLastTurns() {
     thread.heldBy = heldBy ?? null;
     thread.lastTurnAt = asked.get(threadId);
     store.touch(thread);
+    if (thread.heldBy && threadId === transcript.threadId) readHeld(threadId);
   }
 }
 
@@ -234,11 +253,16 @@ function selectedThread() {
 // same textContent replaces the text node and costs the frame a layout.
 function updateComposer() {
   const thread = selectedThread();
-  const running = Boolean(thread) && ['running', 'approval'].includes(Store.statusOf(thread));
+  // A thread another process holds is read-only here: that process takes its input.
+  const held = thread?.heldBy;
+  const running = Boolean(thread) && !held && ['running', 'approval'].includes(Store.statusOf(thread));
   setIf($('send'), 'textContent', !thread ? 'Start thread' : running ? 'Steer' : 'Send');
+  setIf($('send'), 'disabled', Boolean(held));
   setIf($('interrupt'), 'disabled', !running);
   setIf($('new-thread-options'), 'hidden', Boolean(thread));
-  setIf($('composer-target'), 'textContent', thread ? `to ${threadTitle(thread)}` : 'new thread');
+  setIf($('composer-target'), 'textContent', !thread ? 'new thread'
+    : held ? `${threadTitle(thread)} is open in another process (pid ${held.pid}): read-only here`
+      : `to ${threadTitle(thread)}`);
 }
 
 async function send(event) {

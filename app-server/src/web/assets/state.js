@@ -274,7 +274,8 @@ export class Store {
       return (wire.activeFlags ?? []).includes('waitingOnApproval') ? 'approval' : 'running';
     }
     if (wire.type === 'systemError') return 'failed';
-    const last = thread.turns.at(-1)?.status ?? thread.lastTurn;
+    // Held by another process, the server's answer is newer than any read of its turns.
+    const last = thread.heldBy ? thread.lastTurn : thread.turns.at(-1)?.status ?? thread.lastTurn;
     if (last === 'failed') return 'failed';
     if (last === 'completed') return 'done';
     if (last === 'interrupted' || last === 'incomplete') return 'interrupted';

@@ -331,10 +331,13 @@ export class ApprovalQueue {
       const thread = this.store.threads.get(p.threadId);
       const card = el('div', `approval${index === 0 ? ' first' : ''}`);
       card.dataset.requestId = String(request.id);
+      card.dataset.threadId = String(p.threadId ?? '');
       const what = request.method === 'item/fileChange/requestApproval'
         ? `edit files${p.grantRoot ? ` under ${p.grantRoot}` : ''}`
         : commandText(p.command);
       const from = el('button', 'link approval-from', askerName(thread, p.threadId));
+      from.type = 'button';
+      from.title = 'open this thread';
       from.addEventListener('click', () => this.onOpen(p.threadId));
       card.append(from, el('code', 'approval-what', stripTerminalCodes(what)));
       if (p.reason) card.append(el('div', 'muted', stripTerminalCodes(p.reason)));
