@@ -311,6 +311,18 @@ export class Store {
   }
 }
 
+const COLLAB_ACTIVITY = {
+  spawnAgent: 'spawning an agent',
+  wait: 'waiting for its agents',
+  sendMessage: 'messaging an agent',
+  sendInput: 'messaging an agent',
+  followupTask: 'giving an agent a follow-up task',
+  resumeAgent: 'resuming an agent',
+  interruptAgent: 'interrupting an agent',
+  closeAgent: 'closing an agent',
+  listAgents: 'listing its agents',
+};
+
 function activityOf(item) {
   switch (item.type) {
     case 'commandExecution':
@@ -324,7 +336,7 @@ function activityOf(item) {
     case 'reasoning':
       return 'thinking';
     case 'collabAgentToolCall':
-      return `${item.tool ?? 'agent'}`;
+      return COLLAB_ACTIVITY[item.tool] ?? 'working with its agents';
     case 'dynamicToolCall':
     case 'mcpToolCall':
       return `tool ${item.tool ?? ''}`;
