@@ -58,4 +58,3 @@ pub(super) fn check_not_held_elsewhere(summary: &ThreadSummary) -> Result<(), Hu
          `troupe queue --thread {id} --message TEXT` hands it input at its next step."
     )))
 }
-
