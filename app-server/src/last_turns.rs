@@ -6,7 +6,10 @@
 use crate::hub::Hub;
 use crate::protocol::{HeldBy, LastTurn, LastTurnStatus, LastTurnsParams, LastTurnsResponse};
 use serde_json::Value;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
 use troupe_actors::rollout_recorder::{loader, lock};
 use troupe_actors::thread_store::summary::summarize;
 use troupe_messages::threads::{ThreadStatus as Indexed, ThreadSummary};
@@ -32,14 +35,7 @@ pub(crate) fn thread_last_turns(hub: &Arc<Hub>, params: Value) -> Result<Value, 
 pub fn last_turn(summary: &ThreadSummary) -> LastTurn {
     let holder = lock::holder(&summary.rollout_path).filter(|pid| *pid != std::process::id());
     let status = match holder {
-        Some(_) => match loader::load(&summary.rollout_path) {
-            // An open turn in a rollout whose writer lives is a turn running there now.
-            Ok(rollout) => match summarize(&rollout, false).status {
-                Indexed::Incomplete | Indexed::Running => LastTurnStatus::Running,
-                other => status_of(other),
-            },
-            Err(_) => status_of(summary.status),
-        },
+        Some(_) => read_status(&summary.rollout_path).unwrap_or(status_of(summary.status)),
         None => status_of(summary.status),
     };
     LastTurn {
@@ -50,6 +46,39 @@ pub fn last_turn(summary: &ThreadSummary) -> LastTurn {
             program: holder_program(pid),
         }),
     }
+}
+
+/// The last turn's status as a held thread's rollout tells it: an open turn in a rollout whose
+/// writer lives is a turn running there now. A page asks at every poll, so the answer is kept
+/// until the file's length or modification time changes.
+fn read_status(path: &Path) -> Option<LastTurnStatus> {
+    type Cache = HashMap<PathBuf, ((u64, Option<SystemTime>), LastTurnStatus)>;
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    let meta = std::fs::metadata(path).ok()?;
+    let stamp = (meta.len(), meta.modified().ok());
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some((known, status)) = lock_cache(cache).get(path) {
+        if *known == stamp {
+            return Some(*status);
+        }
+    }
+    let status = match summarize(&loader::load(path).ok()?, false).status {
+        Indexed::Incomplete | Indexed::Running => LastTurnStatus::Running,
+        other => status_of(other),
+    };
+    let mut cache = lock_cache(cache);
+    // Bounded: a long-lived server forgets what it read once it holds many.
+    if cache.len() >= 1024 {
+        cache.clear();
+    }
+    cache.insert(path.to_path_buf(), (stamp, status));
+    Some(status)
+}
+
+fn lock_cache<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn status_of(status: Indexed) -> LastTurnStatus {

@@ -18,13 +18,13 @@ use troupe_test_support::{Harness, KEY_VAR};
 const WAIT: Duration = Duration::from_secs(60);
 const TOKEN: &str = "web-page-test-token-0123456789abcdef";
 
-struct WebServer {
+pub(crate) struct WebServer {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     addr: String,
 }
 
-async fn start_web(harness: &Harness, log_level: &str) -> WebServer {
+pub(crate) async fn start_web(harness: &Harness, log_level: &str) -> WebServer {
     let token_file = harness.home.path().join("web-token");
     std::fs::write(&token_file, TOKEN).unwrap();
     // TROUPE_WEB_BIN: another build of the server (a release one, for frame figures).
@@ -60,7 +60,7 @@ async fn start_web(harness: &Harness, log_level: &str) -> WebServer {
 
 impl WebServer {
     /// Stops the server and returns everything it wrote on stderr.
-    async fn stop(mut self) -> String {
+    pub(crate) async fn stop(mut self) -> String {
         let _ = self.child.start_kill();
         let mut stderr = String::new();
         if let Some(mut pipe) = self.child.stderr.take() {
@@ -274,7 +274,7 @@ fn web_tests_dir() -> PathBuf {
 }
 
 /// Fails loudly when a tool the browser test needs is missing: a skipped test proves nothing.
-fn require_browser_tools() {
+pub(crate) fn require_browser_tools() {
     let node = std::process::Command::new("node").arg("--version").output();
     assert!(
         node.is_ok_and(|o| o.status.success()),
@@ -435,7 +435,7 @@ fn screenshots_dir() -> PathBuf {
 
 /// Runs the named cases of tests/web/page_test.mjs against `server` (`extra` joins the
 /// config); panics with the output (and the server's last log lines) when one fails.
-async fn run_page_cases(
+pub(crate) async fn run_page_cases(
     server: WebServer,
     workdir: &Path,
     only: &str,
@@ -479,81 +479,4 @@ async fn run_page_cases(
             .join("\n")
     );
     stdout
-}
-
-/// Two sub-agents ask to run a command at once (workspace-write, untrusted): the page queues
-/// both, naming each agent, a page opened afterwards gets them too, and the answers reach the
-/// agents, whose commands run, so the root's turn completes.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_approves_sub_agents_requests_and_the_tree_finishes() {
-    require_browser_tools();
-    crate::use_sandbox_helper();
-    let root = vec![
-        MockResponse::tool_calls(vec![
-            spawn_call("sp1", "t1", "tree-child-1-marker: touch a file", "none"),
-            spawn_call("sp2", "t2", "tree-child-2-marker: touch a file", "none"),
-        ]),
-        wait_call("wt1"),
-        wait_call("wt2"),
-        wait_call("wt3"),
-        MockResponse::text("tree done"),
-    ];
-    let harness = crate::app_server_support::harness(root);
-    for i in 1..=2 {
-        harness.mock.route(
-            &format!("tree-child-{i}-marker"),
-            vec![
-                MockResponse::shell(&format!("tc{i}"), &["touch", &format!("sub-approved-{i}")]),
-                MockResponse::text(&format!("child {i} done")),
-            ],
-        );
-    }
-    let server = start_web(&harness, "info").await;
-    run_page_cases(
-        server,
-        harness.workdir.path(),
-        "subagent_approvals",
-        serde_json::Value::Null,
-    )
-    .await;
-    for i in 1..=2 {
-        assert!(
-            harness
-                .workdir
-                .path()
-                .join(format!("sub-approved-{i}"))
-                .exists(),
-            "sub-agent {i}'s approved command did not run"
-        );
-    }
-}
-
-/// Another `troupe web` on the same home holds two threads: one idle there, one running a
-/// command. This server's page shows the idle one as it ended (not running, not under the
-/// "running" filter), the running one running, says of both that another process holds them,
-/// and sees the running one end when it is interrupted there.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn threads_held_by_another_process_show_honest_status() {
-    require_browser_tools();
-    crate::use_sandbox_helper();
-    let harness = crate::app_server_support::harness(vec![]);
-    harness
-        .mock
-        .route("held-idle-task", vec![MockResponse::text("idle answer")]);
-    harness.mock.route(
-        "held-running-task",
-        vec![MockResponse::shell("hr1", &["sleep", "120"])],
-    );
-    // The other process first: it holds the thread index, so this one reads the files.
-    let other = start_web(&harness, "info").await;
-    let server = start_web(&harness, "info").await;
-    let other_url = other.url.clone();
-    run_page_cases(
-        server,
-        harness.workdir.path(),
-        "held_elsewhere",
-        serde_json::json!({ "otherUrl": other_url }),
-    )
-    .await;
-    other.stop().await;
 }
