@@ -47,17 +47,7 @@ pub(super) fn check_not_held_elsewhere(summary: &ThreadSummary) -> Result<(), Hu
     let Some(pid) = troupe_actors::rollout_recorder::lock::holder(&summary.rollout_path) else {
         return Ok(());
     };
-    let program = std::fs::read(format!("/proc/{pid}/cmdline"))
-        .ok()
-        .map(|raw| {
-            raw.split(|b| *b == 0)
-                .filter(|arg| !arg.is_empty())
-                .take(3)
-                .map(|arg| String::from_utf8_lossy(arg).into_owned())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .filter(|line| !line.is_empty())
+    let program = crate::last_turns::holder_program(pid)
         .map(|line| format!(" (`{line}`)"))
         .unwrap_or_default();
     let id = summary.id;

@@ -7,6 +7,7 @@ pub mod fuzzy_search;
 pub mod hooks;
 pub mod hub;
 pub mod items;
+pub mod last_turns;
 pub mod live;
 pub mod methods;
 pub mod protocol;

@@ -86,7 +86,7 @@ pub async fn handle(
         "model/list" => model_list(hub, params),
         "config/read" => config_read(hub, params),
         "review/start" => return crate::review::review_start(hub, client, id, params).await,
-        "troupe/thread/lastTurns" => thread_last_turns(hub, params),
+        "troupe/thread/lastTurns" => crate::last_turns::thread_last_turns(hub, params),
         "thread/loaded/list" => thread_loaded_list(hub, params),
         "troupe/thread/rewind" => crate::rewind::thread_rewind(hub, params).await,
         "initialize" => Err("Already initialized".into()),
@@ -385,34 +385,6 @@ fn thread_loaded_list(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
 
 /// How each thread's last turn ended, from the index: what a thread list shows for threads
 /// nobody has open.
-fn thread_last_turns(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
-    use troupe_messages::threads::ThreadStatus as Indexed;
-    let params: LastTurnsParams = parse(params)?;
-    if params.thread_ids.len() > 200 {
-        return Err(format!(
-            "at most 200 thread ids at once, not {}",
-            params.thread_ids.len()
-        ));
-    }
-    let data = params
-        .thread_ids
-        .iter()
-        .filter_map(|id| hub.summary(id).ok())
-        .map(|summary| LastTurn {
-            thread_id: summary.id.to_string(),
-            status: match summary.status {
-                Indexed::New => LastTurnStatus::New,
-                Indexed::Running => LastTurnStatus::Running,
-                Indexed::Completed => LastTurnStatus::Completed,
-                Indexed::Interrupted => LastTurnStatus::Interrupted,
-                Indexed::Failed => LastTurnStatus::Failed,
-                Indexed::Incomplete => LastTurnStatus::Incomplete,
-            },
-        })
-        .collect();
-    value(LastTurnsResponse { data })
-}
-
 async fn thread_read(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
     let params: ThreadReadParams = parse(params)?;
     let summary = hub.summary(&params.thread_id).map_err(err)?;

@@ -758,6 +758,20 @@ pub struct LastTurnsResponse {
 pub struct LastTurn {
     pub thread_id: String,
     pub status: LastTurnStatus,
+    /// Another live process holds the thread open (a TUI, another app-server): it cannot be
+    /// opened here, and `status` says whether a turn of it runs there now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_by: Option<HeldBy>,
+}
+
+/// The process that holds a thread open.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldBy {
+    pub pid: u32,
+    /// Its command line's first words (`troupe app-server …`), when readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
 }
 
 /// The index's account of a thread's last turn.
@@ -766,7 +780,7 @@ pub struct LastTurn {
 pub enum LastTurnStatus {
     /// No turn has run yet.
     New,
-    /// A process runs a turn of it now (this server or another).
+    /// A process runs a turn of it now (this server or another): not merely holds it open.
     Running,
     Completed,
     Interrupted,

@@ -52,9 +52,7 @@ pub fn replay_into(translator: &mut Translator, lines: &[RolloutLine]) {
             }
             // A tool's output ends its call (a denied command asked and never began).
             RolloutRecord::ResponseItem(item) => {
-                if let Some(call_id) = crate::translate::tool_output_call_id(item) {
-                    translator.approval_resolved(call_id);
-                }
+                translator.tool_output(item, now_ms);
             }
             RolloutRecord::SessionMeta(_)
             | RolloutRecord::TurnContext(_)

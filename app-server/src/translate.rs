@@ -54,6 +54,9 @@ pub(crate) struct OpenTurn {
     command_cwds: HashMap<String, PathBuf>,
     /// Commands whose output was streamed while they ran (their end adds no delta).
     streamed: HashSet<String>,
+    /// Commands asked about and not begun: one the user denies never begins, and is shown
+    /// as a `declined` item when its output (the refusal) is recorded.
+    asked: HashMap<String, (Vec<String>, PathBuf)>,
 }
 
 /// One thread's translation state: the open turn and its streaming items.
@@ -139,6 +142,27 @@ impl Translator {
         }
     }
 
+    /// A tool's output was recorded: its call no longer waits for approval, and a command the
+    /// user denied (asked, never begun, answered with the refusal) stays in the transcript as
+    /// a `declined` item, as the TUI shows it `denied`.
+    pub(crate) fn tool_output(
+        &mut self,
+        item: &troupe_messages::items::ResponseItem,
+        now_ms: i64,
+    ) -> Vec<Out> {
+        let Some(call_id) = tool_output_call_id(item) else {
+            return Vec::new();
+        };
+        let mut out = self.approval_resolved(call_id);
+        let asked = self.turn.as_mut().and_then(|t| t.asked.remove(call_id));
+        if let Some((command, cwd)) = asked.filter(|_| refused(item)) {
+            let item = command_item(call_id, &command, &cwd, ItemStatus::Declined);
+            out.push(self.started(&self.turn_id(), item.clone(), now_ms));
+            out.push(self.completed(item, now_ms));
+        }
+        out
+    }
+
     fn item_id(&mut self, prefix: &str) -> String {
         self.next_item += 1;
         format!("{prefix}_{}", self.next_item)
@@ -214,6 +238,7 @@ impl Translator {
                     error: None,
                     command_cwds: HashMap::new(),
                     streamed: HashSet::new(),
+                    asked: HashMap::new(),
                 });
                 out.push(self.status_changed());
                 let turn = self.open_turn();
@@ -297,6 +322,7 @@ impl Translator {
             } => {
                 if let Some(turn) = self.turn.as_mut() {
                     turn.command_cwds.insert(call_id.clone(), cwd.clone());
+                    turn.asked.remove(call_id);
                 }
                 out.extend(self.approval_resolved(call_id));
                 let item = command_item(call_id, command, cwd, ItemStatus::InProgress);
@@ -311,6 +337,9 @@ impl Translator {
                 ..
             } => {
                 out.extend(self.approval_resolved(call_id));
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.asked.remove(call_id);
+                }
                 // A command whose output was not streamed (a PTY session, a rollout being
                 // replayed) gets it as one delta before its item.
                 let streamed = self
@@ -360,6 +389,10 @@ impl Translator {
                 reason,
             } => {
                 self.waiting.insert(call_id.clone());
+                if let Some(turn) = self.turn.as_mut() {
+                    turn.asked
+                        .insert(call_id.clone(), (command.clone(), cwd.clone()));
+                }
                 out.push(self.status_changed());
                 let params = crate::items::command_approval(
                     self.thread_id.clone(),
@@ -512,11 +545,7 @@ impl Translator {
             // Already told another way (thread/started, item notifications), or nothing a
             // Codex client has a notification for.
             // A recorded tool output ends the call: a denied one was asked and never began.
-            EventMsg::ItemRecorded { item } => {
-                if let Some(call_id) = tool_output_call_id(item) {
-                    out.extend(self.approval_resolved(call_id));
-                }
-            }
+            EventMsg::ItemRecorded { item } => out.extend(self.tool_output(item, now_ms)),
             EventMsg::ContextCompacted { turn_id, .. } => out.push(notify(
                 "thread/compacted",
                 &ContextCompactedNotification {
@@ -748,6 +777,19 @@ pub(crate) fn tool_output_call_id(item: &troupe_messages::items::ResponseItem) -
         ResponseItem::FunctionCallOutput { call_id, .. }
         | ResponseItem::CustomToolCallOutput { call_id, .. } => Some(call_id),
         _ => None,
+    }
+}
+
+/// Whether a tool's output is the user's refusal (`exec command rejected by user…`).
+fn refused(item: &troupe_messages::items::ResponseItem) -> bool {
+    use troupe_actors::tool_orchestrator::exec_flow::REJECTED_BY_USER;
+    use troupe_messages::items::ResponseItem;
+    match item {
+        ResponseItem::FunctionCallOutput { output, .. } => {
+            output.text().starts_with(REJECTED_BY_USER)
+        }
+        ResponseItem::CustomToolCallOutput { output, .. } => output.starts_with(REJECTED_BY_USER),
+        _ => false,
     }
 }
 

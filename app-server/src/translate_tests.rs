@@ -316,3 +316,79 @@ fn a_denied_command_ends_the_wait_when_its_output_is_recorded() {
         json!([])
     );
 }
+
+/// A command the user denies never begins; the refusal recorded as its output keeps it in the
+/// transcript as `declined`, live and when the rollout is read back. An approved one whose
+/// output is recorded after it ran is not declined.
+#[test]
+fn a_denied_command_stays_as_a_declined_item_live_and_in_the_rollout() {
+    use troupe_messages::items::FunctionOutput;
+    let asked = |id: &str| EventMsg::ExecApprovalRequest {
+        call_id: id.into(),
+        command: vec!["touch".into(), "x".into()],
+        cwd: PathBuf::from("/w"),
+        reason: None,
+    };
+    let output = |id: &str, text: &str| ResponseItem::FunctionCallOutput {
+        call_id: id.into(),
+        output: FunctionOutput::Text(text.into()),
+    };
+    let refusal = "exec command rejected by user";
+    let mut t = Translator::new("th".into());
+    t.on_event(&EventMsg::TurnStarted { turn_id: TurnId(1) }, 0);
+    t.on_event(&asked("d1"), 1);
+    let denied = t.on_event(
+        &EventMsg::ItemRecorded {
+            item: output("d1", refusal),
+        },
+        2,
+    );
+    assert_eq!(
+        methods(&denied),
+        vec!["thread/status/changed", "item/started", "item/completed"]
+    );
+    let item = &params(&denied[2])["item"];
+    assert_eq!(item["type"], "commandExecution");
+    assert_eq!(item["status"], "declined");
+    assert_eq!(item["command"], "touch x");
+    // Approved: it ends, then its output is recorded; nothing declined.
+    t.on_event(&asked("a1"), 3);
+    t.on_event(
+        &EventMsg::ExecCommandEnd {
+            call_id: "a1".into(),
+            command: vec!["touch".into(), "x".into()],
+            exit_code: Some(0),
+            aggregated_output: String::new(),
+            duration_ms: 1,
+            timed_out: false,
+            user_shell: false,
+        },
+        4,
+    );
+    let ran = t.on_event(
+        &EventMsg::ItemRecorded {
+            item: output("a1", "ok"),
+        },
+        5,
+    );
+    assert!(methods(&ran).is_empty(), "{:?}", methods(&ran));
+
+    let line = |record| RolloutLine {
+        timestamp: "2026-12-01T00:00:00.000Z".into(),
+        record,
+    };
+    let lines = vec![
+        line(RolloutRecord::Event(EventMsg::TurnStarted {
+            turn_id: TurnId(1),
+        })),
+        line(RolloutRecord::Event(asked("d1"))),
+        line(RolloutRecord::ResponseItem(output(
+            "d1",
+            &format!("{refusal}. The user said what to do instead:\nnot that"),
+        ))),
+    ];
+    let turns = turns_from_rollout("th", &lines);
+    let items = serde_json::to_value(&turns[0].items).unwrap_or_default();
+    assert_eq!(items[0]["status"], "declined", "{items}");
+    assert_eq!(items[0]["id"], "d1");
+}

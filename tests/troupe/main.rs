@@ -95,6 +95,7 @@ mod tui_shell_approvals;
 mod tui_start;
 mod tui_tmux;
 mod web_page;
+mod web_page_trees;
 mod worktree_git_dir;
 
 /// Points the runtime at the small sandbox helper cargo built for this package. The choice is

@@ -18,13 +18,13 @@ use troupe_test_support::{Harness, KEY_VAR};
 const WAIT: Duration = Duration::from_secs(60);
 const TOKEN: &str = "web-page-test-token-0123456789abcdef";
 
-struct WebServer {
+pub(crate) struct WebServer {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     addr: String,
 }
 
-async fn start_web(harness: &Harness, log_level: &str) -> WebServer {
+pub(crate) async fn start_web(harness: &Harness, log_level: &str) -> WebServer {
     let token_file = harness.home.path().join("web-token");
     std::fs::write(&token_file, TOKEN).unwrap();
     // TROUPE_WEB_BIN: another build of the server (a release one, for frame figures).
@@ -60,7 +60,7 @@ async fn start_web(harness: &Harness, log_level: &str) -> WebServer {
 
 impl WebServer {
     /// Stops the server and returns everything it wrote on stderr.
-    async fn stop(mut self) -> String {
+    pub(crate) async fn stop(mut self) -> String {
         let _ = self.child.start_kill();
         let mut stderr = String::new();
         if let Some(mut pipe) = self.child.stderr.take() {
@@ -274,7 +274,7 @@ fn web_tests_dir() -> PathBuf {
 }
 
 /// Fails loudly when a tool the browser test needs is missing: a skipped test proves nothing.
-fn require_browser_tools() {
+pub(crate) fn require_browser_tools() {
     let node = std::process::Command::new("node").arg("--version").output();
     assert!(
         node.is_ok_and(|o| o.status.success()),
@@ -321,7 +321,7 @@ async fn a_person_supervises_threads_from_headless_chromium() {
         "url": server.url,
         "workdir": harness.workdir.path(),
         "interruptMarker": interrupt_marker,
-        "screenshots": std::env::var("TROUPE_WEB_SCREENSHOTS").ok(),
+        "screenshots": screenshots_dir(),
         "failureShots": failure_shots.path(),
         "only": std::env::var("TROUPE_WEB_CASES").ok(),
         "profileDir": std::env::var("TROUPE_WEB_PROFILE").ok(),
@@ -425,17 +425,33 @@ async fn troupe_web_prints_a_loopback_url_with_a_fresh_token_in_the_fragment() {
     let _ = child.start_kill();
 }
 
-/// Runs the named cases of tests/web/page_test.mjs against `server`; panics with the output
-/// (and the server's last log lines) when one fails.
-async fn run_page_cases(server: WebServer, workdir: &Path, only: &str) -> String {
+/// Where the browser test saves its screenshots: docs/web/ (the figures of docs/web.md,
+/// refreshed by every run), or `TROUPE_WEB_SCREENSHOTS`.
+fn screenshots_dir() -> PathBuf {
+    std::env::var("TROUPE_WEB_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/web"))
+}
+
+/// Runs the named cases of tests/web/page_test.mjs against `server` (`extra` joins the
+/// config); panics with the output (and the server's last log lines) when one fails.
+pub(crate) async fn run_page_cases(
+    server: WebServer,
+    workdir: &Path,
+    only: &str,
+    extra: serde_json::Value,
+) -> String {
     let failure_shots = tempfile::tempdir().unwrap();
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "url": server.url,
         "workdir": workdir,
-        "screenshots": std::env::var("TROUPE_WEB_SCREENSHOTS").ok(),
+        "screenshots": screenshots_dir(),
         "failureShots": failure_shots.path(),
         "only": only,
     });
+    if let (Some(config), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
+        config.extend(extra.clone());
+    }
     let run = tokio::time::timeout(
         Duration::from_secs(300),
         Command::new("node")
@@ -463,45 +479,4 @@ async fn run_page_cases(server: WebServer, workdir: &Path, only: &str) -> String
             .join("\n")
     );
     stdout
-}
-
-/// Two sub-agents ask to run a command at once (workspace-write, untrusted): the page queues
-/// both, naming each agent, a page opened afterwards gets them too, and the answers reach the
-/// agents, whose commands run, so the root's turn completes.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_approves_sub_agents_requests_and_the_tree_finishes() {
-    require_browser_tools();
-    crate::use_sandbox_helper();
-    let root = vec![
-        MockResponse::tool_calls(vec![
-            spawn_call("sp1", "t1", "tree-child-1-marker: touch a file", "none"),
-            spawn_call("sp2", "t2", "tree-child-2-marker: touch a file", "none"),
-        ]),
-        wait_call("wt1"),
-        wait_call("wt2"),
-        wait_call("wt3"),
-        MockResponse::text("tree done"),
-    ];
-    let harness = crate::app_server_support::harness(root);
-    for i in 1..=2 {
-        harness.mock.route(
-            &format!("tree-child-{i}-marker"),
-            vec![
-                MockResponse::shell(&format!("tc{i}"), &["touch", &format!("sub-approved-{i}")]),
-                MockResponse::text(&format!("child {i} done")),
-            ],
-        );
-    }
-    let server = start_web(&harness, "info").await;
-    run_page_cases(server, harness.workdir.path(), "subagent_approvals").await;
-    for i in 1..=2 {
-        assert!(
-            harness
-                .workdir
-                .path()
-                .join(format!("sub-approved-{i}"))
-                .exists(),
-            "sub-agent {i}'s approved command did not run"
-        );
-    }
 }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addStreamingCases } from './streaming_cases.mjs';
+import { addTreeCases } from './tree_cases.mjs';
 
 const config = JSON.parse(process.argv[2]);
 const { url, workdir, interruptMarker, screenshots, only, profileDir } = config;
@@ -73,6 +74,31 @@ async function shot(page, name) {
   if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`) });
 }
 
+/** Font sizes under 11 px of the labels a supervisor reads (charts, rows, items, badges). */
+async function smallLabels(page) {
+  return page.evaluate(() => {
+    const small = [];
+    const selectors = '.chart-box .legend, .turn-label, .who, .collab, .thread-meta span, .thread-held, .activity, .badge, .timeline-label, .muted, .approval-from';
+    for (const node of document.querySelectorAll(selectors)) {
+      if (!node.textContent.trim() || node.getClientRects().length === 0) continue;
+      const size = parseFloat(getComputedStyle(node).fontSize);
+      if (size < 11) small.push(`${node.className}: ${size}px "${node.textContent.slice(0, 30)}"`);
+    }
+    // Text drawn inside an SVG scales with the drawing: none is left in the charts.
+    for (const node of document.querySelectorAll('svg text')) small.push(`svg text "${node.textContent.slice(0, 30)}"`);
+    return small;
+  });
+}
+
+/** Internal text that must never reach the screen. */
+async function internalText(page) {
+  const text = await page.evaluate(() => document.body.innerText);
+  return ['<subagent_notification>', '[You are agent', 'SPAWNAGENT', 'spawnAgent', 'collabAgentToolCall']
+    .filter((needle) => text.includes(needle))
+    .concat(/→ [0-9a-f]{8}-[0-9a-f]{4}-/.test(text) ? ['→ <uuid>'] : [])
+    .concat(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/.test(text) ? ['a full uuid'] : []);
+}
+
 async function itemIds(page) {
   return page.evaluate(() => [...document.querySelectorAll('#transcript [data-item-id]')].map((n) => n.dataset.itemId));
 }
@@ -82,6 +108,14 @@ const cases = {
     await connected(page);
     figures.load_to_connected_ms = Date.now() - page.loadedAt;
     await startThread(page, 'alpha-task: write slowly');
+    // Titled by its prompt as soon as it is sent (not its id until the turn ends); the
+    // composer names it too.
+    const titled = await page.evaluate(() => [
+      document.querySelector('.thread-row.selected .thread-title')?.textContent,
+      document.querySelector('#composer-target')?.textContent,
+    ]);
+    assert(titled[0] === 'alpha-task: write slowly', `the new thread is titled ${titled[0]}`);
+    assert(titled[1] === 'to alpha-task: write slowly', `the composer reads ${titled[1]}`);
     await startThread(page, 'beta-task: write slowly');
     // Streaming: part of the answer is drawn while the turn still runs.
     await page.waitForFunction(() => {
@@ -102,6 +136,22 @@ const cases = {
     await page.locator('.thread-row', { hasText: 'alpha-task' }).click({ timeout: WAIT });
     await page.locator('#transcript .item-agentMessage', { hasText: 'ALPHA-END' }).waitFor({ timeout: WAIT });
     await page.locator('.thread-row[data-status=done]').nth(1).waitFor({ timeout: WAIT });
+    // Each row: its cwd (shortened) and when it was last active.
+    const place = await page.evaluate(() => [...document.querySelectorAll('.thread-row')].map((r) => [
+      r.querySelector('.thread-cwd')?.textContent ?? '', r.querySelector('.thread-when')?.textContent ?? '',
+    ]));
+    const base = workdir.split('/').filter(Boolean).at(-1);
+    assert(place.length >= 2 && place.every(([cwd, when]) => cwd.endsWith(base) && /^(just now|\d+ s ago|\d+ min ago)$/.test(when)),
+      `rows without cwd or last activity: ${JSON.stringify(place)}`);
+    // Home is shown as ~ (the page's own rule, served by the binary).
+    const short = await page.evaluate(async () => {
+      const { shortPath, homeOf } = await import('/labels.js');
+      return [shortPath('/home/ann/src/app', homeOf('/home/ann/.troupe')), shortPath('/srv/x/y/z/w', null), shortPath('/root', null)];
+    });
+    assert(JSON.stringify(short) === JSON.stringify(['~/src/app', '…/y/z/w', '~']), `short paths: ${short}`);
+    const small = await smallLabels(page);
+    assert(small.length === 0, `labels under 11 px: ${small.join('; ')}`);
+    assert((await internalText(page)).length === 0, `internal text on screen: ${await internalText(page)}`);
     await shot(page, 'threads');
   },
 
@@ -113,6 +163,9 @@ const cases = {
     await page.locator('.approval').waitFor({ timeout: WAIT });
     // The second browser follows the active thread and sees the same question.
     await other.locator('.approval').waitFor({ timeout: WAIT });
+    // The card names the thread that asks by its title and short id.
+    const from = await page.locator('.approval .approval-from').textContent();
+    assert(/^approve-task: touch a file · thread …[0-9a-f]{8}$/.test(from), `the card names ${from}`);
     await shot(page, 'approval');
     await page.keyboard.press('y');
     await page.locator('#transcript .item-agentMessage', { hasText: 'approve done' }).waitFor({ timeout: WAIT });
@@ -129,6 +182,16 @@ const cases = {
     await page.locator('.approval .decide-decline').click({ timeout: WAIT });
     await page.locator('#transcript .item-agentMessage', { hasText: 'deny done' }).waitFor({ timeout: WAIT });
     assert(await page.locator('.approval').count() === 0, 'the denied request is still queued');
+    // The denied command stays in the transcript, marked denied, as the TUI shows it.
+    const denied = page.locator('#transcript .item-commandExecution', { hasText: 'touch denied-by-web' });
+    await denied.locator('.badge-declined', { hasText: 'denied' }).waitFor({ timeout: WAIT });
+    // And read back from the rollout by a page that was not there.
+    const later = await openPage();
+    await connected(later);
+    await later.locator('.thread-row', { hasText: 'deny-task' }).click({ timeout: WAIT });
+    await later.locator('#transcript .item-commandExecution', { hasText: 'touch denied-by-web' })
+      .locator('.badge-declined', { hasText: 'denied' }).waitFor({ timeout: WAIT });
+    await later.context().close();
   },
 
   async steer(page) {
@@ -152,10 +215,10 @@ const cases = {
   async subagent_in_tree(page) {
     await connected(page);
     const parent = await startThread(page, 'spawn-task: delegate');
-    const child = page.locator('.thread-row', { hasText: '(sub-agent)' });
+    const child = page.locator('.thread-row[data-sub-agent=true]');
     await child.waitFor({ timeout: WAIT });
     const parentOf = await page.evaluate(() => {
-      const row = [...document.querySelectorAll('.thread-row')].find((r) => r.textContent.includes('(sub-agent)'));
+      const row = document.querySelector('.thread-row[data-sub-agent=true]');
       return window.troupePage.store.threads.get(row.dataset.threadId)?.parentId;
     });
     assert(parentOf === parent, `the sub-agent's parent is ${parentOf}, not ${parent}`);
@@ -179,10 +242,25 @@ const cases = {
     assert(first > 0, 'the running sub-agent showed no partial answer');
     const childRow = await page.evaluate(() => document.querySelector('.thread-row.selected')?.dataset.status);
     assert(childRow === 'running', `the running sub-agent's row says ${childRow}`);
+    // Named by nickname and path, its task beneath; no preamble anywhere.
+    const childTitle = await page.locator('.thread-row.selected .thread-title').textContent();
+    assert(/^\S+ \(\/root\/helper\)$/.test(childTitle), `the sub-agent's row is titled ${childTitle}`);
+    await page.locator('.thread-row.selected .activity, #transcript .item-userMessage', { hasText: 'child-marker: say hi' }).first().waitFor({ timeout: WAIT });
+    await shot(page, 'running-child');
+    const leakedInChild = await internalText(page);
+    assert(leakedInChild.length === 0, `internal text in the sub-agent's transcript: ${leakedInChild}`);
     await page.locator('#transcript .item-agentMessage', { hasText: 'CHILD-END' }).waitFor({ timeout: WAIT });
     await waitTurnStatus(page, 'completed');
     await page.locator('.thread-row', { hasText: 'spawn-task' }).click();
     await page.locator('#transcript .item-agentMessage', { hasText: 'parent done' }).waitFor({ timeout: WAIT });
+    // The spawn in plain words, naming the agent as its row does; its report not as "you".
+    const nick = childTitle.split(' ')[0];
+    await page.locator('#transcript .collab', { hasText: `Spawned ${nick} (/root/helper)` }).waitFor({ timeout: WAIT });
+    await page.locator('#transcript .agent-report', { hasText: `${nick} (/root/helper) finished` }).waitFor({ timeout: WAIT });
+    const you = await page.locator('#transcript .item-userMessage').allTextContents();
+    assert(you.length === 1 && you[0].includes('spawn-task'), `user messages in the parent: ${JSON.stringify(you)}`);
+    const leaked = await internalText(page);
+    assert(leaked.length === 0, `internal text on screen: ${leaked}`);
     await shot(page, 'subagent');
   },
 
@@ -309,37 +387,8 @@ const cases = {
 };
 
 // Cases with a mock script of their own: run only when named (`only`).
-const namedCases = {
-  async subagent_approvals(page) {
-    await connected(page);
-    await startThread(page, 'tree-task: delegate to two agents', { sandbox: 'workspace-write', approval: 'untrusted' });
-    // Both sub-agents ask at once: both requests are queued, each naming the agent asking.
-    const askers = (p) => p.evaluate(() => [...document.querySelectorAll('.approval .approval-from')].map((n) => n.textContent));
-    const namedBoth = (p) => p.waitForFunction(() => {
-      const names = [...document.querySelectorAll('.approval .approval-from')].map((n) => n.textContent);
-      return names.length === 2 && names.some((n) => n.includes('agent /root/t1')) && names.some((n) => n.includes('agent /root/t2'));
-    }, null, { timeout: WAIT });
-    await namedBoth(page).catch(async () => {
-      throw new Error(`the queue shows ${JSON.stringify(await askers(page))}`);
-    });
-    // A page opened now gets the same two questions.
-    const other = await openPage();
-    await connected(other);
-    await namedBoth(other).catch(async () => {
-      throw new Error(`a fresh page shows ${JSON.stringify(await askers(other))}`);
-    });
-    await shot(page, 'subagent-approvals');
-    // One answered here, the other from the second page; each page sees both answered.
-    await page.locator('.approval').first().locator('.decide-accept').click({ timeout: WAIT });
-    await other.waitForFunction(() => document.querySelectorAll('.approval').length === 1, null, { timeout: WAIT });
-    await other.locator('.approval .decide-accept').click({ timeout: WAIT });
-    await page.locator('.approval').waitFor({ state: 'detached', timeout: WAIT });
-    await other.locator('.approval').waitFor({ state: 'detached', timeout: WAIT });
-    await page.locator('#transcript .item-agentMessage', { hasText: 'tree done' }).waitFor({ timeout: WAIT });
-    await waitTurnStatus(page, 'completed');
-    await other.context().close();
-  },
-};
+const namedCases = {};
+addTreeCases(namedCases, { openPage, connected, startThread, waitTurnStatus, assert, shot, config });
 
 addStreamingCases(cases, { browser, connected, startThread, assert, figures, profileDir });
 

@@ -69,6 +69,11 @@ const ASSETS: &[Asset] = &[
         body: include_bytes!("assets/views.js"),
     },
     Asset {
+        path: "/labels.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_bytes!("assets/labels.js"),
+    },
+    Asset {
         path: "/favicon.svg",
         content_type: "image/svg+xml",
         body: include_bytes!("assets/favicon.svg"),

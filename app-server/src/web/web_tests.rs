@@ -47,6 +47,7 @@ fn every_module_is_served_as_javascript_and_unknown_paths_are_404() {
         "/render.js",
         "/markdown.js",
         "/views.js",
+        "/labels.js",
     ] {
         let text = response_text(
             &page,

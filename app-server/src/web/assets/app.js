@@ -4,6 +4,8 @@
 import { Rpc } from './rpc.js';
 import { Store } from './state.js';
 import { ApprovalQueue, ThreadList, Transcript, setIf } from './views.js';
+import { setAgentNamer } from './render.js';
+import { agentName, homeOf, shortId, threadTitle } from './labels.js';
 
 const LIST_POLL_MS = 3000;
 const $ = (id) => document.getElementById(id);
@@ -32,6 +34,12 @@ const approvals = new ApprovalQueue($('approvals'), store, {
   onOpen: (id) => select(id),
 });
 
+// A collaboration call names its agents by what the page knows of their threads.
+setAgentNamer((id) => {
+  const thread = store.threads.get(id);
+  return agentName(thread) ?? (thread?.preview ? threadTitle(thread) : `agent ${shortId(id)}`);
+});
+
 function redraw() {
   if (frameQueued) return;
   frameQueued = true;
@@ -47,7 +55,7 @@ function redraw() {
 
 // What a thread's row shows; a streamed delta that changes none of it redraws no list.
 function rowKey(thread) {
-  return thread ? `${Store.statusOf(thread)}|${thread.activity}|${thread.tokens}|${thread.turnStartedAt}|${thread.preview}|${thread.parentId}` : '';
+  return thread ? `${Store.statusOf(thread)}|${thread.activity}|${thread.tokens}|${thread.turnStartedAt}|${thread.preview}|${thread.parentId}|${thread.nickname}|${thread.heldBy?.pid}` : '';
 }
 
 store.subscribe((threadId, itemId) => {
@@ -62,6 +70,13 @@ store.subscribe((threadId, itemId) => {
   if (store.approvals.length > 0 || approvals.shown) dirty.approvals = true;
   if (threadId === transcript.threadId) {
     transcript.itemChanged(threadId, itemId);
+    dirty.transcript = true;
+  }
+  // A sub-agent of the open thread got its name: its parent's agent calls name it now.
+  const label = thread ? `${thread.nickname}|${thread.agentPath}|${thread.preview}` : '';
+  if (thread && thread.parentId && thread.parentId === transcript.threadId && thread.labelKey !== label) {
+    thread.labelKey = label;
+    transcript.full = true;
     dirty.transcript = true;
   }
   redraw();
@@ -84,6 +99,8 @@ function setConnection(state, detail) {
     notice(`Connection failed: ${detail ?? ''}`, 'error');
   } else if (state === 'open') {
     notice('');
+    list.home = homeOf(rpc?.server?.codexHome);
+    transcript.home = list.home;
     onConnected();
   } else if (state === 'reconnecting') {
     // Open questions come again with thread/resume; drop the stale copies.
@@ -111,14 +128,34 @@ async function resume(threadId) {
     dirty.transcript = true;
     redraw();
   } catch (err) {
-    store.thread(threadId).subscribed = false;
-    notice(`Cannot open thread ${threadId}: ${err.message}`, 'error');
+    const thread = store.thread(threadId);
+    thread.subscribed = false;
+    // Another process holds it: shown read-only from its rollout, refreshed at each poll.
+    if (thread.heldBy || /open in another Troupe process/.test(err.message)) {
+      await readHeld(threadId);
+      return;
+    }
+    notice(`Cannot open thread ${shortId(threadId)}: ${err.message}`, 'error');
   }
 }
 
-// How the threads nobody follows ended, asked again only when one changed on disk.
+async function readHeld(threadId) {
+  try {
+    const result = await rpc.call('thread/read', { threadId, includeTurns: true });
+    store.mergeThread(result.thread, { withTurns: true });
+    if (threadId === transcript.threadId) transcript.full = true;
+    dirty.transcript = true;
+    redraw();
+  } catch (err) {
+    notice(`Cannot read thread ${shortId(threadId)}: ${err.message}`, 'error');
+  }
+}
+
+// How the threads nobody follows ended, asked again when one changed on disk, and at every
+// poll for those another process holds (whether a turn runs there changes without a write
+// this server's index sees).
 async function refreshLastTurns() {
-  const stale = [...store.threads.values()].filter((t) => !t.subscribed && t.lastTurnAt !== t.updatedAt);
+  const stale = [...store.threads.values()].filter((t) => !t.subscribed && (t.lastTurnAt !== t.updatedAt || t.heldBy));
   if (stale.length === 0) return;
   const asked = new Map(stale.slice(0, 200).map((t) => [t.id, t.updatedAt]));
   let result;
@@ -127,12 +164,14 @@ async function refreshLastTurns() {
   } catch {
     return;
   }
-  for (const { threadId, status } of result.data ?? []) {
+  for (const { threadId, status, heldBy } of result.data ?? []) {
     const thread = store.threads.get(threadId);
     if (!thread) continue;
     thread.lastTurn = status;
+    thread.heldBy = heldBy ?? null;
     thread.lastTurnAt = asked.get(threadId);
     store.touch(thread);
+    if (thread.heldBy && threadId === transcript.threadId) readHeld(threadId);
   }
 }
 
@@ -214,11 +253,16 @@ function selectedThread() {
 // same textContent replaces the text node and costs the frame a layout.
 function updateComposer() {
   const thread = selectedThread();
-  const running = Boolean(thread) && ['running', 'approval'].includes(Store.statusOf(thread));
+  // A thread another process holds is read-only here: that process takes its input.
+  const held = thread?.heldBy;
+  const running = Boolean(thread) && !held && ['running', 'approval'].includes(Store.statusOf(thread));
   setIf($('send'), 'textContent', !thread ? 'Start thread' : running ? 'Steer' : 'Send');
+  setIf($('send'), 'disabled', Boolean(held));
   setIf($('interrupt'), 'disabled', !running);
   setIf($('new-thread-options'), 'hidden', Boolean(thread));
-  setIf($('composer-target'), 'textContent', thread ? `to ${thread.nickname ?? thread.preview?.slice(0, 40) ?? thread.id}` : 'new thread');
+  setIf($('composer-target'), 'textContent', !thread ? 'new thread'
+    : held ? `${threadTitle(thread)} is open in another process (pid ${held.pid}): read-only here`
+      : `to ${threadTitle(thread)}`);
 }
 
 async function send(event) {
@@ -238,8 +282,11 @@ async function send(event) {
       const created = store.mergeThread(started.thread, { withTurns: true });
       created.subscribed = true;
       created.model = started.model ?? created.model;
-      await rpc.call('turn/start', { threadId: created.id, input });
+      // Titled by its prompt from now on, not by its id until the turn ends.
+      created.preview = created.preview || prompt;
+      store.touch(created);
       select(created.id);
+      await rpc.call('turn/start', { threadId: created.id, input });
     } else if (['running', 'approval'].includes(Store.statusOf(thread))) {
       await rpc.call('turn/steer', { threadId: thread.id, expectedTurnId: thread.turns.at(-1)?.id, input });
     } else {

@@ -3,6 +3,7 @@
 
 import { MarkdownStream, PlainTextStream, stripTerminalCodes } from './markdown.js';
 import { commandText } from './state.js';
+import { collabLabel, commandStatusLabel, itemKindLabel, shortId } from './labels.js';
 
 /** Characters of a command's output drawn; the rest sits behind "show all". */
 export const OUTPUT_SHOWN_CHARS = 16 * 1024;
@@ -12,6 +13,13 @@ export function el(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined && text !== null) node.textContent = text;
   return node;
+}
+
+// Names a sub-agent by its thread id (nickname and path when known); set by the views.
+let nameAgent = (threadId) => `agent ${shortId(threadId)}`;
+
+export function setAgentNamer(namer) {
+  nameAgent = namer;
 }
 
 // A streamed item's node (agent message, reasoning summary) and what its text has drawn: the
@@ -46,19 +54,16 @@ export function renderItem(item) {
     case 'fileChange':
       box.append(renderFileChange(item));
       break;
-    case 'collabAgentToolCall': {
-      const receivers = (item.receiverThreadIds ?? []).join(', ');
-      box.append(el('div', 'who', `agents: ${item.tool ?? ''} (${item.status ?? ''})`));
+    case 'collabAgentToolCall':
+      box.append(el('div', `collab collab-${item.status ?? 'inProgress'}`, collabLabel(item, nameAgent)));
       if (item.prompt) box.append(el('div', 'tool-args', stripTerminalCodes(item.prompt)));
-      if (receivers) box.append(el('div', 'tool-args', `→ ${receivers}`));
       break;
-    }
     case 'subAgentActivity':
       // A sub-agent's report entering its parent: the runtime's, never the user's.
       box.append(el('div', 'who', 'agent'), el('div', 'agent-report', stripTerminalCodes(agentActivityLine(item))));
       break;
     default: {
-      box.append(el('div', 'who', `${item.type}${item.tool ? `: ${item.tool}` : ''}`));
+      box.append(el('div', 'who', itemKindLabel(item)));
       const detail = item.arguments ?? item.text ?? item.output ?? null;
       if (detail !== null) {
         const text = typeof detail === 'string' ? detail : JSON.stringify(detail, null, 1);
@@ -81,9 +86,11 @@ export function updateItem(node, item) {
   return true;
 }
 
-/** `agent /root/a (Ada) finished: <first line of its answer>`. */
+/** `Ada (/root/a) finished: <first line of its answer>`. */
 export function agentActivityLine(item) {
-  const who = `agent ${item.agentPath ?? item.agentThreadId}${item.agentNickname ? ` (${item.agentNickname})` : ''}`;
+  const who = item.agentNickname && item.agentPath
+    ? `${item.agentNickname} (${item.agentPath})`
+    : item.agentNickname ?? item.agentPath ?? `agent ${shortId(item.agentThreadId)}`;
   const verb = { failed: 'failed', interrupted: 'was interrupted', closed: 'was closed' }[item.status]
     ?? (item.kind === 'started' ? 'started' : item.kind === 'interrupted' ? 'was interrupted' : 'finished');
   const first = (item.message ?? '').split('\n').find((line) => line.trim() !== '');
@@ -100,11 +107,10 @@ function renderCommand(item) {
   const cell = el('div', 'command');
   const head = el('div', 'command-head');
   const status = item.status ?? 'inProgress';
-  const exit = item.exitCode === undefined || item.exitCode === null ? '' : ` exit ${item.exitCode}`;
   head.append(
     el('span', 'prompt', '$ '),
     el('code', 'command-line', stripTerminalCodes(commandText(item.command))),
-    el('span', `badge badge-${status}`, `${status}${exit}`),
+    el('span', `badge badge-${status}`, commandStatusLabel(item)),
   );
   cell.append(head);
   if (item.cwd) cell.append(el('div', 'muted', item.cwd));
@@ -201,16 +207,27 @@ function svg(tag, attrs) {
   return node;
 }
 
+/**
+ * A chart with its legend as page text above it (SVG text scales with the drawing and was
+ * too small to read at the chart's size).
+ */
+function chartBox(kind, chart) {
+  const box = el('figure', `chart-box ${kind}`);
+  box.append(el('figcaption', 'legend'), chart);
+  return box;
+}
+
 /** Tokens per turn as bars, and the thread's running total as a line (inline SVG). */
 export function renderTokenChart(thread) {
   const history = thread.tokenHistory;
   const width = 320;
   const height = 90;
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart token-chart', role: 'img' });
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', preserveAspectRatio: 'none' });
   const title = svg('title', {});
-  title.textContent = `tokens per turn for ${thread.id}`;
+  title.textContent = `tokens per turn for ${shortId(thread.id)}`;
   chart.append(title);
-  if (history.length === 0) return chart;
+  const box = chartBox('token-chart', chart);
+  if (history.length === 0) return box;
   const maxTotal = Math.max(...history.map((h) => h.total), 1);
   const maxTurn = Math.max(...history.map((h) => h.used), 1);
   // At most 24 px a turn, so one turn is a bar and not a block.
@@ -226,16 +243,14 @@ export function renderTokenChart(thread) {
       class: 'bar',
     });
     const tip = svg('title', {});
-    tip.textContent = `${h.turnId}: ${h.used.toLocaleString()} tokens, ${h.total.toLocaleString()} in all`;
+    tip.textContent = `turn ${i + 1}: ${h.used.toLocaleString()} tokens, ${h.total.toLocaleString()} in all`;
     bar.append(tip);
     chart.append(bar);
     points.push(`${i * step + step / 2},${height - (h.total / maxTotal) * (height - 12)}`);
   });
   chart.append(svg('polyline', { points: points.join(' '), class: 'line', fill: 'none' }));
-  const legend = svg('text', { x: width - 4, y: 10, 'text-anchor': 'end', class: 'legend' });
-  legend.textContent = `${thread.tokens.toLocaleString()} tokens · bars: per turn · line: total`;
-  chart.append(legend);
-  return chart;
+  box.querySelector('.legend').textContent = `${thread.tokens.toLocaleString()} tokens · bars: per turn · line: total`;
+  return box;
 }
 
 /**
@@ -248,11 +263,12 @@ export function renderContextChart(thread) {
   const width = 320;
   const height = 90;
   const top = 12;
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart context-chart', role: 'img' });
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', preserveAspectRatio: 'none' });
   const title = svg('title', {});
-  title.textContent = `context window use per turn for ${thread.id}`;
+  title.textContent = `context window use per turn for ${shortId(thread.id)}`;
   chart.append(title);
-  if (history.length === 0) return chart;
+  const box = chartBox('context-chart', chart);
+  if (history.length === 0) return box;
   const window = thread.contextWindow;
   const scale = window ?? Math.max(...history.map((h) => h.context), 1);
   chart.append(svg('line', { x1: 0, x2: width, y1: top, y2: top, class: 'window' }));
@@ -271,18 +287,16 @@ export function renderContextChart(thread) {
     bar.dataset.context = String(h.context);
     const tip = svg('title', {});
     tip.textContent = window
-      ? `${h.turnId}: ${h.context.toLocaleString()} of ${window.toLocaleString()} tokens (${Math.round((h.context / window) * 100)}%)`
-      : `${h.turnId}: ${h.context.toLocaleString()} tokens`;
+      ? `turn ${i + 1}: ${h.context.toLocaleString()} of ${window.toLocaleString()} tokens (${Math.round((h.context / window) * 100)}%)`
+      : `turn ${i + 1}: ${h.context.toLocaleString()} tokens`;
     bar.append(tip);
     chart.append(bar);
   });
   const last = history.at(-1);
-  const legend = svg('text', { x: width - 4, y: 9, 'text-anchor': 'end', class: 'legend' });
-  legend.textContent = window
+  box.querySelector('.legend').textContent = window
     ? `context: ${last.context.toLocaleString()} of ${window.toLocaleString()} (${Math.round((last.context / window) * 100)}%) · line: window`
     : `context: ${last.context.toLocaleString()} tokens · window unknown`;
-  chart.append(legend);
-  return chart;
+  return box;
 }
 
 /** The tool calls of a turn on a time axis. */

@@ -42,7 +42,8 @@ export class Rpc {
   async opened() {
     this.retryMs = 250;
     try {
-      await this.call('initialize', {
+      // What the server says of itself (`codexHome`: where the page finds the user's home).
+      this.server = await this.call('initialize', {
         clientInfo: { name: 'troupe-web', title: 'Troupe supervisor page', version: '0.1.0' },
       });
       this.notify('initialized');

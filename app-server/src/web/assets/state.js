@@ -50,7 +50,11 @@ export class Store {
         // How the index says its last turn ended (`troupe/thread/lastTurns`), for a thread
         // whose turns the page does not hold.
         lastTurn: null,
+        // The process that holds it open when that is not this server ({pid, program}).
+        heldBy: null,
         updatedAt: 0,
+        // The last time anything happened to it (ms): its file's last write, or an event.
+        lastActiveAt: 0,
         activity: '',
         turnStartedAt: null,
         toolTimes: new Map(),
@@ -73,6 +77,7 @@ export class Store {
     thread.model = wire.model ?? thread.model;
     thread.createdAt = wire.createdAt || thread.createdAt;
     thread.updatedAt = wire.updatedAt || thread.updatedAt;
+    thread.lastActiveAt = Math.max(thread.lastActiveAt, (thread.updatedAt || thread.createdAt) * 1000);
     if (wire.status) thread.wireStatus = wire.status;
     if (withTurns && Array.isArray(wire.turns)) {
       // The server's view replaces ours wholesale: nothing seen before a drop is repeated.
@@ -116,14 +121,27 @@ export class Store {
       thread.items.set(item.id, merged);
       return merged;
     }
+    // A thread is titled by its first prompt as soon as it is sent, not when the server's
+    // list next says so.
+    if (item.type === 'userMessage' && !thread.preview) {
+      thread.preview = (item.content ?? []).filter((part) => part.type === 'text').map((part) => part.text).join('\n');
+    }
     const record = { ...item, turnId: turn.id, droppedChars: 0, textRevision: 0 };
     thread.items.set(item.id, record);
     turn.itemIds.push(item.id);
     return record;
   }
 
-  /** Applies one notification; returns the thread it touched. */
+  /** Applies one notification; returns the thread it touched (now active). */
   apply(message) {
+    const thread = this.applyOne(message);
+    if (thread && message.method !== 'serverRequest/resolved') {
+      thread.lastActiveAt = Math.max(thread.lastActiveAt, message.emittedAtMs ?? Date.now());
+    }
+    return thread;
+  }
+
+  applyOne(message) {
     const p = message.params ?? {};
     const at = message.emittedAtMs ?? Date.now();
     switch (message.method) {
@@ -256,7 +274,8 @@ export class Store {
       return (wire.activeFlags ?? []).includes('waitingOnApproval') ? 'approval' : 'running';
     }
     if (wire.type === 'systemError') return 'failed';
-    const last = thread.turns.at(-1)?.status ?? thread.lastTurn;
+    // Held by another process, the server's answer is newer than any read of its turns.
+    const last = thread.heldBy ? thread.lastTurn : thread.turns.at(-1)?.status ?? thread.lastTurn;
     if (last === 'failed') return 'failed';
     if (last === 'completed') return 'done';
     if (last === 'interrupted' || last === 'incomplete') return 'interrupted';
@@ -292,6 +311,18 @@ export class Store {
   }
 }
 
+const COLLAB_ACTIVITY = {
+  spawnAgent: 'spawning an agent',
+  wait: 'waiting for its agents',
+  sendMessage: 'messaging an agent',
+  sendInput: 'messaging an agent',
+  followupTask: 'giving an agent a follow-up task',
+  resumeAgent: 'resuming an agent',
+  interruptAgent: 'interrupting an agent',
+  closeAgent: 'closing an agent',
+  listAgents: 'listing its agents',
+};
+
 function activityOf(item) {
   switch (item.type) {
     case 'commandExecution':
@@ -305,7 +336,7 @@ function activityOf(item) {
     case 'reasoning':
       return 'thinking';
     case 'collabAgentToolCall':
-      return `${item.tool ?? 'agent'}`;
+      return COLLAB_ACTIVITY[item.tool] ?? 'working with its agents';
     case 'dynamicToolCall':
     case 'mcpToolCall':
       return `tool ${item.tool ?? ''}`;

@@ -4,6 +4,7 @@
 import { Store, commandText } from './state.js';
 import { el, renderContextChart, renderItem, renderPlan, renderTimeline, renderTokenChart, updateItem } from './render.js';
 import { stripTerminalCodes } from './markdown.js';
+import { agentName, ago, firstLine, shortId, shortPath, threadTitle } from './labels.js';
 
 /** Items drawn at the end of a transcript; earlier ones wait behind a button. */
 export const TRANSCRIPT_TAIL_ITEMS = 200;
@@ -16,6 +17,8 @@ const STATUS_LABEL = {
   done: 'done',
   interrupted: 'interrupted',
 };
+
+const TURN_LABEL = { inProgress: 'running', completed: 'done' };
 
 export function elapsed(ms) {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -82,12 +85,17 @@ export class ThreadList {
       elapsed: el('span', 'elapsed'),
       tokens: el('span', 'tokens'),
       activity: el('div', 'activity'),
+      cwd: el('span', 'thread-cwd'),
+      when: el('span', 'thread-when'),
+      held: el('div', 'thread-held'),
     };
     const head = el('div', 'thread-head');
     head.append(row.dot, row.title);
     const meta = el('div', 'thread-meta');
     meta.append(row.status, row.elapsed, row.tokens);
-    li.append(head, meta, row.activity);
+    const place = el('div', 'thread-meta thread-place');
+    place.append(row.cwd, row.when);
+    li.append(head, meta, place, row.held, row.activity);
     li.addEventListener('click', () => this.onSelect(threadId));
     li.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') this.onSelect(threadId);
@@ -97,8 +105,9 @@ export class ThreadList {
 
   fillRow(row, thread, depth) {
     const status = Store.statusOf(thread);
-    const base = thread.nickname || thread.name || thread.preview || thread.id.slice(0, 8);
-    const title = thread.parentId ? `${base} (sub-agent)` : base;
+    const title = threadTitle(thread);
+    // A sub-agent's row says its task beneath its name, unless something runs.
+    const task = agentName(thread) ? firstLine(thread.preview, 100) : '';
     const activity = thread.activity && status !== 'done' && status !== 'idle' ? stripTerminalCodes(thread.activity).slice(0, 100) : '';
     setIf(row.li, 'className', `thread-row status-${status}${thread.id === this.selected ? ' selected' : ''}`);
     if (row.li.dataset.status !== status) row.li.dataset.status = status;
@@ -108,8 +117,17 @@ export class ThreadList {
     setIf(row.status, 'textContent', STATUS_LABEL[status]);
     setIf(row.elapsed, 'textContent', thread.turnStartedAt ? elapsed(Date.now() - thread.turnStartedAt) : '');
     setIf(row.tokens, 'textContent', thread.tokens ? `${thread.tokens.toLocaleString()} tok` : '');
-    setIf(row.activity, 'textContent', activity);
-    setIf(row.activity, 'hidden', !activity);
+    setIf(row.activity, 'textContent', activity || task);
+    setIf(row.activity, 'hidden', !(activity || task));
+    if (row.li.dataset.subAgent !== String(Boolean(thread.parentId))) row.li.dataset.subAgent = String(Boolean(thread.parentId));
+    setIf(row.cwd, 'textContent', shortPath(thread.cwd, this.home));
+    setIf(row.cwd, 'title', thread.cwd ?? '');
+    setIf(row.when, 'textContent', ago(thread.lastActiveAt));
+    const held = thread.heldBy
+      ? `open in another process: pid ${thread.heldBy.pid}${thread.heldBy.program ? ` (${thread.heldBy.program})` : ''}`
+      : '';
+    setIf(row.held, 'textContent', held);
+    setIf(row.held, 'hidden', !held);
   }
 }
 
@@ -183,8 +201,8 @@ export class Transcript {
     const body = el('div', 'transcript-body');
     const header = el('div', 'transcript-header');
     header.append(
-      el('h2', null, stripTerminalCodes(thread.nickname ?? thread.name ?? thread.preview ?? thread.id).slice(0, 120) || thread.id),
-      el('div', 'muted', `${thread.id} · ${thread.cwd} · ${thread.model ?? ''}`),
+      el('h2', null, threadTitle(thread)),
+      el('div', 'muted', [`thread ${shortId(thread.id)}`, shortPath(thread.cwd, this.home), thread.model].filter(Boolean).join(' · ')),
     );
     if (thread.tokenHistory.length > 0) {
       const charts = el('div', 'charts');
@@ -210,7 +228,7 @@ export class Transcript {
       }
       const section = el('section', `turn turn-${turn.status}`);
       section.dataset.turnId = turn.id;
-      section.append(el('div', 'turn-label', `${turn.id} · ${turn.status}`));
+      section.append(el('div', 'turn-label', `turn ${thread.turns.indexOf(turn) + 1} · ${TURN_LABEL[turn.status] ?? turn.status}`));
       for (const id of turn.itemIds.slice(skip)) {
         const item = thread.items.get(id);
         if (!item) continue;
@@ -282,14 +300,16 @@ function timelineBox(thread, turn) {
   return details;
 }
 
-/** Who asks: a sub-agent by its path and nickname, any thread by its short id. */
+/**
+ * Who asks: a sub-agent by its nickname and path, any other thread by its title, each with
+ * the short id that tells it from its siblings.
+ */
 export function askerName(thread, threadId) {
-  const id = String(threadId ?? '').slice(-8);
-  if (thread?.agentPath) {
-    return `agent ${thread.agentPath}${thread.nickname ? ` (${thread.nickname})` : ''} · thread …${id}`;
-  }
-  const title = thread?.name ?? thread?.preview?.slice(0, 40);
-  return title ? `${title} · thread …${id}` : `thread …${id}`;
+  const id = shortId(threadId);
+  const agent = agentName(thread);
+  if (agent) return `agent ${agent} · thread ${id}`;
+  const title = thread && threadTitle(thread);
+  return title && !title.startsWith('thread ') ? `${title} · thread ${id}` : `thread ${id}`;
 }
 
 export class ApprovalQueue {
@@ -311,10 +331,13 @@ export class ApprovalQueue {
       const thread = this.store.threads.get(p.threadId);
       const card = el('div', `approval${index === 0 ? ' first' : ''}`);
       card.dataset.requestId = String(request.id);
+      card.dataset.threadId = String(p.threadId ?? '');
       const what = request.method === 'item/fileChange/requestApproval'
         ? `edit files${p.grantRoot ? ` under ${p.grantRoot}` : ''}`
         : commandText(p.command);
       const from = el('button', 'link approval-from', askerName(thread, p.threadId));
+      from.type = 'button';
+      from.title = 'open this thread';
       from.addEventListener('click', () => this.onOpen(p.threadId));
       card.append(from, el('code', 'approval-what', stripTerminalCodes(what)));
       if (p.reason) card.append(el('div', 'muted', stripTerminalCodes(p.reason)));
