@@ -2,7 +2,9 @@
 //! WebSocket, as a frontend over the in-process `Runtime` (no second turn loop).
 
 pub mod command_actions;
+pub mod command_exec;
 pub mod connection;
+pub mod fs_methods;
 pub mod fuzzy_search;
 pub mod hooks;
 pub mod hub;
@@ -21,6 +23,7 @@ pub mod translate;
 pub mod transport;
 pub mod turn_ids;
 pub mod turn_settings;
+pub mod turns_list;
 pub mod unsupported;
 pub mod web;
 pub mod wire;
@@ -29,6 +32,8 @@ pub mod wire;
 mod schema_tests;
 #[cfg(test)]
 mod translate_tests;
+#[cfg(test)]
+mod unsupported_tests;
 #[cfg(test)]
 mod wire_tests;
 

@@ -774,3 +774,8 @@ pub enum LastTurnStatus {
     /// The process died during the turn.
     Incomplete,
 }
+
+// `command/exec`, `fs/*` and `thread/turns/list`: `protocol_local.rs`.
+#[path = "protocol_local.rs"]
+mod local;
+pub use local::*;

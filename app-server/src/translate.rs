@@ -723,7 +723,7 @@ impl Translator {
 /// A finished turn as `turn/completed` carries it (Codex's summary view): the final agent
 /// message only, or no items (`notLoaded`) when the turn ended without one; the whole turn
 /// is what `thread/read` and `thread/resume` return.
-fn summary_view(turn: Turn) -> Turn {
+pub(crate) fn summary_view(turn: Turn) -> Turn {
     let last_message = turn
         .items
         .iter()
