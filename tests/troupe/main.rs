@@ -20,6 +20,7 @@ mod app_server_codex;
 mod app_server_conformance;
 mod app_server_items;
 mod app_server_live;
+mod app_server_local;
 mod app_server_overrides;
 mod app_server_threads;
 mod app_server_token;
