@@ -31,6 +31,8 @@ pub mod wire;
 #[cfg(test)]
 mod schema_tests;
 #[cfg(test)]
+mod translate_fields_tests;
+#[cfg(test)]
 mod translate_tests;
 #[cfg(test)]
 mod unsupported_tests;

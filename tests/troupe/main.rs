@@ -18,6 +18,7 @@ mod app_server_agents;
 mod app_server_clients;
 mod app_server_codex;
 mod app_server_conformance;
+mod app_server_fields;
 mod app_server_items;
 mod app_server_live;
 mod app_server_local;
