@@ -9,6 +9,7 @@ pub mod fuzzy_search;
 pub mod hooks;
 pub mod hub;
 pub mod items;
+pub mod items_list;
 pub mod live;
 pub mod methods;
 pub mod protocol;

@@ -35,6 +35,7 @@ pub const METHODS: &[&str] = &[
     "review/start",
     "command/exec",
     "thread/turns/list",
+    "thread/items/list",
     "fs/readFile",
     "fs/writeFile",
     "fs/createDirectory",
@@ -106,6 +107,12 @@ pub async fn handle(
         },
         "thread/turns/list" => match parse(params) {
             Ok(params) => crate::turns_list::turns_list(hub, params)
+                .await
+                .and_then(value),
+            Err(message) => Err(message),
+        },
+        "thread/items/list" => match parse(params) {
+            Ok(params) => crate::items_list::items_list(hub, params)
                 .await
                 .and_then(value),
             Err(message) => Err(message),

@@ -148,3 +148,54 @@ pub struct ThreadTurnsListResponse {
     pub next_cursor: Option<String>,
     pub backwards_cursor: Option<String>,
 }
+
+/// `thread/items/list`'s cursor: the string a previous page returned, or an item of the
+/// requested turn (exclusive).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ThreadItemsListCursor {
+    Opaque(String),
+    Anchor(ThreadItemsListAnchor),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ThreadItemsListAnchor {
+    #[serde(rename_all = "camelCase")]
+    Item { item_id: String },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadItemsListParams {
+    pub thread_id: String,
+    #[serde(default)]
+    pub turn_id: Option<String>,
+    #[serde(default)]
+    pub cursor: Option<ThreadItemsListCursor>,
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub sort_direction: Option<SortDirection>,
+    /// Refused when set: Troupe keeps no outputs apart from their items.
+    #[serde(default)]
+    pub defer_output: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadItemEntry {
+    pub item: super::ThreadItem,
+    pub turn_id: String,
+    /// Not recorded per item in a rollout: null.
+    pub started_at_ms: Option<i64>,
+    pub completed_at_ms: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadItemsListResponse {
+    pub data: Vec<ThreadItemEntry>,
+    pub next_cursor: Option<String>,
+    pub backwards_cursor: Option<String>,
+}

@@ -102,6 +102,16 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             "response",
             schema_for!(ThreadTurnsListResponse),
         ),
+        (
+            "thread/items/list",
+            "params",
+            schema_for!(ThreadItemsListParams),
+        ),
+        (
+            "thread/items/list",
+            "response",
+            schema_for!(ThreadItemsListResponse),
+        ),
         ("fs/readFile", "params", schema_for!(FsPathParams)),
         ("fs/readFile", "response", schema_for!(FsReadFileResponse)),
         ("fs/writeFile", "params", schema_for!(FsWriteFileParams)),

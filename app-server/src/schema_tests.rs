@@ -56,6 +56,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("command/exec", "response") => "v2/CommandExecResponse.json",
         ("thread/turns/list", "params") => "v2/ThreadTurnsListParams.json",
         ("thread/turns/list", "response") => "v2/ThreadTurnsListResponse.json",
+        ("thread/items/list", "params") => "v2/ThreadItemsListParams.json",
+        ("thread/items/list", "response") => "v2/ThreadItemsListResponse.json",
         ("fs/readFile", "params") => "v2/FsReadFileParams.json",
         ("fs/readFile", "response") => "v2/FsReadFileResponse.json",
         ("fs/writeFile", "params") => "v2/FsWriteFileParams.json",

@@ -36,7 +36,6 @@ pub const UNSUPPORTED: &[(&str, &str)] = &[
     ("thread/delete", "Troupe keeps every thread's rollout; archive it with `thread/archive`"),
     ("thread/goal/", "a Troupe thread's goal is set and updated by the model's goal tools and `troupe exec --goal`, not by clients"),
     ("thread/shellCommand", "the user's own shell commands run from the TUI (`!cmd`); the app-server does not offer them"),
-    ("thread/items/list", "a thread's items come with its turns: `thread/read` or `thread/turns/list` with `itemsView: \"full\"`"),
     ("thread/inject_items", "a Troupe thread's history grows only through its turns (`turn/start`, `turn/steer`)"),
     ("skills/", "Troupe lists skills (`SKILL.md`) in the model's context from the thread's directories; clients do not manage them"),
     ("hooks/list", "hooks are the `[[hooks.EVENT]]` tables of the configuration (see `config/read`); their runs come as `hook/started`/`hook/completed`"),

@@ -317,3 +317,88 @@ async fn thread_turns_list_pages_a_threads_turns() {
         .await;
     assert!(error.contains("troupe/thread/rewind"), "{error}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thread_items_list_pages_a_threads_items() {
+    let harness = harness(vec![
+        MockResponse::text("first answer"),
+        MockResponse::text("second answer"),
+    ]);
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let thread_id = client.start_thread(harness.workdir.path(), json!({})).await;
+    let mut turn_ids = Vec::new();
+    for text in ["one", "two"] {
+        turn_ids.push(client.start_turn(&thread_id, text).await);
+        client.until_turn_completed(&thread_id).await;
+    }
+    let texts = |page: &Value| -> Vec<String> {
+        page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| {
+                let item = &entry["item"];
+                item["text"]
+                    .as_str()
+                    .or(item["content"][0]["text"].as_str())
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+
+    // Across the thread, oldest first, three at a time.
+    let page = client
+        .request(
+            "thread/items/list",
+            json!({"threadId": thread_id, "limit": 3}),
+        )
+        .await;
+    assert_codex_shape("ThreadItemsListResponse.json", &page);
+    assert_eq!(texts(&page), ["one", "first answer", "two"]);
+    assert_eq!(page["data"][0]["turnId"], turn_ids[0].as_str());
+    assert_eq!(page["data"][2]["turnId"], turn_ids[1].as_str());
+    let next = client
+        .request(
+            "thread/items/list",
+            json!({"threadId": thread_id, "cursor": page["nextCursor"]}),
+        )
+        .await;
+    assert_eq!(texts(&next), ["second answer"]);
+    assert_eq!(next["nextCursor"], Value::Null);
+
+    // One turn, newest first, after an item anchor.
+    let first_item = page["data"][2]["item"]["id"].clone();
+    let turn = client
+        .request(
+            "thread/items/list",
+            json!({"threadId": thread_id, "turnId": turn_ids[1], "sortDirection": "desc"}),
+        )
+        .await;
+    assert_eq!(texts(&turn), ["second answer", "two"]);
+    let after = client
+        .request(
+            "thread/items/list",
+            json!({"threadId": thread_id, "turnId": turn_ids[1],
+                   "cursor": {"type": "item", "itemId": first_item}}),
+        )
+        .await;
+    assert_eq!(texts(&after), ["second answer"]);
+
+    let error = client
+        .request_error(
+            "thread/items/list",
+            json!({"threadId": thread_id, "deferOutput": {}}),
+        )
+        .await;
+    assert!(error.contains("deferOutput is not supported"), "{error}");
+    let error = client
+        .request_error(
+            "thread/items/list",
+            json!({"threadId": thread_id, "cursor": {"type": "item", "itemId": "x"}}),
+        )
+        .await;
+    assert!(error.contains("an item anchor needs `turnId`"), "{error}");
+}
