@@ -17,6 +17,7 @@ pub mod review;
 pub mod rewind;
 pub mod rollout_turns;
 pub mod schema;
+pub mod skills_list;
 pub mod slice;
 pub mod thread_fields;
 mod token_file;

@@ -36,6 +36,7 @@ pub const METHODS: &[&str] = &[
     "command/exec",
     "thread/turns/list",
     "thread/items/list",
+    "skills/list",
     "fs/readFile",
     "fs/writeFile",
     "fs/createDirectory",
@@ -113,6 +114,12 @@ pub async fn handle(
         },
         "thread/items/list" => match parse(params) {
             Ok(params) => crate::items_list::items_list(hub, params)
+                .await
+                .and_then(value),
+            Err(message) => Err(message),
+        },
+        "skills/list" => match parse(params) {
+            Ok(params) => crate::skills_list::skills_list(hub, params)
                 .await
                 .and_then(value),
             Err(message) => Err(message),

@@ -112,6 +112,8 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             "response",
             schema_for!(ThreadItemsListResponse),
         ),
+        ("skills/list", "params", schema_for!(SkillsListParams)),
+        ("skills/list", "response", schema_for!(SkillsListResponse)),
         ("fs/readFile", "params", schema_for!(FsPathParams)),
         ("fs/readFile", "response", schema_for!(FsReadFileResponse)),
         ("fs/writeFile", "params", schema_for!(FsWriteFileParams)),

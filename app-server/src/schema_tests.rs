@@ -58,6 +58,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("thread/turns/list", "response") => "v2/ThreadTurnsListResponse.json",
         ("thread/items/list", "params") => "v2/ThreadItemsListParams.json",
         ("thread/items/list", "response") => "v2/ThreadItemsListResponse.json",
+        ("skills/list", "params") => "v2/SkillsListParams.json",
+        ("skills/list", "response") => "v2/SkillsListResponse.json",
         ("fs/readFile", "params") => "v2/FsReadFileParams.json",
         ("fs/readFile", "response") => "v2/FsReadFileResponse.json",
         ("fs/writeFile", "params") => "v2/FsWriteFileParams.json",

@@ -402,3 +402,58 @@ async fn thread_items_list_pages_a_threads_items() {
         .await;
     assert!(error.contains("an item anchor needs `turnId`"), "{error}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_list_shows_the_skills_a_thread_would_list() {
+    let harness = harness(vec![]);
+    let skill = |dir: &std::path::Path, name: &str, description: &str| {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: {description}\n---\nbody\n"),
+        )
+        .unwrap();
+    };
+    let user = harness.home.path().join("skills/fmt");
+    skill(&user, "fmt", "formats code");
+    let repo = harness.workdir.path().join(".agents/skills/deploy");
+    skill(&repo, "deploy", "ships it");
+    let broken = harness.workdir.path().join(".agents/skills/broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("SKILL.md"), "no front matter\n").unwrap();
+
+    let mut server = start(&harness, Transport::Stdio, &[]).await;
+    let mut client = server.connect().await;
+    client.initialize().await;
+    let result = client
+        .request(
+            "skills/list",
+            json!({"cwds": [harness.workdir.path()], "forceReload": true}),
+        )
+        .await;
+    assert_codex_shape("SkillsListResponse.json", &result);
+    let entry = &result["data"][0];
+    let skills: Vec<(&str, &str)> = entry["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["scope"].as_str().unwrap()))
+        .collect();
+    assert_eq!(skills, [("fmt", "user"), ("deploy", "repo")], "{result}");
+    assert_eq!(
+        entry["skills"][1]["path"],
+        repo.join("SKILL.md")
+            .canonicalize()
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    assert_eq!(entry["errors"].as_array().unwrap().len(), 1, "{result}");
+    assert!(
+        entry["errors"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("broken/SKILL.md"),
+        "{result}"
+    );
+}
