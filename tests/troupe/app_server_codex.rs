@@ -135,7 +135,10 @@ async fn codex_methods_troupe_lacks_get_a_specific_answer() {
     let local = client
         .request_error("thread/delete", json!({"threadId": "x"}))
         .await;
-    assert!(local.contains("archive it with `thread/archive`"), "{local}");
+    assert!(
+        local.contains("archive it with `thread/archive`"),
+        "{local}"
+    );
     // A name Codex does not have either keeps Codex's unknown-variant error.
     let unknown = client.request_error("nosuch/method", json!({})).await;
     assert!(unknown.contains("unknown variant"), "{unknown}");
