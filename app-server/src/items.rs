@@ -1,8 +1,9 @@
 //! Wire items built from runtime data: commands, tool calls, file changes, plan steps, usage.
 
 use crate::protocol::{
-    CollabAgentState, CommandExecutionRequestApprovalParams, FileUpdateChange, ItemStatus,
-    PatchChangeKind, ThreadItem, TokenUsageBreakdown, TurnPlanStep,
+    CodexErrorInfo, CollabAgentState, CommandExecutionRequestApprovalParams,
+    DynamicToolCallOutputContentItem, FileUpdateChange, ItemStatus, McpToolCallError,
+    McpToolCallResult, PatchChangeKind, ThreadItem, TokenUsageBreakdown, TurnPlanStep,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -61,18 +62,88 @@ pub fn command_approval(
     }
 }
 
+/// How an MCP call ended: its success, the server's result or why there is none, and its
+/// duration.
+pub struct ToolEnd<'a> {
+    pub success: bool,
+    pub result: Option<&'a Value>,
+    pub error: Option<&'a str>,
+    pub duration_ms: Option<i64>,
+}
+
+/// An MCP call; `end` once it ended.
+pub fn mcp_item(
+    call_id: &str,
+    server: &str,
+    tool: &str,
+    arguments: &Value,
+    end: Option<ToolEnd<'_>>,
+) -> ThreadItem {
+    let status = match &end {
+        None => ItemStatus::InProgress,
+        Some(end) if end.success => ItemStatus::Completed,
+        Some(_) => ItemStatus::Failed,
+    };
+    let field = |result: &Value, name: &str| result.get(name).filter(|v| !v.is_null()).cloned();
+    ThreadItem::McpToolCall {
+        id: call_id.to_string(),
+        server: server.to_string(),
+        tool: tool.to_string(),
+        arguments: arguments.clone(),
+        status,
+        result: end
+            .as_ref()
+            .and_then(|end| end.result)
+            .map(|result| McpToolCallResult {
+                content: result
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+                structured_content: field(result, "structuredContent"),
+                meta: field(result, "_meta"),
+            }),
+        error: end
+            .as_ref()
+            .and_then(|end| end.error)
+            .map(|message| McpToolCallError {
+                message: message.to_string(),
+            }),
+        duration_ms: end.and_then(|end| end.duration_ms),
+    }
+}
+
+/// A tool call other than a command, a patch, an MCP call or a collaboration call; `end`
+/// is its success, answer and duration once it ended.
 pub fn tool_item(
     call_id: &str,
     tool: &str,
-    status: ItemStatus,
-    success: Option<bool>,
+    arguments: Option<&Value>,
+    end: Option<(bool, &str, Option<i64>)>,
 ) -> ThreadItem {
+    let (status, success, content_items, duration_ms) = match end {
+        None => (ItemStatus::InProgress, None, None, None),
+        Some((success, output, duration_ms)) => (
+            if success {
+                ItemStatus::Completed
+            } else {
+                ItemStatus::Failed
+            },
+            Some(success),
+            Some(vec![DynamicToolCallOutputContentItem::InputText {
+                text: output.to_string(),
+            }]),
+            duration_ms,
+        ),
+    };
     ThreadItem::DynamicToolCall {
         id: call_id.to_string(),
         tool: tool.to_string(),
-        arguments: Value::Null,
+        arguments: arguments.cloned().unwrap_or(Value::Null),
         status,
         success,
+        content_items,
+        duration_ms,
     }
 }
 
@@ -199,5 +270,29 @@ fn collab_agent_status(status: AgentStatus) -> &'static str {
         AgentStatus::Interrupted => "interrupted",
         AgentStatus::Failed => "errored",
         AgentStatus::Closed => "shutdown",
+    }
+}
+
+/// Codex's kind of a failure the runtime reported.
+pub fn error_info(error: &troupe_messages::errors::TurnError) -> CodexErrorInfo {
+    use troupe_messages::errors::{ModelError, TurnError};
+    match error {
+        TurnError::Model(ModelError::ContextWindowExceeded { .. }) => {
+            CodexErrorInfo::ContextWindowExceeded
+        }
+        TurnError::Model(ModelError::QuotaExceeded { .. }) => CodexErrorInfo::UsageLimitExceeded,
+        TurnError::Model(ModelError::Unauthorized { .. }) => CodexErrorInfo::Unauthorized,
+        TurnError::Model(ModelError::BadRequest { .. }) => CodexErrorInfo::BadRequest,
+        TurnError::Model(ModelError::RetriesExhausted { .. }) => {
+            CodexErrorInfo::ResponseTooManyFailedAttempts {
+                http_status_code: None,
+            }
+        }
+        TurnError::Model(
+            ModelError::ResponseFailed { .. }
+            | ModelError::LimitReached { .. }
+            | ModelError::Internal { .. },
+        )
+        | TurnError::Internal { .. } => CodexErrorInfo::Other,
     }
 }

@@ -2,11 +2,14 @@
 //! WebSocket, as a frontend over the in-process `Runtime` (no second turn loop).
 
 pub mod command_actions;
+pub mod command_exec;
 pub mod connection;
+pub mod fs_methods;
 pub mod fuzzy_search;
 pub mod hooks;
 pub mod hub;
 pub mod items;
+pub mod items_list;
 pub mod last_turns;
 pub mod live;
 pub mod methods;
@@ -15,6 +18,7 @@ pub mod review;
 pub mod rewind;
 pub mod rollout_turns;
 pub mod schema;
+pub mod skills_list;
 pub mod slice;
 pub mod thread_fields;
 mod token_file;
@@ -22,6 +26,7 @@ pub mod translate;
 pub mod transport;
 pub mod turn_ids;
 pub mod turn_settings;
+pub mod turns_list;
 pub mod unsupported;
 pub mod web;
 pub mod wire;
@@ -29,7 +34,11 @@ pub mod wire;
 #[cfg(test)]
 mod schema_tests;
 #[cfg(test)]
+mod translate_fields_tests;
+#[cfg(test)]
 mod translate_tests;
+#[cfg(test)]
+mod unsupported_tests;
 #[cfg(test)]
 mod wire_tests;
 

@@ -33,6 +33,17 @@ pub const METHODS: &[&str] = &[
     "model/list",
     "config/read",
     "review/start",
+    "command/exec",
+    "thread/turns/list",
+    "thread/items/list",
+    "skills/list",
+    "fs/readFile",
+    "fs/writeFile",
+    "fs/createDirectory",
+    "fs/getMetadata",
+    "fs/readDirectory",
+    "fs/remove",
+    "fs/copy",
     "troupe/thread/lastTurns",
     "troupe/thread/rewind",
 ];
@@ -89,7 +100,37 @@ pub async fn handle(
         "troupe/thread/lastTurns" => crate::last_turns::thread_last_turns(hub, params),
         "thread/loaded/list" => thread_loaded_list(hub, params),
         "troupe/thread/rewind" => crate::rewind::thread_rewind(hub, params).await,
+        "command/exec" => match parse(params) {
+            Ok(params) => crate::command_exec::command_exec(hub, params)
+                .await
+                .and_then(value),
+            Err(message) => Err(message),
+        },
+        "thread/turns/list" => match parse(params) {
+            Ok(params) => crate::turns_list::turns_list(hub, params)
+                .await
+                .and_then(value),
+            Err(message) => Err(message),
+        },
+        "thread/items/list" => match parse(params) {
+            Ok(params) => crate::items_list::items_list(hub, params)
+                .await
+                .and_then(value),
+            Err(message) => Err(message),
+        },
+        "skills/list" => match parse(params) {
+            Ok(params) => crate::skills_list::skills_list(hub, params)
+                .await
+                .and_then(value),
+            Err(message) => Err(message),
+        },
         "initialize" => Err("Already initialized".into()),
+        other if other.starts_with("fs/") => match crate::fs_methods::handle(other, params).await {
+            Some(result) => result,
+            None => {
+                Err(crate::unsupported::unsupported(other).unwrap_or_else(|| unknown_method(other)))
+            }
+        },
         other => {
             Err(crate::unsupported::unsupported(other).unwrap_or_else(|| unknown_method(other)))
         }

@@ -364,6 +364,23 @@ pub enum TurnItemsView {
 pub struct TurnError {
     pub message: String,
     pub additional_details: Option<String>,
+    /// What kind of failure, when the runtime knows (Codex's `CodexErrorInfo`).
+    pub codex_error_info: Option<CodexErrorInfo>,
+}
+
+/// Codex's classification of a failure, for the kinds Troupe's runtime tells apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum CodexErrorInfo {
+    ContextWindowExceeded,
+    UsageLimitExceeded,
+    Unauthorized,
+    BadRequest,
+    Other,
+    #[serde(rename_all = "camelCase")]
+    ResponseTooManyFailedAttempts {
+        http_status_code: Option<u16>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -533,7 +550,47 @@ pub enum ThreadItem {
         arguments: Value,
         status: ItemStatus,
         success: Option<bool>,
+        /// What the tool answered (the text the model was told); null while it runs.
+        content_items: Option<Vec<DynamicToolCallOutputContentItem>>,
+        /// From the call's start to its end, when both were seen.
+        duration_ms: Option<i64>,
     },
+    /// A call of an MCP server's tool.
+    #[serde(rename_all = "camelCase")]
+    McpToolCall {
+        id: String,
+        server: String,
+        tool: String,
+        arguments: Value,
+        status: ItemStatus,
+        /// The server's answer; null while it runs or when there is none.
+        result: Option<McpToolCallResult>,
+        /// Why there is no answer (a timeout, the transport, a protocol error).
+        error: Option<McpToolCallError>,
+        duration_ms: Option<i64>,
+    },
+}
+
+/// An MCP server's answer to a tool call (MCP's `CallToolResult`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolCallResult {
+    pub content: Vec<Value>,
+    pub structured_content: Option<Value>,
+    #[serde(rename = "_meta")]
+    pub meta: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpToolCallError {
+    pub message: String,
+}
+
+/// A piece of a tool call's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum DynamicToolCallOutputContentItem {
+    InputText { text: String },
 }
 
 /// `turn/start`: the input, and settings for this turn and the following ones (`null` or
@@ -788,3 +845,8 @@ pub enum LastTurnStatus {
     /// The process died during the turn.
     Incomplete,
 }
+
+// `command/exec`, `fs/*` and `thread/turns/list`: `protocol_local.rs`.
+#[path = "protocol_local.rs"]
+mod local;
+pub use local::*;

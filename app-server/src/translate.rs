@@ -3,7 +3,9 @@
 //! events a rollout recorded, so `thread/read` shows what a live client saw.
 
 use crate::hooks::{Completed, HookRuns, Started};
-use crate::items::{breakdown, collab_item, command_item, file_changes, plan_step, tool_item};
+use crate::items::{
+    breakdown, collab_item, command_item, file_changes, mcp_item, plan_step, tool_item, ToolEnd,
+};
 use crate::protocol::{
     ContextCompactedNotification, ErrorNotification, ItemCompletedNotification,
     ItemDeltaNotification, ItemStartedNotification, ItemStatus,
@@ -57,6 +59,8 @@ pub(crate) struct OpenTurn {
     /// Commands asked about and not begun: one the user denies never begins, and is shown
     /// as a `declined` item when its output (the refusal) is recorded.
     asked: HashMap<String, (Vec<String>, PathBuf)>,
+    /// When each tool call in flight started (its item's `durationMs`).
+    tool_started_ms: HashMap<String, i64>,
 }
 
 /// One thread's translation state: the open turn and its streaming items.
@@ -239,6 +243,7 @@ impl Translator {
                     command_cwds: HashMap::new(),
                     streamed: HashSet::new(),
                     asked: HashMap::new(),
+                    tool_started_ms: HashMap::new(),
                 });
                 out.push(self.status_changed());
                 let turn = self.open_turn();
@@ -429,31 +434,50 @@ impl Translator {
                     }),
                 });
             }
-            EventMsg::ToolCallBegin { call_id, tool_name }
-            | EventMsg::McpToolCallBegin {
-                call_id, tool_name, ..
+            EventMsg::ToolCallBegin { call_id, tool_name } => {
+                self.tool_began(call_id, now_ms);
+                let item = tool_item(call_id, tool_name, None, None);
+                out.push(self.started(&self.turn_id(), item, now_ms));
+            }
+            EventMsg::McpToolCallBegin {
+                call_id,
+                server,
+                tool,
+                arguments,
+                ..
             } => {
-                let item = tool_item(call_id, tool_name, ItemStatus::InProgress, None);
+                self.tool_began(call_id, now_ms);
+                let item = mcp_item(call_id, server, tool, arguments, None);
                 out.push(self.started(&self.turn_id(), item, now_ms));
             }
             EventMsg::ToolCallEnd {
                 call_id,
                 tool_name,
                 success,
-                ..
+                output,
+            } => {
+                let duration_ms = self.tool_duration(call_id, now_ms);
+                let end = (*success, output.as_str(), duration_ms);
+                let item = tool_item(call_id, tool_name, None, Some(end));
+                out.push(self.completed(item, now_ms));
             }
-            | EventMsg::McpToolCallEnd {
+            EventMsg::McpToolCallEnd {
                 call_id,
-                tool_name,
+                server,
+                tool,
+                arguments,
+                result,
+                error,
                 success,
                 ..
             } => {
-                let status = if *success {
-                    ItemStatus::Completed
-                } else {
-                    ItemStatus::Failed
+                let end = ToolEnd {
+                    success: *success,
+                    result: result.as_ref(),
+                    error: error.as_deref(),
+                    duration_ms: self.tool_duration(call_id, now_ms),
                 };
-                let item = tool_item(call_id, tool_name, status, Some(*success));
+                let item = mcp_item(call_id, server, tool, arguments, Some(end));
                 out.push(self.completed(item, now_ms));
             }
             EventMsg::PatchApplyBegin { call_id, changes } => {
@@ -518,19 +542,27 @@ impl Translator {
                 },
             )),
             EventMsg::StreamRetry { reason, .. } => {
-                out.push(self.error(reason.clone(), true));
+                out.push(self.error(
+                    TurnError {
+                        message: reason.clone(),
+                        additional_details: None,
+                        codex_error_info: None,
+                    },
+                    true,
+                ));
             }
             EventMsg::Error { error, fatal } => {
-                let message = error.to_string();
+                let turn_error = TurnError {
+                    message: error.to_string(),
+                    additional_details: None,
+                    codex_error_info: Some(crate::items::error_info(error)),
+                };
                 if *fatal {
                     if let Some(turn) = self.turn.as_mut() {
-                        turn.error = Some(TurnError {
-                            message: message.clone(),
-                            additional_details: None,
-                        });
+                        turn.error = Some(turn_error.clone());
                     }
                 }
-                out.push(self.error(message, false));
+                out.push(self.error(turn_error, false));
             }
             EventMsg::TurnComplete { .. } => {
                 out.extend(self.end_turn(TurnStatus::Completed, now_ms))
@@ -657,17 +689,29 @@ impl Translator {
         out
     }
 
-    fn error(&self, message: String, will_retry: bool) -> Out {
+    /// A tool call began: its duration counts from now.
+    fn tool_began(&mut self, call_id: &str, now_ms: i64) {
+        if let Some(turn) = self.turn.as_mut() {
+            turn.tool_started_ms.insert(call_id.to_string(), now_ms);
+        }
+    }
+
+    /// A tool call ended: how long it ran, if its start was seen.
+    fn tool_duration(&mut self, call_id: &str, now_ms: i64) -> Option<i64> {
+        self.turn
+            .as_mut()
+            .and_then(|turn| turn.tool_started_ms.remove(call_id))
+            .map(|started| (now_ms - started).max(0))
+    }
+
+    fn error(&self, error: TurnError, will_retry: bool) -> Out {
         notify(
             "error",
             &ErrorNotification {
                 thread_id: self.thread_id.clone(),
                 turn_id: self.turn_id(),
                 will_retry,
-                error: TurnError {
-                    message,
-                    additional_details: None,
-                },
+                error,
             },
         )
     }
@@ -752,7 +796,7 @@ impl Translator {
 /// A finished turn as `turn/completed` carries it (Codex's summary view): the final agent
 /// message only, or no items (`notLoaded`) when the turn ended without one; the whole turn
 /// is what `thread/read` and `thread/resume` return.
-fn summary_view(turn: Turn) -> Turn {
+pub(crate) fn summary_view(turn: Turn) -> Turn {
     let last_message = turn
         .items
         .iter()

@@ -100,7 +100,15 @@ fn apply(ask: &mut SettingsRequest, params: &TurnStartParams) -> Result<(), Stri
         ask.raw
             .push(format!("{EFFORT_KEY}{}", Value::String(effort.clone())));
     }
-    match &params.sandbox_policy {
+    apply_sandbox_policy(ask, params.sandbox_policy.as_ref())
+}
+
+/// Folds a requested sandbox policy into a settings request (`turn/start`, `command/exec`).
+pub fn apply_sandbox_policy(
+    ask: &mut SettingsRequest,
+    policy: Option<&SandboxPolicyParam>,
+) -> Result<(), String> {
+    match policy {
         None => {}
         Some(SandboxPolicyParam::DangerFullAccess) => {
             ask.sandbox_mode = Some(SandboxMode::DangerFullAccess)

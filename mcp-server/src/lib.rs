@@ -5,7 +5,7 @@
 
 mod notify;
 pub mod params;
-mod transport;
+pub mod transport;
 mod turn;
 
 use anyhow::{Context, Result};

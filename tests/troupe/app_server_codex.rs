@@ -133,9 +133,12 @@ async fn codex_methods_troupe_lacks_get_a_specific_answer() {
         .await;
     assert!(windows.contains("Linux"), "{windows}");
     let local = client
-        .request_error("command/exec", json!({"command": ["ls"]}))
+        .request_error("thread/delete", json!({"threadId": "x"}))
         .await;
-    assert!(local.contains("does not implement"), "{local}");
+    assert!(
+        local.contains("archive it with `thread/archive`"),
+        "{local}"
+    );
     // A name Codex does not have either keeps Codex's unknown-variant error.
     let unknown = client.request_error("nosuch/method", json!({})).await;
     assert!(unknown.contains("unknown variant"), "{unknown}");
