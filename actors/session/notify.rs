@@ -62,11 +62,16 @@ pub fn spawn(argv: &[String], payload: String, cwd: &Path, env: &BTreeMap<String
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    // Not killed on drop: a one-shot `exec` ends right after its last turn, and the user's
-    // program must still get to run to its end then.
+    // Not killed on drop, and spared by the frontend's final sweep: a one-shot `exec` ends
+    // right after its last turn, and the user's program must still get to run to its end.
     crate::file_mask::restore_user_mask(&mut command);
     match command.spawn() {
         Ok(mut child) => {
+            // The frontend's last sweep of leftover processes leaves it be.
+            let pid = child.id().map(|pid| pid as i32);
+            if let Some(pid) = pid {
+                troupe_sandbox::descendants::spare(pid);
+            }
             tokio::spawn(async move {
                 if tokio::time::timeout(NOTIFY_TIMEOUT, child.wait())
                     .await
@@ -74,6 +79,9 @@ pub fn spawn(argv: &[String], payload: String, cwd: &Path, env: &BTreeMap<String
                 {
                     tracing::warn!("the notify program ran over a minute: killed");
                     let _ = child.kill().await;
+                }
+                if let Some(pid) = pid {
+                    troupe_sandbox::descendants::unspare(pid);
                 }
             });
         }

@@ -258,6 +258,24 @@ pub fn sweep_orphans(filter: &OrphanFilter<'_>) -> usize {
 /// Kills every descendant of this process (commands, their daemons, sandbox zygotes): the
 /// last thing a frontend does. Children are not reaped (the process is about to exit, and
 /// init reaps them).
+/// Children the frontend's final sweep leaves running: programs the user asked to outlive
+/// troupe (the `notify` program after a one-shot `exec`).
+static SPARED: std::sync::Mutex<BTreeSet<i32>> = std::sync::Mutex::new(BTreeSet::new());
+
+/// Leaves the child `pid` (and what it starts below itself) out of [`kill_all_descendants`].
+pub fn spare(pid: i32) {
+    SPARED.lock().unwrap_or_else(|e| e.into_inner()).insert(pid);
+}
+
+/// Undoes [`spare`] once the child is reaped (its pid may be reused).
+pub fn unspare(pid: i32) {
+    SPARED.lock().unwrap_or_else(|e| e.into_inner()).remove(&pid);
+}
+
+fn spared() -> BTreeSet<i32> {
+    SPARED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 pub fn kill_all_descendants() -> usize {
     let me = std::process::id() as i32;
     // A cleaner removes the empty `.git`/`.troupe` placeholders its sandbox made once the
@@ -266,13 +284,14 @@ pub fn kill_all_descendants() -> usize {
     while cleaner_running(me) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
+    let spared = spared();
     let mut killed = 0;
     // Each pass kills what is there; orphans of killed processes come back to us as
     // children, alive only if they escaped a pass, so a few passes settle it.
     for _ in 0..4 {
         let children: Vec<i32> = snapshot()
             .into_iter()
-            .filter(|p| p.ppid == me && p.state != 'Z')
+            .filter(|p| p.ppid == me && p.state != 'Z' && !spared.contains(&p.pid))
             .map(|p| p.pid)
             .collect();
         if children.is_empty() {

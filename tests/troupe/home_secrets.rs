@@ -55,9 +55,10 @@ fn the_notify_program_does_not_see_provider_keys() {
     let dump = h.home.path().join("notify-env.txt");
     let config = h.home.path().join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap();
-    // Top-level keys come before the first table.
+    // Top-level keys come before the first table. The program is slower than exec's exit: it
+    // must outlive troupe's final sweep of leftover processes.
     let notify = format!(
-        "notify = [\"sh\", \"-c\", \"env > {}.tmp && mv {}.tmp {}\"]\n\n",
+        "notify = [\"sh\", \"-c\", \"sleep 1; env > {}.tmp && mv {}.tmp {}\"]\n\n",
         dump.display(),
         dump.display(),
         dump.display()
