@@ -102,14 +102,8 @@ impl App {
                 };
                 Vec::new()
             }
-            SlashCommand::Diff => {
-                if self.threads[self.current].view.turn_diff.is_empty() {
-                    self.info("no changes in this turn");
-                } else {
-                    self.overlay = Overlay::Diff { scroll: 0 };
-                }
-                Vec::new()
-            }
+            SlashCommand::Diff => self.diff(),
+            SlashCommand::Review => self.review(arg),
             SlashCommand::Init => vec![Action::InitAgentsMd],
             SlashCommand::Help => {
                 let lines: Vec<String> = SlashCommand::ALL

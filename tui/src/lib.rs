@@ -37,3 +37,7 @@ pub fn command_line(argv: &[String]) -> String {
 #[cfg(test)]
 #[path = "snapshot_tests.rs"]
 mod snapshot_tests;
+
+#[cfg(test)]
+#[path = "snapshot_review_tests.rs"]
+mod snapshot_review_tests;

@@ -70,6 +70,10 @@ enum Background {
     Files(Vec<String>),
     Skills(Vec<crate::completion::SkillEntry>),
     Warning(String),
+    /// The work tree's diff for `/diff`.
+    WorkTreeDiff(Result<String, String>),
+    /// A `/review` target checked: the request to send to root `client`.
+    Review(usize, Result<troupe_actors::review::ReviewRequest, String>),
 }
 
 /// How the UI ended.
@@ -286,14 +290,7 @@ async fn event_loop(
                 }
                 actions
             }
-            Some(done) = background_rx.recv() => {
-                match done {
-                    Background::Files(files) => app.files = files,
-                    Background::Skills(skills) => app.skills = skills,
-                    Background::Warning(text) => app.info(text),
-                }
-                Vec::new()
-            }
+            Some(done) = background_rx.recv() => tasks::finished(app, done),
             _ = tick.tick(), if running => Vec::new(),
             _ = terminate.recv() => return Ok(TuiExit::Signal(libc::SIGTERM)),
             _ = hang_up.recv() => return Ok(TuiExit::Signal(libc::SIGHUP)),
@@ -428,6 +425,12 @@ impl Runner {
                     Ok(Err(err)) => app.info(format!("cannot list threads: {err}")),
                     Err(err) => app.info(format!("cannot list threads: {err}")),
                 }
+            }
+            Action::WorkTreeDiff => {
+                tasks::work_tree_diff(&self.launch.settings, &self.background_tx)
+            }
+            Action::Review { client, target } => {
+                tasks::review(&self.launch.settings, client, target, &self.background_tx)
             }
             Action::InitAgentsMd => {
                 let path = self.launch.settings.cwd.join("AGENTS.md");
@@ -631,3 +634,6 @@ fn write_agents_md(path: &std::path::Path) -> std::io::Result<()> {
         .open(path)?;
     file.write_all(AGENTS_MD_SKELETON.as_bytes())
 }
+
+#[path = "run_tasks.rs"]
+mod tasks;

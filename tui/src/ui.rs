@@ -73,7 +73,11 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
                 overlay_area,
             )
         }
-        Overlay::Diff { scroll } => return render_diff(app, *scroll, frame, overlay_area),
+        Overlay::Diff {
+            scroll,
+            title,
+            text,
+        } => return render_diff(title, text, *scroll, frame, overlay_area),
         Overlay::Backtrack { selected } => {
             return render_backtrack(app, *selected, frame, overlay_area)
         }
@@ -445,14 +449,19 @@ fn render_picker(
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn render_diff(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
+fn render_diff(title: &str, text: &str, scroll: u16, frame: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
-    for file in crate::diff::split_files(&app.current_view().turn_diff) {
+    for file in crate::diff::split_files(text) {
         lines.extend(crate::diff::file_lines(&file));
     }
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" turn diff · ↑↓ PgUp PgDn scroll · Esc close ");
+        .title(format!(" {title} · ↑↓ PgUp PgDn scroll · Esc close "));
+    // The last screenful stays in view however far down it was scrolled.
+    let max = lines
+        .len()
+        .saturating_sub(usize::from(area.height.saturating_sub(2)));
+    let scroll = scroll.min(u16::try_from(max).unwrap_or(u16::MAX));
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
 }

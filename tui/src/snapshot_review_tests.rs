@@ -1,0 +1,99 @@
+//! Snapshots (80x24 and 200x50) of the screens added for Codex parity: the work tree's
+//! `/diff`, a `/review`'s rendered answer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::app::App;
+use crate::cells::Cell;
+use crate::snapshot_tests::{render_app, render_cell, status};
+use std::time::Instant;
+use troupe_messages::events::EventMsg;
+
+pub(crate) const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
+
+const WORK_TREE_DIFF: &str = "diff --git a/src/lib.rs b/src/lib.rs\nindex 1..2 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n fn add(a: i32, b: i32) -> i32 {\n-    a - b\n+    a + b\n }\ndiff --git a/notes.md b/notes.md\nnew file mode 100644\n--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+add() was subtracting.\n";
+
+#[test]
+fn work_tree_diff_overlay() {
+    let now = Instant::now();
+    for (width, height) in SIZES {
+        let mut app = App::new(status());
+        app.add_root(0, "main".into(), now);
+        app.show_work_tree_diff(Ok(WORK_TREE_DIFF.into()));
+        insta::assert_snapshot!(
+            format!("work_tree_diff_{width}x{height}"),
+            render_app(&app, width, height, now)
+        );
+    }
+}
+
+#[test]
+fn review_answer_is_rendered() {
+    let review = r#"{"findings":[{"title":"[P1] add() subtracts","body":"`add(2, 2)` returns 0.","confidence_score":0.9,"priority":1,"code_location":{"absolute_file_path":"/work/project/src/lib.rs","line_range":{"start":2,"end":2}}}],"overall_correctness":"patch is incorrect","overall_explanation":"One bug in add.","overall_confidence_score":0.8}"#;
+    let now = Instant::now();
+    let mut app = App::new(status());
+    app.add_root(0, "main".into(), now);
+    let actions = app.start_review(
+        0,
+        Ok(troupe_actors::review::ReviewRequest {
+            prompt: "review it".into(),
+            label: "current changes".into(),
+        }),
+    );
+    assert_eq!(actions.len(), 1);
+    app.on_event(
+        0,
+        EventMsg::AgentMessageDelta {
+            delta: "{\"findings\"".into(),
+        },
+        now,
+    );
+    assert!(
+        app.current_view().live.is_empty(),
+        "the JSON is not streamed"
+    );
+    app.on_event(
+        0,
+        EventMsg::AgentMessage {
+            message: review.into(),
+        },
+        now,
+    );
+    let cells: Vec<Cell> = app.take_scrollback();
+    let answer = cells
+        .iter()
+        .find(|c| matches!(c, Cell::Assistant { .. }))
+        .expect("the review");
+    for (width, height) in SIZES {
+        insta::assert_snapshot!(
+            format!("review_answer_{width}x{height}"),
+            render_cell(answer, width, height)
+        );
+    }
+}
+
+#[test]
+fn review_targets_parse() {
+    use crate::app::review_target;
+    use troupe_actors::review::ReviewTarget;
+    assert_eq!(review_target(""), Some(ReviewTarget::Uncommitted));
+    assert_eq!(
+        review_target("base main"),
+        Some(ReviewTarget::BaseBranch {
+            branch: "main".into()
+        })
+    );
+    assert_eq!(
+        review_target("commit abc123 Fix add"),
+        Some(ReviewTarget::Commit {
+            sha: "abc123".into(),
+            title: Some("Fix add".into())
+        })
+    );
+    assert_eq!(review_target("base"), None);
+    assert_eq!(
+        review_target("look at error handling"),
+        Some(ReviewTarget::Custom {
+            instructions: "look at error handling".into()
+        })
+    );
+}
