@@ -24,8 +24,17 @@ pub enum Action {
         op: Op,
     },
     NewThread,
-    /// Warn when the provider's model list (if it has one) does not name this model.
-    CheckModel(String),
+    /// Fetch the provider's model list for `/model` (the picker, or checking a name).
+    ListModels {
+        client: usize,
+        request: model::ModelRequest,
+    },
+    /// Switch root `client` to `model` with this reasoning effort (the `/model` picker).
+    SetModel {
+        client: usize,
+        model: String,
+        effort: Option<String>,
+    },
     /// List recorded threads for the /resume picker.
     ListThreads,
     Resume(PathBuf),
@@ -120,6 +129,8 @@ pub enum Overlay {
         title: String,
         text: String,
     },
+    /// `/model`: the provider's models and a reasoning effort.
+    Models(model::ModelPicker),
     /// "Edit a previous message": the current thread's turn-starting messages.
     Backtrack {
         selected: usize,
@@ -712,6 +723,9 @@ mod overlays;
 
 #[path = "app_review.rs"]
 mod review;
+
+#[path = "app_model.rs"]
+pub mod model;
 pub use queue::thread_title;
 pub use review::parse_target as review_target;
 

@@ -10,6 +10,9 @@ impl App {
         if let Overlay::Backtrack { selected } = self.overlay {
             return self.backtrack_key(key, selected);
         }
+        if let Overlay::Models(_) = self.overlay {
+            return self.model_picker_key(key);
+        }
         let count = self.threads.len();
         match &mut self.overlay {
             Overlay::None => Vec::new(),
@@ -60,7 +63,7 @@ impl App {
                 Vec::new()
             }
             // Handled above.
-            Overlay::Backtrack { .. } => Vec::new(),
+            Overlay::Backtrack { .. } | Overlay::Models(_) => Vec::new(),
             Overlay::Diff { scroll, text, .. } => {
                 let last = crate::diff::rendered_rows(text).saturating_sub(1);
                 match key.code {

@@ -50,20 +50,7 @@ impl App {
                     },
                 ]
             }
-            SlashCommand::Model => {
-                if arg.is_empty() {
-                    self.info(format!(
-                        "model: {} (change it with /model NAME)",
-                        self.status.model
-                    ));
-                    return Vec::new();
-                }
-                self.status.model = arg.to_string();
-                self.info(format!("model set to {arg} for the next turns"));
-                let mut actions = submit(override_op(Some(arg.to_string()), None, None));
-                actions.push(Action::CheckModel(arg.to_string()));
-                actions
-            }
+            SlashCommand::Model => self.model_command(arg),
             SlashCommand::Approvals => match slash::parse_approval(arg) {
                 Some(policy) => {
                     self.status.approval = policy;

@@ -126,7 +126,7 @@ fn slash_commands_run_from_the_popup_and_by_name() {
     app.composer.set_text("/model gpt-x");
     let actions = app.on_key(key(KeyCode::Enter));
     assert!(
-        matches!(&actions[0], Action::Submit { op: Op::OverrideTurnContext { model: Some(m), .. }, .. } if m == "gpt-x")
+        matches!(&actions[0], Action::ListModels { request: crate::app::model::ModelRequest::Switch(m), .. } if m == "gpt-x")
     );
     app.composer.set_text("/agents");
     app.on_key(key(KeyCode::Enter));

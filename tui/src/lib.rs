@@ -26,6 +26,7 @@ pub mod theme;
 pub mod thread_view;
 pub mod trust_screen;
 pub mod ui;
+pub mod ui_pickers;
 
 pub use run::{run, run_starting, Launch, LaunchStarting, Starting, TuiError, TuiExit};
 

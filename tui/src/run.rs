@@ -72,6 +72,12 @@ enum Background {
     Warning(String),
     /// The work tree's diff for `/diff`.
     WorkTreeDiff(Result<String, String>),
+    /// The provider's model list for a `/model` request from root `client`.
+    Models(
+        usize,
+        crate::app::model::ModelRequest,
+        Result<Vec<String>, String>,
+    ),
     /// A `/review` target checked: the request to send to root `client`.
     Review(usize, Result<troupe_actors::review::ReviewRequest, String>),
 }
@@ -377,7 +383,17 @@ impl Runner {
                     .await;
                 self.opened(app, opened, "new thread", true);
             }
-            Action::CheckModel(model) => self.check_model(model),
+            Action::ListModels { client, request } => {
+                tasks::list_models(&self.launch, client, request, &self.background_tx)
+            }
+            Action::SetModel {
+                client,
+                model,
+                effort,
+            } => {
+                let update = tasks::model_update(self.current_settings(app), model, effort);
+                self.submit(app, client, Op::UpdateTurnSettings { update });
+            }
             Action::Resume(path) => self.open_rollout(app, path, "resumed").await,
             Action::RecordHistory { session_id, text } => {
                 if let Some(record) = self.launch.history.record.clone() {
@@ -479,39 +495,6 @@ impl Runner {
         }
     }
 
-    /// Asks the provider for its model list off the event loop; a model it does not list is
-    /// a warning (the switch stands: a provider may serve models it does not list).
-    fn check_model(&self, model: String) {
-        let provider = self.launch.settings.provider.clone();
-        let auth = self
-            .launch
-            .home
-            .join(troupe_actors::sampler::auth::AUTH_FILE);
-        let tx = self.background_tx.clone();
-        tokio::spawn(async move {
-            let listed = troupe_actors::sampler::models::list_models(
-                &reqwest::Client::new(),
-                &provider,
-                &auth,
-                MODEL_LIST_TIMEOUT,
-            )
-            .await;
-            let Ok(models) = listed else { return };
-            if models.is_empty() || models.contains(&model) {
-                return;
-            }
-            let mut shown: Vec<&str> = models.iter().take(8).map(String::as_str).collect();
-            if models.len() > shown.len() {
-                shown.push("…");
-            }
-            let _ = tx.send(Background::Warning(crate::sanitize::sanitize_line(&format!(
-                "warning: provider `{}` does not list model `{model}`; turns may fail (it lists: {}; `troupe models` shows all)",
-                provider.id,
-                shown.join(", ")
-            ))));
-        });
-    }
-
     /// The launch settings with what the user changed since (`/model`, `/permissions`,
     /// `/approvals`, `/plan`): a new thread keeps them, as `/new` promises.
     fn current_settings(&self, app: &App) -> SessionSettings {
@@ -519,6 +502,7 @@ impl Runner {
         settings.model = app.status.model.clone();
         settings.approval_policy = app.status.approval;
         settings.sandbox_mode = app.status.sandbox;
+        settings.context.reasoning_effort = app.status.effort.clone();
         settings.context.collaboration_mode = if app.status.plan_mode {
             CollaborationMode::Plan
         } else {

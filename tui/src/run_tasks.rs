@@ -1,11 +1,12 @@
 //! Work the runner starts off the event loop for a slash command (`/diff`'s work-tree diff,
 //! `/review`'s target check: both run `git`), and what their results do to the app.
 
-use super::Background;
+use super::{Background, Launch, MODEL_LIST_TIMEOUT};
+use crate::app::model::ModelRequest;
 use crate::app::{Action, App};
 use tokio::sync::mpsc::UnboundedSender;
 use troupe_actors::review::{self, ReviewTarget};
-use troupe_messages::settings::SessionSettings;
+use troupe_messages::settings::{SessionSettings, TurnSettingsUpdate};
 
 /// A result of background work arrived: the app takes it in.
 pub(super) fn finished(app: &mut App, done: Background) -> Vec<Action> {
@@ -15,6 +16,9 @@ pub(super) fn finished(app: &mut App, done: Background) -> Vec<Action> {
         Background::Warning(text) => app.info(text),
         Background::WorkTreeDiff(diff) => app.show_work_tree_diff(diff),
         Background::Review(client, request) => return app.start_review(client, request),
+        Background::Models(client, request, listed) => {
+            return app.models_listed(client, request, listed)
+        }
     }
     Vec::new()
 }
@@ -39,4 +43,53 @@ pub(super) fn review(
         let request = review::resolve(&target, &cwd).map_err(|err| err.to_string());
         let _ = tx.send(Background::Review(client, request));
     });
+}
+
+/// Asks the provider for its model list (`GET /models`) off the event loop.
+pub(super) fn list_models(
+    launch: &Launch,
+    client: usize,
+    request: ModelRequest,
+    tx: &UnboundedSender<Background>,
+) {
+    let provider = launch.settings.provider.clone();
+    let auth = launch.home.join(troupe_actors::sampler::auth::AUTH_FILE);
+    let tx = tx.clone();
+    tokio::spawn(async move {
+        let listed = troupe_actors::sampler::models::list_models(
+            &reqwest::Client::new(),
+            &provider,
+            &auth,
+            MODEL_LIST_TIMEOUT,
+        )
+        .await
+        .map(|models| {
+            models
+                .iter()
+                .map(|m| crate::sanitize::sanitize_line(m))
+                .collect()
+        })
+        .map_err(|err| crate::sanitize::sanitize_line(&err.to_string()));
+        let _ = tx.send(Background::Models(client, request, listed));
+    });
+}
+
+/// The thread's settings from now on with `model` and `effort` (the `/model` picker).
+pub(super) fn model_update(
+    settings: SessionSettings,
+    model: String,
+    effort: Option<String>,
+) -> Box<TurnSettingsUpdate> {
+    Box::new(TurnSettingsUpdate {
+        model,
+        approval_policy: settings.approval_policy,
+        sandbox_mode: settings.sandbox_mode,
+        writable_roots: settings.sandbox.writable_roots,
+        network_access: settings.sandbox.network_access,
+        exclude_tmpdir_env_var: settings.sandbox.exclude_tmpdir_env_var,
+        exclude_slash_tmp: settings.sandbox.exclude_slash_tmp,
+        cwd: settings.cwd,
+        reasoning_effort: effort,
+        output_schema_next_turn: None,
+    })
 }

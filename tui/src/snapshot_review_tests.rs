@@ -97,3 +97,81 @@ fn review_targets_parse() {
         })
     );
 }
+
+fn models() -> Vec<String> {
+    vec![
+        "gpt-test".into(),
+        "gpt-test-mini".into(),
+        "qwen3-coder:30b".into(),
+    ]
+}
+
+#[test]
+fn model_picker_and_model_checks() {
+    use crate::app::model::ModelRequest;
+    use crate::app::{Action, Overlay};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+    let now = Instant::now();
+    for (width, height) in SIZES {
+        let mut app = App::new(status());
+        app.add_root(0, "main".into(), now);
+        assert!(app
+            .models_listed(0, ModelRequest::Pick, Ok(models()))
+            .is_empty());
+        insta::assert_snapshot!(
+            format!("model_picker_{width}x{height}"),
+            render_app(&app, width, height, now)
+        );
+    }
+    let mut app = App::new(status());
+    app.add_root(0, "main".into(), now);
+    app.models_listed(0, ModelRequest::Pick, Ok(models()));
+    app.on_key(key(KeyCode::Down));
+    app.on_key(key(KeyCode::Left));
+    let actions = app.on_key(key(KeyCode::Enter));
+    assert_eq!(
+        actions,
+        vec![Action::SetModel {
+            client: 0,
+            model: "gpt-test-mini".into(),
+            effort: Some("medium".into())
+        }]
+    );
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.status.effort.as_deref(), Some("medium"));
+    // A name the provider does not list is refused; a listed one switches.
+    let refused = app.models_listed(0, ModelRequest::Switch("nope".into()), Ok(models()));
+    assert!(refused.is_empty());
+    assert_eq!(app.status.model, "gpt-test-mini");
+    let switched = app.models_listed(0, ModelRequest::Switch("gpt-test".into()), Ok(models()));
+    assert_eq!(switched.len(), 1);
+    // No list to check against: accepted with a warning.
+    let unchecked = app.models_listed(
+        0,
+        ModelRequest::Switch("local-model".into()),
+        Err("no /models".into()),
+    );
+    assert_eq!(unchecked.len(), 1);
+    assert_eq!(app.status.model, "local-model");
+    let notices: Vec<String> = app
+        .take_scrollback()
+        .into_iter()
+        .filter_map(|c| match c {
+            Cell::Notice { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("unknown model `nope`")),
+        "{notices:?}"
+    );
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("`local-model` is not checked")),
+        "{notices:?}"
+    );
+}

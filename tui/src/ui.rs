@@ -81,6 +81,9 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
         Overlay::Backtrack { selected } => {
             return render_backtrack(app, *selected, frame, overlay_area)
         }
+        Overlay::Models(picker) => {
+            return crate::ui_pickers::render_models(picker, &app.status.model, frame, overlay_area)
+        }
         Overlay::None => {}
     }
     render_live(app, frame, live);
