@@ -90,6 +90,7 @@ mod tools_web_search;
 mod tui_features;
 mod tui_flow;
 mod tui_keys;
+mod tui_resume;
 mod tui_review;
 mod tui_settings;
 mod tui_shell_approvals;

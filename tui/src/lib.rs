@@ -16,6 +16,7 @@ pub mod highlight;
 pub mod markdown;
 pub mod questions;
 pub mod replay;
+pub mod resume_picker;
 pub mod run;
 pub mod sanitize;
 pub mod shortcuts;

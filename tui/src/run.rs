@@ -590,8 +590,8 @@ fn list_in_background(settings: &SessionSettings, tx: &mpsc::UnboundedSender<Bac
     });
 }
 
-/// Recorded threads, newest first, archived ones left out.
-fn list_threads(
+/// The recorded threads, not archived, newest first (the index reconciled with the files).
+pub fn list_threads(
     home: &std::path::Path,
     store: Option<&ThreadStore>,
 ) -> Result<Vec<troupe_messages::threads::ThreadSummary>, String> {
