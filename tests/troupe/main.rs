@@ -87,6 +87,7 @@ mod tools_goals;
 mod tools_questions;
 mod tools_view_image;
 mod tools_web_search;
+mod tui_agents_panel;
 mod tui_features;
 mod tui_flow;
 mod tui_keys;

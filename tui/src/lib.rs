@@ -25,6 +25,7 @@ pub mod status_line;
 pub mod terminal;
 pub mod theme;
 pub mod thread_view;
+pub mod threads_panel;
 pub mod trust_screen;
 pub mod ui;
 pub mod ui_pickers;

@@ -175,3 +175,81 @@ fn model_picker_and_model_checks() {
         "{notices:?}"
     );
 }
+
+#[test]
+fn threads_panel_statuses_and_live_output() {
+    use crate::app::Overlay;
+    use troupe_messages::events::{AbortReason, ExecOutputStream};
+    use troupe_messages::ids::{ThreadId, TurnId};
+    use troupe_messages::usage::TokenUsage;
+    let now = Instant::now();
+    let later = now + std::time::Duration::from_secs(75);
+    let mut app = crate::snapshot_tests::busy_app(now);
+    let child = |n: u128, path: &str, msg: EventMsg| EventMsg::AgentEvent {
+        thread_id: ThreadId(crate::snapshot_tests::uuid_from(n)),
+        task_path: path.into(),
+        msg: Box::new(msg),
+    };
+    let usage = TokenUsage {
+        input_tokens: 1200,
+        output_tokens: 34,
+        total_tokens: 1234,
+        ..TokenUsage::default()
+    };
+    // The running child (`/root/explore`, busy_app's) prints, and counts its tokens.
+    for msg in [
+        EventMsg::ExecCommandOutputDelta {
+            call_id: "k1".into(),
+            stream: ExecOutputStream::Stdout,
+            chunk: "src/lib.rs:3: fn add(a: i32, b: i32)\n".into(),
+        },
+        EventMsg::TokenCount {
+            last: usage,
+            total: usage,
+        },
+    ] {
+        app.on_event(0, child(2, "/root/explore", msg), now);
+    }
+    let ended = [
+        (3, "/root/tests", None),
+        (4, "/root/lint", Some(AbortReason::Failed)),
+        (5, "/root/docs", Some(AbortReason::Interrupted)),
+    ];
+    for (n, path, abort) in ended {
+        app.on_event(
+            0,
+            child(n, path, EventMsg::TurnStarted { turn_id: TurnId(1) }),
+            now,
+        );
+        let end = match abort {
+            None => EventMsg::TurnComplete {
+                turn_id: TurnId(1),
+                last_agent_message: Some("ok".into()),
+                usage: TokenUsage::default(),
+            },
+            Some(reason) => EventMsg::TurnAborted {
+                turn_id: TurnId(1),
+                reason,
+            },
+        };
+        app.on_event(
+            0,
+            child(n, path, end),
+            now + std::time::Duration::from_secs(12),
+        );
+    }
+    app.overlay = Overlay::Threads { selected: 0 };
+    for (width, height) in SIZES {
+        let screen = render_app(&app, width, height, later);
+        for word in [
+            "done",
+            "failed",
+            "interrupted",
+            "1234 tok",
+            "└ src/lib.rs:3",
+        ] {
+            assert!(screen.contains(word), "{word}:\n{screen}");
+        }
+        insta::assert_snapshot!(format!("threads_panel_statuses_{width}x{height}"), screen);
+    }
+}

@@ -3,7 +3,7 @@
 //! out: the transcript's finished cells are in the terminal's scrollback, not here.
 
 use crate::app::{App, ApprovalSubject, Overlay, PendingApproval};
-use crate::cells::{format_duration, Cell};
+use crate::cells::Cell;
 use crate::sanitize::sanitize_line;
 use crate::slash;
 use crate::theme;
@@ -58,7 +58,7 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
     };
     match &app.overlay {
         Overlay::Threads { selected } => {
-            return render_threads(app, *selected, frame, overlay_area, now)
+            return crate::threads_panel::render(app, *selected, frame, overlay_area, now)
         }
         Overlay::Picker {
             items,
@@ -379,42 +379,6 @@ fn render_approval(app: &App, approval: &PendingApproval, frame: &mut Frame, are
             .block(block),
         area,
     );
-}
-
-fn render_threads(app: &App, selected: usize, frame: &mut Frame, area: Rect, now: Instant) {
-    let mut lines = Vec::new();
-    for (i, entry) in app.threads.iter().enumerate() {
-        let view = &entry.view;
-        let marker = if i == app.current { "●" } else { " " };
-        let name = format!("{}{}", "  ".repeat(entry.depth), sanitize_line(&entry.path));
-        let elapsed =
-            format_duration(now.saturating_duration_since(view.created).as_millis() as u64);
-        let status_style = match view.status.label() {
-            "failed" => theme::failure(),
-            "waiting for approval" => theme::warning(),
-            "running" => theme::accent(),
-            _ => theme::dim(),
-        };
-        let line = Line::from(vec![
-            Span::raw(format!("{marker} {name:<24} ")),
-            Span::styled(format!("{:<20} ", view.status.label()), status_style),
-            Span::raw(format!(
-                "{:>7} {:>8} tok  ",
-                elapsed, view.total_usage.total_tokens
-            )),
-            Span::styled(sanitize_line(&view.activity), theme::dim()),
-        ]);
-        lines.push(if i == selected {
-            line.style(theme::selected())
-        } else {
-            line
-        });
-    }
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" threads · ↑↓ select · Enter switch · Esc close ");
-    frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
 fn render_picker(
