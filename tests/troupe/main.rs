@@ -97,6 +97,7 @@ mod tui_settings;
 mod tui_shell_approvals;
 mod tui_start;
 mod tui_tmux;
+mod tui_transcript;
 mod web_page;
 mod worktree_git_dir;
 

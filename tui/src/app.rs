@@ -129,6 +129,8 @@ pub enum Overlay {
         title: String,
         text: String,
     },
+    /// Ctrl+O: the whole transcript, full screen (drawn on the alternate screen).
+    Transcript(Box<crate::transcript::Transcript>),
     /// `/model`: the provider's models and a reasoning effort.
     Models(model::ModelPicker),
     /// "Edit a previous message": the current thread's turn-starting messages.
@@ -492,7 +494,7 @@ impl App {
         let primed = std::mem::take(&mut self.esc_primed);
         match key.code {
             KeyCode::Char('o') if ctrl => {
-                self.expand_last_reasoning();
+                self.overlay = Overlay::Transcript(Box::default());
                 return Vec::new();
             }
             KeyCode::Char('c') if ctrl => {

@@ -13,6 +13,12 @@ impl App {
         if let Overlay::Models(_) = self.overlay {
             return self.model_picker_key(key);
         }
+        if let Overlay::Transcript(transcript) = &mut self.overlay {
+            if transcript.on_key(key) == crate::transcript::TranscriptKey::Close {
+                self.overlay = Overlay::None;
+            }
+            return Vec::new();
+        }
         let count = self.threads.len();
         match &mut self.overlay {
             Overlay::None => Vec::new(),
@@ -63,7 +69,7 @@ impl App {
                 Vec::new()
             }
             // Handled above.
-            Overlay::Backtrack { .. } | Overlay::Models(_) => Vec::new(),
+            Overlay::Backtrack { .. } | Overlay::Models(_) | Overlay::Transcript(_) => Vec::new(),
             Overlay::Diff { scroll, text, .. } => {
                 let last = crate::diff::rendered_rows(text).saturating_sub(1);
                 match key.code {

@@ -97,7 +97,7 @@ impl App {
                     .iter()
                     .map(|c| format!("/{:<10} {}", c.name(), c.help()))
                     .collect();
-                self.info(format!("commands:\n{}\nkeys: Enter send · Ctrl+J newline · Esc interrupt · Ctrl+T threads · Ctrl+C quit", lines.join("\n")));
+                self.info(format!("commands:\n{}\nkeys: Enter send · Ctrl+J newline · Esc interrupt · Ctrl+O transcript · Ctrl+T threads · Ctrl+C quit", lines.join("\n")));
                 Vec::new()
             }
             SlashCommand::Quit => self.quit(),

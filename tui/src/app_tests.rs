@@ -325,11 +325,11 @@ fn plan_permissions_and_reasoning_commands() {
             ..
         }
     )));
+    // Ctrl+O opens the transcript (reasoning whole there); Ctrl+O again closes it.
     app.on_key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL));
-    assert!(app
-        .take_scrollback()
-        .iter()
-        .any(|c| matches!(c, Cell::Reasoning { expanded: true, .. })));
+    assert!(matches!(app.overlay, Overlay::Transcript(_)));
+    app.on_key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL));
+    assert_eq!(app.overlay, Overlay::None);
     app.composer.set_text("/mention");
     app.on_key(key(KeyCode::Enter));
     assert_eq!(app.composer.text(), "@");

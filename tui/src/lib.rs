@@ -26,6 +26,7 @@ pub mod terminal;
 pub mod theme;
 pub mod thread_view;
 pub mod threads_panel;
+pub mod transcript;
 pub mod trust_screen;
 pub mod ui;
 pub mod ui_pickers;

@@ -309,8 +309,12 @@ async fn event_loop(
     }
 }
 
-/// Writes the newly finished cells into the scrollback, then draws the viewport.
+/// Writes the newly finished cells into the scrollback, then draws the viewport; with the
+/// transcript open, draws it full screen instead (cells reach the scrollback once it closes).
 fn draw(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
+    if tasks::draw_transcript(tui, app)? {
+        return Ok(());
+    }
     let width = tui.size()?.width;
     for cell in app.take_scrollback() {
         let height = cell.height(width).min(MAX_INSERT_ROWS);

@@ -93,3 +93,45 @@ pub(super) fn model_update(
         output_schema_next_turn: None,
     })
 }
+
+thread_local! {
+    /// The full-screen terminal of the open transcript overlay.
+    static FULL_SCREEN: std::cell::RefCell<Option<super::Tui>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Draws the transcript overlay on the alternate screen when it is open (entering it first)
+/// and says so; when it has just closed, leaves the alternate screen and has the inline
+/// viewport drawn whole again.
+pub(super) fn draw_transcript(tui: &mut super::Tui, app: &mut App) -> std::io::Result<bool> {
+    let App {
+        overlay,
+        threads,
+        current,
+        ..
+    } = app;
+    let Some(view) = threads.get(*current).map(|t| &t.view) else {
+        return Ok(false);
+    };
+    FULL_SCREEN.with(|full| {
+        let mut full = full.borrow_mut();
+        let crate::app::Overlay::Transcript(transcript) = overlay else {
+            if full.take().is_some() {
+                crate::terminal::leave_alternate_screen();
+                tui.clear()?;
+            }
+            return Ok(false);
+        };
+        if full.is_none() {
+            *full = Some(crate::terminal::enter_alternate_screen()?);
+        }
+        if let Some(terminal) = full.as_mut() {
+            terminal.autoresize()?;
+            terminal.draw(|frame| {
+                let area = frame.area();
+                transcript.refresh(view, area.width.saturating_sub(2));
+                transcript.render(view, frame, area);
+            })?;
+        }
+        Ok(true)
+    })
+}

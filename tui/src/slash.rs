@@ -90,7 +90,7 @@ impl SlashCommand {
             }
             SlashCommand::Plan => "toggle plan mode (read-only, proposes a plan)",
             SlashCommand::Mention => "mention a file: starts an @ path completion",
-            SlashCommand::Reasoning => "show reasoning expanded or collapsed (Ctrl+O: the last)",
+            SlashCommand::Reasoning => "show reasoning expanded or collapsed (Ctrl+O: transcript)",
             SlashCommand::Goal => "give the thread a goal it pursues across turns: /goal OBJECTIVE",
         }
     }
