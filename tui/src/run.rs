@@ -93,6 +93,9 @@ pub enum TuiExit {
 struct Runner {
     launch: Launch,
     sessions: Vec<ActorRef<SessionMsg>>,
+    /// The threads opened here, by id (the /resume picker leaves them out even before
+    /// their first event reached the app).
+    opened_ids: Vec<ThreadId>,
     open_clients: usize,
     events_tx: mpsc::UnboundedSender<(usize, Option<Event>)>,
     background_tx: mpsc::UnboundedSender<Background>,
@@ -195,6 +198,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
             history: launch.history,
         },
         sessions: Vec::new(),
+        opened_ids: Vec::new(),
         open_clients: 0,
         events_tx,
         background_tx,
@@ -334,6 +338,7 @@ impl Runner {
     fn attach(&mut self, mut client: ThreadClient) -> usize {
         let index = self.sessions.len();
         self.sessions.push(client.handle.session.clone());
+        self.opened_ids.push(client.handle.thread_id);
         self.open_clients += 1;
         let tx = self.events_tx.clone();
         tokio::spawn(async move {
@@ -441,7 +446,10 @@ impl Runner {
                     tokio::task::spawn_blocking(move || list_threads(&home, store.as_deref()))
                         .await;
                 match listed {
-                    Ok(Ok(items)) => app.open_picker(items),
+                    Ok(Ok(mut items)) => {
+                        items.retain(|t| !self.opened_ids.contains(&t.id));
+                        app.open_picker(items)
+                    }
                     Ok(Err(err)) => app.info(format!("cannot list threads: {err}")),
                     Err(err) => app.info(format!("cannot list threads: {err}")),
                 }
