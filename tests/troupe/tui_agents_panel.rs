@@ -88,6 +88,7 @@ fn the_panel_shows_a_running_childs_live_output_tokens_and_done() {
     assert!(!row.contains("idle"), "{screen}");
     assert!(!screen.contains("└ panel-tick"), "{screen}");
     tmux.keys(&["Escape"]);
+    tmux.wait_on_screen("Ask troupe to do something");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
 }
