@@ -165,14 +165,16 @@ fn finish(tree: &AgentTree, child: &Watched, status: AgentStatus, answer: String
     tree.finished(child.thread_id, status, bounded(&answer));
 }
 
-/// Sub-agent activity worth showing: to the root's subscribers, tagged with the path.
+/// Sub-agent activity worth showing: to the root's subscribers, tagged with the path. A
+/// running command's output and the token counts go too (a supervisor watches them live);
+/// the text the model streams does not (its finished message follows).
 fn forward(tree: &AgentTree, child: &Watched, msg: EventMsg) {
-    if msg.is_delta()
-        || matches!(
-            msg,
-            EventMsg::ItemRecorded { .. } | EventMsg::TokenCount { .. }
-        )
-    {
+    if matches!(
+        msg,
+        EventMsg::ItemRecorded { .. }
+            | EventMsg::AgentMessageDelta { .. }
+            | EventMsg::AgentReasoningDelta { .. }
+    ) {
         return;
     }
     if let Some(root) = tree.session(child.root) {

@@ -5,6 +5,7 @@
 
 pub mod output;
 pub mod prompt;
+pub mod work_tree;
 
 use crate::agents::worktree::git;
 use std::path::{Path, PathBuf};

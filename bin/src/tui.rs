@@ -14,6 +14,7 @@ use troupe_config::file::{HistoryPersistence, HistoryToml};
 use troupe_exec::resume::{self, ResumeArgs};
 use troupe_messages::policy::AskForApproval;
 use troupe_messages::threads::ThreadSummary;
+use troupe_tui::resume_picker::ResumeAnswer;
 use troupe_tui::run::{HistoryRecorder, PromptHistory};
 use troupe_tui::trust_screen::{TrustAnswer, TrustQuestion};
 use troupe_tui::{LaunchStarting, TuiExit};
@@ -27,13 +28,45 @@ pub struct TuiArgs {
     pub prompt: Option<String>,
 }
 
-/// `troupe resume [ID|--last] [PROMPT]`.
+/// `troupe resume [ID|--last] [PROMPT]`; neither: a picker.
 #[derive(Debug, Args)]
 pub struct ResumeCommand {
-    #[command(flatten)]
-    resume: ResumeArgs,
+    /// Thread id (or a unique prefix of it). With `--last`, this is the prompt instead.
+    /// Without an id or `--last`: a picker over the recorded threads.
+    session_id: Option<String>,
+    /// The follow-up prompt.
+    prompt: Option<String>,
+    /// Continue the most recently updated thread of this directory.
+    #[arg(long = "last")]
+    last: bool,
+    /// With `--last`, consider threads of every directory.
+    #[arg(long = "all")]
+    all: bool,
     #[command(flatten)]
     flags: SessionFlags,
+}
+
+impl ResumeCommand {
+    /// The same choice as `exec resume`'s arguments (one way to find the thread).
+    fn exec_args(&self) -> Result<ResumeArgs> {
+        #[derive(clap::Parser)]
+        #[command(no_binary_name = true)]
+        struct Parsed {
+            #[command(flatten)]
+            args: ResumeArgs,
+        }
+        let mut argv: Vec<String> = Vec::new();
+        if self.last {
+            argv.push("--last".into());
+        }
+        if self.all {
+            argv.push("--all".into());
+        }
+        argv.push("--".into());
+        argv.extend(self.session_id.iter().cloned());
+        argv.extend(self.prompt.iter().cloned());
+        Ok(<Parsed as clap::Parser>::try_parse_from(argv)?.args)
+    }
 }
 
 /// `troupe fork ID [--at-turn N]`.
@@ -51,11 +84,38 @@ pub async fn run(args: TuiArgs) -> Result<ExitCode> {
 
 pub async fn resume(args: ResumeCommand) -> Result<ExitCode> {
     let home = crate::home()?;
+    if args.session_id.is_none() && !args.last {
+        return resume_picked(&home, args).await;
+    }
     let store = threads::open_store(&home, Reconcile::Skip);
     let cd = args.flags.cd_dir()?;
-    let (target, prompt) = resume::pick(&home, store.as_deref(), args.resume, cd.as_deref())?;
+    let (target, prompt) = resume::pick(&home, store.as_deref(), args.exec_args()?, cd.as_deref())?;
     drop(store);
     open(args.flags, Some(target), prompt).await
+}
+
+/// `troupe resume` alone: the picker chooses (Esc: a new thread instead).
+async fn resume_picked(home: &std::path::Path, args: ResumeCommand) -> Result<ExitCode> {
+    if !interactive() {
+        bail!("give a thread id to resume, or --last (`troupe list` shows the ids)");
+    }
+    let listed = {
+        let home = home.to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let store = threads::open_store(&home, Reconcile::Skip);
+            troupe_tui::run::list_threads(&home, store.as_deref())
+        })
+        .await?
+    };
+    let items = listed.map_err(|err| anyhow::anyhow!("cannot list threads: {err}"))?;
+    let answer = troupe_tui::resume_picker::ask_resume(items)
+        .await
+        .context("the resume picker")?;
+    match answer {
+        ResumeAnswer::Resume(target) => open(args.flags, Some(*target), None).await,
+        ResumeAnswer::New => open(args.flags, None, None).await,
+        ResumeAnswer::Quit => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Opens the fork in the UI; without a terminal (a script) it only prints the new id, as

@@ -264,12 +264,14 @@ impl EventMsg {
     /// A streaming piece whose finished item follows: droppable for a slow subscriber, never
     /// persisted, forwarded without going through the turn's bookkeeping.
     pub fn is_delta(&self) -> bool {
-        matches!(
-            self,
+        match self {
             EventMsg::AgentMessageDelta { .. }
-                | EventMsg::AgentReasoningDelta { .. }
-                | EventMsg::ExecCommandOutputDelta { .. }
-        )
+            | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecCommandOutputDelta { .. } => true,
+            // A sub-agent's streamed output relayed to its root is a delta too.
+            EventMsg::AgentEvent { msg, .. } => msg.is_delta(),
+            _ => false,
+        }
     }
 }
 

@@ -20,6 +20,14 @@ fn only_streaming_pieces_are_deltas() {
         chunk: "x".into(),
     }
     .is_delta());
+    // A sub-agent's relayed delta is one; its relayed finished items are not.
+    let relayed = |msg| EventMsg::AgentEvent {
+        thread_id: crate::ids::ThreadId(uuid::Uuid::nil()),
+        task_path: "/root/a".into(),
+        msg: Box::new(msg),
+    };
+    assert!(relayed(delta("a")).is_delta());
+    assert!(!relayed(EventMsg::ShutdownComplete).is_delta());
 }
 
 #[test]

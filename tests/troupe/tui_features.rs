@@ -158,8 +158,11 @@ fn reasoning_is_one_line_until_expanded() {
     tmux.wait_for("turn complete");
     let screen = tmux.wait_for("(+2 lines, Ctrl+O expands)");
     assert!(!screen.contains("line-two-of-the-reasoning"), "{screen}");
+    // Ctrl+O: the transcript, where reasoning is whole.
     tmux.keys(&["C-o"]);
-    tmux.wait_for("line-two-of-the-reasoning");
+    tmux.wait_on_screen("line-two-of-the-reasoning");
+    tmux.keys(&["Escape"]);
+    tmux.wait_on_screen("Ask troupe to do something");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
 }

@@ -46,24 +46,48 @@ fn new_keeps_the_permissions_and_the_model_chosen_in_the_ui() {
 }
 
 #[test]
-fn a_model_the_provider_does_not_list_is_warned_about() {
-    let h = Harness::new(vec![]);
+fn a_model_the_provider_does_not_list_is_refused() {
+    let h = Harness::new(vec![MockResponse::text("answered by the listed model")]);
     let tmux = Tmux::start(&h, "model-unknown", &[]);
     tmux.wait_for("on-request · read-only");
     tmux.type_text("/model nonexistent-model-xyz");
     tmux.keys(&["Enter"]);
-    let seen = tmux.wait_for("does not list model `nonexistent-model-xyz`");
+    let seen = tmux.wait_for("unknown model `nonexistent-model-xyz`");
     assert!(seen.contains("mock-model"), "{seen}");
-    // A listed one is switched to without a warning.
+    assert!(seen.contains("the model stays mock-model"), "{seen}");
+    // A listed one is switched to, and the next turn uses it.
     tmux.type_text("/model gpt-oss:20b");
     tmux.keys(&["Enter"]);
     tmux.wait_for("model set to gpt-oss:20b");
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    let seen = tmux.history();
-    assert!(
-        !seen.contains("does not list model `gpt-oss:20b`"),
-        "{seen}"
-    );
+    tmux.type_text("hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("answered by the listed model");
+    let body = last_request(&h);
+    assert!(body.contains("\"model\":\"gpt-oss:20b\""), "{body}");
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.wait_exit(), 0);
+}
+
+#[test]
+fn model_without_a_name_opens_a_picker_with_the_effort() {
+    let h = Harness::new(vec![MockResponse::text("answered after the picker")]);
+    let tmux = Tmux::start(&h, "model-picker", &[]);
+    tmux.wait_for("on-request · read-only");
+    tmux.type_text("/model");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_on_screen("↑↓ model · ←→ effort");
+    assert!(screen.contains("mock-model  (current)"), "{screen}");
+    assert!(screen.contains("qwen3-coder:30b"), "{screen}");
+    // The last model, effort `high` (four steps right of the default).
+    tmux.keys(&["Down", "Down", "Right", "Right", "Right", "Right", "Enter"]);
+    tmux.wait_for("model set to qwen3-coder:30b (high)");
+    tmux.wait_on_screen("qwen3-coder:30b high");
+    tmux.type_text("go");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("answered after the picker");
+    let body = last_request(&h);
+    assert!(body.contains("\"model\":\"qwen3-coder:30b\""), "{body}");
+    assert!(body.contains("\"effort\":\"high\""), "{body}");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
 }

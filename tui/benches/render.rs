@@ -1,5 +1,6 @@
 //! Render time of one frame with a 5,000-cell transcript (and a streaming answer live):
 //! the viewport lays out only what it shows, so the transcript's size must not matter.
+//! The transcript overlay over the same cells, too.
 //! Run: `cargo bench -p troupe-tui --bench render`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -125,5 +126,31 @@ fn empty_frame(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, frame, empty_frame);
+/// A frame of the transcript overlay (Ctrl+O) over the 5,000 cells, scrolled to the middle:
+/// the lines are built once, a frame lays out the visible rows only.
+fn transcript_frame(c: &mut Criterion) {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let app = app_with_transcript(5000);
+    let view = app.current_view();
+    let mut transcript = troupe_tui::transcript::Transcript::default();
+    let mut terminal = Terminal::new(TestBackend::new(160, 50)).expect("test terminal");
+    let mut draw = |transcript: &mut troupe_tui::transcript::Transcript| {
+        terminal
+            .draw(|frame| {
+                let area = frame.area();
+                transcript.refresh(view, area.width - 2);
+                transcript.render(view, frame, area);
+            })
+            .expect("draw");
+    };
+    draw(&mut transcript);
+    for _ in 0..500 {
+        transcript.on_key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE));
+    }
+    c.bench_function("transcript_overlay_5000_cells_160x50", |b| {
+        b.iter(|| draw(&mut transcript))
+    });
+}
+
+criterion_group!(benches, frame, empty_frame, transcript_frame);
 criterion_main!(benches);

@@ -24,14 +24,30 @@ pub enum Action {
         op: Op,
     },
     NewThread,
-    /// Warn when the provider's model list (if it has one) does not name this model.
-    CheckModel(String),
+    /// Fetch the provider's model list for `/model` (the picker, or checking a name).
+    ListModels {
+        client: usize,
+        request: model::ModelRequest,
+    },
+    /// Switch root `client` to `model` with this reasoning effort (the `/model` picker).
+    SetModel {
+        client: usize,
+        model: String,
+        effort: Option<String>,
+    },
     /// List recorded threads for the /resume picker.
     ListThreads,
     Resume(PathBuf),
     Fork(ThreadId),
     /// Write an AGENTS.md skeleton in the working directory.
     InitAgentsMd,
+    /// Compute the work tree's diff for `/diff` (the turn changed nothing).
+    WorkTreeDiff,
+    /// Check a `/review` target, then start the review turn on `client`.
+    Review {
+        client: usize,
+        target: troupe_actors::review::ReviewTarget,
+    },
     Quit,
     /// Append a message sent to thread `session_id` to the prompt history.
     RecordHistory {
@@ -107,9 +123,16 @@ pub enum Overlay {
         selected: usize,
         filter: String,
     },
+    /// A diff, scrollable: the turn's, or the work tree's when the turn changed nothing.
     Diff {
         scroll: u16,
+        title: String,
+        text: String,
     },
+    /// Ctrl+O: the whole transcript, full screen (drawn on the alternate screen).
+    Transcript(Box<crate::transcript::Transcript>),
+    /// `/model`: the provider's models and a reasoning effort.
+    Models(model::ModelPicker),
     /// "Edit a previous message": the current thread's turn-starting messages.
     Backtrack {
         selected: usize,
@@ -145,6 +168,8 @@ pub struct App {
     pub deny_message: Option<String>,
     /// `o` in the approval overlay: the asking thread is shown, the approval waits.
     pub approval_peek: Option<approvals::ApprovalPeek>,
+    /// Roots (by client) whose running turn is a `/review`.
+    reviewing: Vec<usize>,
 }
 
 impl App {
@@ -168,6 +193,7 @@ impl App {
             picker_shows_agents: false,
             deny_message: None,
             approval_peek: None,
+            reviewing: Vec::new(),
         }
     }
 
@@ -261,6 +287,9 @@ impl App {
             .iter()
             .position(|t| t.client == client && !t.is_agent)
         else {
+            return Vec::new();
+        };
+        let Some(msg) = self.review_event(client, msg) else {
             return Vec::new();
         };
         match msg {
@@ -465,7 +494,7 @@ impl App {
         let primed = std::mem::take(&mut self.esc_primed);
         match key.code {
             KeyCode::Char('o') if ctrl => {
-                self.expand_last_reasoning();
+                self.overlay = Overlay::Transcript(Box::default());
                 return Vec::new();
             }
             KeyCode::Char('c') if ctrl => {
@@ -616,75 +645,6 @@ impl App {
         }
     }
 
-    fn overlay_key(&mut self, key: KeyEvent) -> Vec<Action> {
-        if let Overlay::Backtrack { selected } = self.overlay {
-            return self.backtrack_key(key, selected);
-        }
-        let count = self.threads.len();
-        match &mut self.overlay {
-            Overlay::None => Vec::new(),
-            Overlay::Threads { selected } => {
-                match key.code {
-                    KeyCode::Up => *selected = selected.saturating_sub(1),
-                    KeyCode::Down => *selected = (*selected + 1).min(count.saturating_sub(1)),
-                    KeyCode::Enter => {
-                        let index = *selected;
-                        self.overlay = Overlay::None;
-                        self.switch_to(index);
-                    }
-                    KeyCode::Esc | KeyCode::Char('q') => self.overlay = Overlay::None,
-                    KeyCode::Char('t') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                        self.overlay = Overlay::None
-                    }
-                    _ => {}
-                }
-                Vec::new()
-            }
-            Overlay::Picker {
-                items,
-                selected,
-                filter,
-            } => {
-                let visible = slash::filter_threads(items, filter);
-                match key.code {
-                    KeyCode::Up => *selected = selected.saturating_sub(1),
-                    KeyCode::Down => {
-                        *selected = (*selected + 1).min(visible.len().saturating_sub(1))
-                    }
-                    KeyCode::Backspace => {
-                        filter.pop();
-                        *selected = 0;
-                    }
-                    KeyCode::Char(c) => {
-                        filter.push(c);
-                        *selected = 0;
-                    }
-                    KeyCode::Enter => {
-                        let chosen = visible.get(*selected).map(|t| t.rollout_path.clone());
-                        self.overlay = Overlay::None;
-                        return chosen.map(Action::Resume).into_iter().collect();
-                    }
-                    KeyCode::Esc => self.overlay = Overlay::None,
-                    _ => {}
-                }
-                Vec::new()
-            }
-            // Handled above.
-            Overlay::Backtrack { .. } => Vec::new(),
-            Overlay::Diff { scroll } => {
-                match key.code {
-                    KeyCode::Up => *scroll = scroll.saturating_sub(1),
-                    KeyCode::Down => *scroll = scroll.saturating_add(1),
-                    KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
-                    KeyCode::PageDown | KeyCode::Char(' ') => *scroll = scroll.saturating_add(10),
-                    KeyCode::Esc | KeyCode::Char('q') => self.overlay = Overlay::None,
-                    _ => {}
-                }
-                Vec::new()
-            }
-        }
-    }
-
     /// The /resume picker's choices arrived.
     pub fn open_picker(&mut self, mut items: Vec<ThreadSummary>) {
         // Threads open here already are a Ctrl+T away (and cannot be opened twice).
@@ -759,7 +719,17 @@ pub mod approvals;
 
 #[path = "app_shell.rs"]
 mod shell;
+
+#[path = "app_overlays.rs"]
+mod overlays;
+
+#[path = "app_review.rs"]
+mod review;
+
+#[path = "app_model.rs"]
+pub mod model;
 pub use queue::thread_title;
+pub use review::parse_target as review_target;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

@@ -2,7 +2,6 @@
 //! collapsible reasoning, and the /permissions, /plan and /reasoning commands.
 
 use super::{override_op, Action, App, Overlay};
-use crate::cells::Cell;
 use crate::completion::{self, Choice};
 use crossterm::event::{KeyCode, KeyEvent};
 use troupe_messages::ops::Op;
@@ -46,26 +45,6 @@ impl App {
         Some(Vec::new())
     }
 
-    /// Ctrl+O: the current thread's last reasoning, written whole into the scrollback.
-    pub(super) fn expand_last_reasoning(&mut self) {
-        let last = self.threads[self.current]
-            .view
-            .cells
-            .iter()
-            .rev()
-            .find_map(|cell| match cell {
-                Cell::Reasoning { text, .. } => Some(text.clone()),
-                _ => None,
-            });
-        match last {
-            Some(text) => self.outbox.push(Cell::Reasoning {
-                text,
-                expanded: true,
-            }),
-            None => self.info("no reasoning in this thread yet"),
-        }
-    }
-
     pub(super) fn toggle_reasoning(&mut self, arg: &str) -> Vec<Action> {
         self.show_reasoning = match arg {
             "on" | "expanded" => true,
@@ -75,7 +54,7 @@ impl App {
         let state = if self.show_reasoning {
             "reasoning is shown expanded"
         } else {
-            "reasoning is collapsed to one line (Ctrl+O shows the last one)"
+            "reasoning is collapsed to one line (Ctrl+O: the transcript shows it whole)"
         };
         self.info(state);
         Vec::new()

@@ -50,20 +50,7 @@ impl App {
                     },
                 ]
             }
-            SlashCommand::Model => {
-                if arg.is_empty() {
-                    self.info(format!(
-                        "model: {} (change it with /model NAME)",
-                        self.status.model
-                    ));
-                    return Vec::new();
-                }
-                self.status.model = arg.to_string();
-                self.info(format!("model set to {arg} for the next turns"));
-                let mut actions = submit(override_op(Some(arg.to_string()), None, None));
-                actions.push(Action::CheckModel(arg.to_string()));
-                actions
-            }
+            SlashCommand::Model => self.model_command(arg),
             SlashCommand::Approvals => match slash::parse_approval(arg) {
                 Some(policy) => {
                     self.status.approval = policy;
@@ -102,21 +89,15 @@ impl App {
                 };
                 Vec::new()
             }
-            SlashCommand::Diff => {
-                if self.threads[self.current].view.turn_diff.is_empty() {
-                    self.info("no changes in this turn");
-                } else {
-                    self.overlay = Overlay::Diff { scroll: 0 };
-                }
-                Vec::new()
-            }
+            SlashCommand::Diff => self.diff(),
+            SlashCommand::Review => self.review(arg),
             SlashCommand::Init => vec![Action::InitAgentsMd],
             SlashCommand::Help => {
                 let lines: Vec<String> = SlashCommand::ALL
                     .iter()
                     .map(|c| format!("/{:<10} {}", c.name(), c.help()))
                     .collect();
-                self.info(format!("commands:\n{}\nkeys: Enter send · Ctrl+J newline · Esc interrupt · Ctrl+T threads · Ctrl+C quit", lines.join("\n")));
+                self.info(format!("commands:\n{}\nkeys: Enter send · Ctrl+J newline · Esc interrupt · Ctrl+O transcript · Ctrl+T threads · Ctrl+C quit", lines.join("\n")));
                 Vec::new()
             }
             SlashCommand::Quit => self.quit(),

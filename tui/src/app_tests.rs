@@ -126,7 +126,7 @@ fn slash_commands_run_from_the_popup_and_by_name() {
     app.composer.set_text("/model gpt-x");
     let actions = app.on_key(key(KeyCode::Enter));
     assert!(
-        matches!(&actions[0], Action::Submit { op: Op::OverrideTurnContext { model: Some(m), .. }, .. } if m == "gpt-x")
+        matches!(&actions[0], Action::ListModels { request: crate::app::model::ModelRequest::Switch(m), .. } if m == "gpt-x")
     );
     app.composer.set_text("/agents");
     app.on_key(key(KeyCode::Enter));
@@ -325,11 +325,11 @@ fn plan_permissions_and_reasoning_commands() {
             ..
         }
     )));
+    // Ctrl+O opens the transcript (reasoning whole there); Ctrl+O again closes it.
     app.on_key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL));
-    assert!(app
-        .take_scrollback()
-        .iter()
-        .any(|c| matches!(c, Cell::Reasoning { expanded: true, .. })));
+    assert!(matches!(app.overlay, Overlay::Transcript(_)));
+    app.on_key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL));
+    assert_eq!(app.overlay, Overlay::None);
     app.composer.set_text("/mention");
     app.on_key(key(KeyCode::Enter));
     assert_eq!(app.composer.text(), "@");

@@ -134,7 +134,7 @@ pub enum Cell {
         markdown: String,
         streaming: bool,
     },
-    /// A reasoning summary, dim; one line unless `expanded` (Ctrl+O shows the last one whole,
+    /// A reasoning summary, dim; one line unless `expanded` (the transcript, Ctrl+O, shows it whole,
     /// `/reasoning` expands the following ones).
     Reasoning {
         text: String,
@@ -416,16 +416,22 @@ impl CommandCell {
     }
 }
 
-/// The last `count` lines of `tail`, indented, with a note of how many are hidden.
-fn tail_lines(tail: &OutputTail, count: usize) -> Vec<Line<'static>> {
+/// The last `count` lines of `tail`, indented, with a note of how many are hidden: the
+/// transcript (Ctrl+O) shows every line kept; lines past the cell's bound were not kept.
+pub(crate) fn tail_lines(tail: &OutputTail, count: usize) -> Vec<Line<'static>> {
     let total = tail.len();
-    let hidden = tail.dropped + total.saturating_sub(count);
+    let folded = total.saturating_sub(count);
     let mut lines = Vec::new();
-    if hidden > 0 {
-        lines.push(Line::styled(
-            format!("  … {hidden} earlier lines",),
-            theme::dim(),
-        ));
+    let note = match (folded, tail.dropped) {
+        (0, 0) => None,
+        (0, dropped) => Some(format!("  … {dropped} earlier lines not kept")),
+        (folded, 0) => Some(format!("  + {folded} lines (Ctrl+O to expand)")),
+        (folded, dropped) => Some(format!(
+            "  + {folded} lines (Ctrl+O to expand), {dropped} earlier not kept"
+        )),
+    };
+    if let Some(note) = note {
+        lines.push(Line::styled(note, theme::dim()));
     }
     for line in tail.lines().skip(total.saturating_sub(count)) {
         lines.push(Line::styled(

@@ -35,7 +35,7 @@ fn command_cell_shows_the_tail_and_hides_the_rest() {
         .iter()
         .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
         .collect();
-    assert_eq!(text[1], "  … 95 earlier lines");
+    assert_eq!(text[1], "  + 95 lines (Ctrl+O to expand)");
     assert_eq!(text[6], "  │ 100");
 }
 

@@ -56,6 +56,14 @@ pub fn names(file: &FileDiff, path: &str) -> bool {
     !file.path.is_empty() && (path == file.path || path.ends_with(&format!("/{}", file.path)))
 }
 
+/// How many rows the diff overlay draws for `unified` (its files' [`file_lines`]).
+pub fn rendered_rows(unified: &str) -> usize {
+    split_files(unified)
+        .iter()
+        .map(|f| file_lines(f).len())
+        .sum()
+}
+
 /// A file's diff as coloured lines: a title with the counts, then the hunks.
 pub fn file_lines(file: &FileDiff) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(vec![

@@ -16,6 +16,7 @@ pub mod highlight;
 pub mod markdown;
 pub mod questions;
 pub mod replay;
+pub mod resume_picker;
 pub mod run;
 pub mod sanitize;
 pub mod shortcuts;
@@ -24,8 +25,11 @@ pub mod status_line;
 pub mod terminal;
 pub mod theme;
 pub mod thread_view;
+pub mod threads_panel;
+pub mod transcript;
 pub mod trust_screen;
 pub mod ui;
+pub mod ui_pickers;
 
 pub use run::{run, run_starting, Launch, LaunchStarting, Starting, TuiError, TuiExit};
 
@@ -37,3 +41,7 @@ pub fn command_line(argv: &[String]) -> String {
 #[cfg(test)]
 #[path = "snapshot_tests.rs"]
 mod snapshot_tests;
+
+#[cfg(test)]
+#[path = "snapshot_review_tests.rs"]
+mod snapshot_review_tests;

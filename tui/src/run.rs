@@ -70,6 +70,16 @@ enum Background {
     Files(Vec<String>),
     Skills(Vec<crate::completion::SkillEntry>),
     Warning(String),
+    /// The work tree's diff for `/diff`.
+    WorkTreeDiff(Result<String, String>),
+    /// The provider's model list for a `/model` request from root `client`.
+    Models(
+        usize,
+        crate::app::model::ModelRequest,
+        Result<Vec<String>, String>,
+    ),
+    /// A `/review` target checked: the request to send to root `client`.
+    Review(usize, Result<troupe_actors::review::ReviewRequest, String>),
 }
 
 /// How the UI ended.
@@ -83,6 +93,9 @@ pub enum TuiExit {
 struct Runner {
     launch: Launch,
     sessions: Vec<ActorRef<SessionMsg>>,
+    /// The threads opened here, by id (the /resume picker leaves them out even before
+    /// their first event reached the app).
+    opened_ids: Vec<ThreadId>,
     open_clients: usize,
     events_tx: mpsc::UnboundedSender<(usize, Option<Event>)>,
     background_tx: mpsc::UnboundedSender<Background>,
@@ -185,6 +198,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
             history: launch.history,
         },
         sessions: Vec::new(),
+        opened_ids: Vec::new(),
         open_clients: 0,
         events_tx,
         background_tx,
@@ -286,14 +300,7 @@ async fn event_loop(
                 }
                 actions
             }
-            Some(done) = background_rx.recv() => {
-                match done {
-                    Background::Files(files) => app.files = files,
-                    Background::Skills(skills) => app.skills = skills,
-                    Background::Warning(text) => app.info(text),
-                }
-                Vec::new()
-            }
+            Some(done) = background_rx.recv() => tasks::finished(app, done),
             _ = tick.tick(), if running => Vec::new(),
             _ = terminate.recv() => return Ok(TuiExit::Signal(libc::SIGTERM)),
             _ = hang_up.recv() => return Ok(TuiExit::Signal(libc::SIGHUP)),
@@ -306,8 +313,12 @@ async fn event_loop(
     }
 }
 
-/// Writes the newly finished cells into the scrollback, then draws the viewport.
+/// Writes the newly finished cells into the scrollback, then draws the viewport; with the
+/// transcript open, draws it full screen instead (cells reach the scrollback once it closes).
 fn draw(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
+    if tasks::draw_transcript(tui, app)? {
+        return Ok(());
+    }
     let width = tui.size()?.width;
     for cell in app.take_scrollback() {
         let height = cell.height(width).min(MAX_INSERT_ROWS);
@@ -327,6 +338,7 @@ impl Runner {
     fn attach(&mut self, mut client: ThreadClient) -> usize {
         let index = self.sessions.len();
         self.sessions.push(client.handle.session.clone());
+        self.opened_ids.push(client.handle.thread_id);
         self.open_clients += 1;
         let tx = self.events_tx.clone();
         tokio::spawn(async move {
@@ -380,7 +392,17 @@ impl Runner {
                     .await;
                 self.opened(app, opened, "new thread", true);
             }
-            Action::CheckModel(model) => self.check_model(model),
+            Action::ListModels { client, request } => {
+                tasks::list_models(&self.launch, client, request, &self.background_tx)
+            }
+            Action::SetModel {
+                client,
+                model,
+                effort,
+            } => {
+                let update = tasks::model_update(self.current_settings(app), model, effort);
+                self.submit(app, client, Op::UpdateTurnSettings { update });
+            }
             Action::Resume(path) => self.open_rollout(app, path, "resumed").await,
             Action::RecordHistory { session_id, text } => {
                 if let Some(record) = self.launch.history.record.clone() {
@@ -424,10 +446,19 @@ impl Runner {
                     tokio::task::spawn_blocking(move || list_threads(&home, store.as_deref()))
                         .await;
                 match listed {
-                    Ok(Ok(items)) => app.open_picker(items),
+                    Ok(Ok(mut items)) => {
+                        items.retain(|t| !self.opened_ids.contains(&t.id));
+                        app.open_picker(items)
+                    }
                     Ok(Err(err)) => app.info(format!("cannot list threads: {err}")),
                     Err(err) => app.info(format!("cannot list threads: {err}")),
                 }
+            }
+            Action::WorkTreeDiff => {
+                tasks::work_tree_diff(&self.launch.settings, &self.background_tx)
+            }
+            Action::Review { client, target } => {
+                tasks::review(&self.launch.settings, client, target, &self.background_tx)
             }
             Action::InitAgentsMd => {
                 let path = self.launch.settings.cwd.join("AGENTS.md");
@@ -476,39 +507,6 @@ impl Runner {
         }
     }
 
-    /// Asks the provider for its model list off the event loop; a model it does not list is
-    /// a warning (the switch stands: a provider may serve models it does not list).
-    fn check_model(&self, model: String) {
-        let provider = self.launch.settings.provider.clone();
-        let auth = self
-            .launch
-            .home
-            .join(troupe_actors::sampler::auth::AUTH_FILE);
-        let tx = self.background_tx.clone();
-        tokio::spawn(async move {
-            let listed = troupe_actors::sampler::models::list_models(
-                &reqwest::Client::new(),
-                &provider,
-                &auth,
-                MODEL_LIST_TIMEOUT,
-            )
-            .await;
-            let Ok(models) = listed else { return };
-            if models.is_empty() || models.contains(&model) {
-                return;
-            }
-            let mut shown: Vec<&str> = models.iter().take(8).map(String::as_str).collect();
-            if models.len() > shown.len() {
-                shown.push("…");
-            }
-            let _ = tx.send(Background::Warning(crate::sanitize::sanitize_line(&format!(
-                "warning: provider `{}` does not list model `{model}`; turns may fail (it lists: {}; `troupe models` shows all)",
-                provider.id,
-                shown.join(", ")
-            ))));
-        });
-    }
-
     /// The launch settings with what the user changed since (`/model`, `/permissions`,
     /// `/approvals`, `/plan`): a new thread keeps them, as `/new` promises.
     fn current_settings(&self, app: &App) -> SessionSettings {
@@ -516,6 +514,7 @@ impl Runner {
         settings.model = app.status.model.clone();
         settings.approval_policy = app.status.approval;
         settings.sandbox_mode = app.status.sandbox;
+        settings.context.reasoning_effort = app.status.effort.clone();
         settings.context.collaboration_mode = if app.status.plan_mode {
             CollaborationMode::Plan
         } else {
@@ -603,8 +602,8 @@ fn list_in_background(settings: &SessionSettings, tx: &mpsc::UnboundedSender<Bac
     });
 }
 
-/// Recorded threads, newest first, archived ones left out.
-fn list_threads(
+/// The recorded threads, not archived, newest first (the index reconciled with the files).
+pub fn list_threads(
     home: &std::path::Path,
     store: Option<&ThreadStore>,
 ) -> Result<Vec<troupe_messages::threads::ThreadSummary>, String> {
@@ -631,3 +630,6 @@ fn write_agents_md(path: &std::path::Path) -> std::io::Result<()> {
         .open(path)?;
     file.write_all(AGENTS_MD_SKELETON.as_bytes())
 }
+
+#[path = "run_tasks.rs"]
+mod tasks;

@@ -18,7 +18,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Esc", "interrupt the running turn"),
     ("Esc Esc", "edit a previous message (an empty composer)"),
     ("Ctrl+T", "threads panel (sub-agents, other threads)"),
-    ("Ctrl+O", "expand the last reasoning"),
+    (
+        "Ctrl+O",
+        "transcript: full screen, every output line, / search (Codex: Ctrl+T)",
+    ),
     ("Ctrl+C", "interrupt · clear the composer · quit"),
     ("Ctrl+D", "quit (an empty composer)"),
     (

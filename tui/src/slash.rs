@@ -14,6 +14,7 @@ pub enum SlashCommand {
     Status,
     Agents,
     Diff,
+    Review,
     Init,
     Help,
     Quit,
@@ -25,7 +26,7 @@ pub enum SlashCommand {
 }
 
 impl SlashCommand {
-    pub const ALL: [SlashCommand; 17] = [
+    pub const ALL: [SlashCommand; 18] = [
         SlashCommand::New,
         SlashCommand::Resume,
         SlashCommand::Fork,
@@ -37,6 +38,7 @@ impl SlashCommand {
         SlashCommand::Status,
         SlashCommand::Agents,
         SlashCommand::Diff,
+        SlashCommand::Review,
         SlashCommand::Init,
         SlashCommand::Mention,
         SlashCommand::Reasoning,
@@ -56,6 +58,7 @@ impl SlashCommand {
             SlashCommand::Status => "status",
             SlashCommand::Agents => "agents",
             SlashCommand::Diff => "diff",
+            SlashCommand::Review => "review",
             SlashCommand::Init => "init",
             SlashCommand::Help => "help",
             SlashCommand::Quit => "quit",
@@ -77,7 +80,8 @@ impl SlashCommand {
             SlashCommand::Approvals => "show or set when to ask: /approvals on-request",
             SlashCommand::Status => "model, policies, context and tokens",
             SlashCommand::Agents => "threads panel (Ctrl+T)",
-            SlashCommand::Diff => "the current turn's diff",
+            SlashCommand::Diff => "the turn's diff, or the work tree's",
+            SlashCommand::Review => "review the changes: /review [base BRANCH|commit SHA|TEXT]",
             SlashCommand::Init => "write an AGENTS.md skeleton",
             SlashCommand::Help => "list commands and keys",
             SlashCommand::Quit => "exit troupe",
@@ -86,7 +90,7 @@ impl SlashCommand {
             }
             SlashCommand::Plan => "toggle plan mode (read-only, proposes a plan)",
             SlashCommand::Mention => "mention a file: starts an @ path completion",
-            SlashCommand::Reasoning => "show reasoning expanded or collapsed (Ctrl+O: the last)",
+            SlashCommand::Reasoning => "show reasoning expanded or collapsed (Ctrl+O: transcript)",
             SlashCommand::Goal => "give the thread a goal it pursues across turns: /goal OBJECTIVE",
         }
     }

@@ -19,7 +19,7 @@ use troupe_messages::usage::TokenUsage;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 50)];
 
-fn status() -> StatusInfo {
+pub(crate) fn status() -> StatusInfo {
     StatusInfo {
         model: "gpt-test".into(),
         effort: Some("high".into()),
@@ -101,7 +101,7 @@ fn cells() -> Vec<(&'static str, Cell)> {
     ]
 }
 
-fn render_cell(cell: &Cell, width: u16, height: u16) -> String {
+pub(crate) fn render_cell(cell: &Cell, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|frame| {
@@ -127,7 +127,7 @@ fn every_cell_kind() {
 }
 
 /// An app whose main thread ran a turn, with a sub-agent working under it.
-fn busy_app(now: Instant) -> App {
+pub(crate) fn busy_app(now: Instant) -> App {
     let mut app = App::new(status());
     app.add_root(0, "main".into(), now);
     let main_id = ThreadId(uuid_from(1));
@@ -191,11 +191,11 @@ fn busy_app(now: Instant) -> App {
     app
 }
 
-fn uuid_from(n: u128) -> uuid::Uuid {
+pub(crate) fn uuid_from(n: u128) -> uuid::Uuid {
     uuid::Uuid::from_u128(0x0192_0000_0000_7000_8000_0000_0000_0000 + n)
 }
 
-fn render_app(app: &App, width: u16, height: u16, now: Instant) -> String {
+pub(crate) fn render_app(app: &App, width: u16, height: u16, now: Instant) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|frame| crate::ui::render(app, frame, now))

@@ -50,6 +50,7 @@ pub fn init_with_height(height: u16) -> std::io::Result<Tui> {
 
 /// Puts the terminal back as it was: cooked mode, no bracketed paste, cursor shown.
 pub fn restore() {
+    leave_alternate_screen();
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = execute!(
             stdout(),
@@ -58,6 +59,26 @@ pub fn restore() {
             crossterm::cursor::Show
         );
         let _ = disable_raw_mode();
+    }
+}
+
+/// Whether the transcript overlay holds the alternate screen.
+static ALTERNATE: AtomicBool = AtomicBool::new(false);
+
+/// A full-screen terminal on the alternate screen (the transcript overlay); the inline
+/// viewport and the scrollback wait on the main screen, untouched.
+pub fn enter_alternate_screen() -> std::io::Result<Tui> {
+    execute!(stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    ALTERNATE.store(true, Ordering::SeqCst);
+    let mut full = Terminal::new(CrosstermBackend::new(stdout()))?;
+    full.clear()?;
+    Ok(full)
+}
+
+/// Back to the main screen, if the alternate one was entered.
+pub fn leave_alternate_screen() {
+    if ALTERNATE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(stdout(), crossterm::terminal::LeaveAlternateScreen);
     }
 }
 

@@ -24,6 +24,8 @@ pub enum ThreadStatus {
     WaitingApproval,
     Failed,
     Done,
+    /// Its last turn was interrupted.
+    Interrupted,
 }
 
 impl ThreadStatus {
@@ -35,6 +37,7 @@ impl ThreadStatus {
             ThreadStatus::WaitingApproval => "waiting for approval",
             ThreadStatus::Failed => "failed",
             ThreadStatus::Done => "done",
+            ThreadStatus::Interrupted => "interrupted",
         }
     }
 }
@@ -489,7 +492,7 @@ impl ThreadView {
             }
             EventMsg::TurnAborted { reason, .. } => {
                 let (outcome, status) = match reason {
-                    AbortReason::Interrupted => ("interrupted", ThreadStatus::Idle),
+                    AbortReason::Interrupted => ("interrupted", ThreadStatus::Interrupted),
                     AbortReason::Failed => ("turn failed", ThreadStatus::Failed),
                     AbortReason::Shutdown => ("stopped", ThreadStatus::Done),
                 };

@@ -98,7 +98,7 @@ fn an_interrupt_marks_running_commands_killed() {
     assert!(view.live.is_empty());
     assert!(matches!(&view.cells[0], Cell::Command(c) if c.exit_code == Some(None)));
     assert!(matches!(&view.cells[1], Cell::TurnFooter { outcome, .. } if outcome == "interrupted"));
-    assert_eq!(view.status, ThreadStatus::Idle);
+    assert_eq!(view.status, ThreadStatus::Interrupted);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! out: the transcript's finished cells are in the terminal's scrollback, not here.
 
 use crate::app::{App, ApprovalSubject, Overlay, PendingApproval};
-use crate::cells::{format_duration, Cell};
+use crate::cells::Cell;
 use crate::sanitize::sanitize_line;
 use crate::slash;
 use crate::theme;
@@ -58,7 +58,7 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
     };
     match &app.overlay {
         Overlay::Threads { selected } => {
-            return render_threads(app, *selected, frame, overlay_area, now)
+            return crate::threads_panel::render(app, *selected, frame, overlay_area, now)
         }
         Overlay::Picker {
             items,
@@ -73,10 +73,19 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
                 overlay_area,
             )
         }
-        Overlay::Diff { scroll } => return render_diff(app, *scroll, frame, overlay_area),
+        Overlay::Diff {
+            scroll,
+            title,
+            text,
+        } => return render_diff(title, text, *scroll, frame, overlay_area),
         Overlay::Backtrack { selected } => {
             return render_backtrack(app, *selected, frame, overlay_area)
         }
+        Overlay::Models(picker) => {
+            return crate::ui_pickers::render_models(picker, &app.status.model, frame, overlay_area)
+        }
+        // Drawn full screen by the runner (`run::draw`), on the alternate screen.
+        Overlay::Transcript(_) => return,
         Overlay::None => {}
     }
     render_live(app, frame, live);
@@ -374,42 +383,6 @@ fn render_approval(app: &App, approval: &PendingApproval, frame: &mut Frame, are
     );
 }
 
-fn render_threads(app: &App, selected: usize, frame: &mut Frame, area: Rect, now: Instant) {
-    let mut lines = Vec::new();
-    for (i, entry) in app.threads.iter().enumerate() {
-        let view = &entry.view;
-        let marker = if i == app.current { "●" } else { " " };
-        let name = format!("{}{}", "  ".repeat(entry.depth), sanitize_line(&entry.path));
-        let elapsed =
-            format_duration(now.saturating_duration_since(view.created).as_millis() as u64);
-        let status_style = match view.status.label() {
-            "failed" => theme::failure(),
-            "waiting for approval" => theme::warning(),
-            "running" => theme::accent(),
-            _ => theme::dim(),
-        };
-        let line = Line::from(vec![
-            Span::raw(format!("{marker} {name:<24} ")),
-            Span::styled(format!("{:<20} ", view.status.label()), status_style),
-            Span::raw(format!(
-                "{:>7} {:>8} tok  ",
-                elapsed, view.total_usage.total_tokens
-            )),
-            Span::styled(sanitize_line(&view.activity), theme::dim()),
-        ]);
-        lines.push(if i == selected {
-            line.style(theme::selected())
-        } else {
-            line
-        });
-    }
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" threads · ↑↓ select · Enter switch · Esc close ");
-    frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
-}
-
 fn render_picker(
     items: &[&troupe_messages::threads::ThreadSummary],
     selected: usize,
@@ -445,14 +418,19 @@ fn render_picker(
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn render_diff(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
+fn render_diff(title: &str, text: &str, scroll: u16, frame: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
-    for file in crate::diff::split_files(&app.current_view().turn_diff) {
+    for file in crate::diff::split_files(text) {
         lines.extend(crate::diff::file_lines(&file));
     }
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" turn diff · ↑↓ PgUp PgDn scroll · Esc close ");
+        .title(format!(" {title} · ↑↓ PgUp PgDn scroll · Esc close "));
+    // The last screenful stays in view however far down it was scrolled.
+    let max = lines
+        .len()
+        .saturating_sub(usize::from(area.height.saturating_sub(2)));
+    let scroll = scroll.min(u16::try_from(max).unwrap_or(u16::MAX));
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
 }
