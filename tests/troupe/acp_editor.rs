@@ -2,7 +2,7 @@
 //! editor's display-only terminals, never executed by it; sub-agents' patches written
 //! through the editor.
 
-use super::{call_updates, run_client_env, shell_args, FULL_ACCESS};
+use super::{call_updates, patch_call, run_client_env, shell_args, FULL_ACCESS};
 use serde_json::{json, Value};
 use troupe_mock_model::MockResponse;
 use troupe_test_support::Harness;
@@ -91,4 +91,55 @@ fn terminal_methods_alone_are_not_used_and_output_streams_as_text() {
     assert_eq!(end["status"], "failed");
     let text = end["content"][0]["content"]["text"].as_str().unwrap();
     assert!(text.contains("building") && text.contains("built"), "{text}");
+}
+
+#[test]
+fn a_sub_agents_patch_goes_through_the_editor() {
+    use crate::subagents_support::{spawn_call, wait_call};
+    let harness = Harness::new(vec![
+        MockResponse::tool_calls(vec![spawn_call(
+            "a1",
+            "editor",
+            "child-patch-marker: edit the notes",
+            "none",
+        )]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+    ]);
+    harness.mock.route(
+        "child-patch-marker",
+        vec![
+            patch_call(
+                "p1",
+                "*** Begin Patch\n*** Update File: notes.txt\n@@\n-buffer line\n+child line\n*** End Patch\n",
+            ),
+            MockResponse::text("child patched"),
+        ],
+    );
+    let notes = harness.workdir.path().join("notes.txt");
+    std::fs::write(&notes, "disk line\n").unwrap();
+    let seen = super::run_client(&harness, "fs", &FULL_ACCESS);
+    assert_eq!(seen["prompt"]["stopReason"], "end_turn");
+    // The child read the editor's unsaved buffer and its write went to the editor.
+    let notes_path = notes.to_string_lossy().into_owned();
+    assert!(
+        seen["reads"].as_array().unwrap().iter().any(|p| p == notes_path.as_str()),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["writes"],
+        json!([{"path": notes_path, "content": "child line\n"}]),
+        "{seen}"
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "disk line\n");
+    // The sub-agent's tool call says its patch was applied.
+    let log: String = seen["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| &n["update"])
+        .filter(|u| u["toolCallId"].as_str().is_some_and(|id| id.starts_with("agent-")))
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(log.contains("Edit notes.txt (done)"), "{log}");
 }
