@@ -60,7 +60,10 @@ fn an_execution_shows_in_a_display_only_terminal() {
     );
     let last = mapper.on_event(&end("c1", Some(2)));
     assert_eq!(last[0]["status"], "failed");
-    assert!(last[0].get("content").is_none(), "the terminal stays: {last:?}");
+    assert!(
+        last[0].get("content").is_none(),
+        "the terminal stays: {last:?}"
+    );
     assert_eq!(last[0]["rawOutput"]["exitCode"], 2);
     assert_eq!(
         last[0]["_meta"]["terminal_exit"],
@@ -98,7 +101,10 @@ fn a_terminal_gets_its_share_then_a_notice_cut_on_a_char_boundary() {
     // "é" is two bytes: one byte of room left, so it is not split.
     let cut = mapper.on_event(&delta("c1", "éé"));
     let data = cut[0]["_meta"]["terminal_output"]["data"].as_str().unwrap();
-    assert!(data.starts_with("\r\n[troupe: the terminal shows the first 1024 KiB"), "{data}");
+    assert!(
+        data.starts_with("\r\n[troupe: the terminal shows the first 1024 KiB"),
+        "{data}"
+    );
     assert!(mapper.on_event(&delta("c1", "more")).is_empty());
 }
 

@@ -36,7 +36,12 @@ fn terminal_data(calls: &[&Value], id: &str) -> String {
 #[test]
 fn a_command_shows_in_the_editors_display_only_terminal_and_troupe_runs_it() {
     let harness = build_and_read();
-    let seen = run_client_env(&harness, "terminal", &FULL_ACCESS, &[("ACP_TERMINAL_OUTPUT", "1")]);
+    let seen = run_client_env(
+        &harness,
+        "terminal",
+        &FULL_ACCESS,
+        &[("ACP_TERMINAL_OUTPUT", "1")],
+    );
     assert_eq!(seen["prompt"]["stopReason"], "end_turn");
     // The editor was never asked to execute anything.
     assert_eq!(seen["terminalRequests"], json!([]), "{seen}");
@@ -67,16 +72,24 @@ fn a_command_shows_in_the_editors_display_only_terminal_and_troupe_runs_it() {
     );
     assert_eq!(end["rawOutput"]["exitCode"], 3);
     // Only updates that carry content replace it: the terminal stays the call's content.
-    assert!(build[1..].iter().all(|u| u.get("content").is_none()), "{build:?}");
+    assert!(
+        build[1..].iter().all(|u| u.get("content").is_none()),
+        "{build:?}"
+    );
     // A read stays text.
     let read = call_updates(&seen, "s2");
     assert_eq!(read[0]["kind"], "read");
     assert!(read.iter().all(|u| u.get("_meta").is_none()), "{read:?}");
-    let text = read.last().unwrap()["content"][0]["content"]["text"].as_str().unwrap();
+    let text = read.last().unwrap()["content"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
     assert!(text.contains("a note"), "{text}");
     // The model got the output Troupe captured.
     let request = harness.mock.requests().last().unwrap().body.to_string();
-    assert!(request.contains("building") && request.contains("a note"), "{request}");
+    assert!(
+        request.contains("building") && request.contains("a note"),
+        "{request}"
+    );
 }
 
 #[test]
@@ -90,7 +103,10 @@ fn terminal_methods_alone_are_not_used_and_output_streams_as_text() {
     let end = build.last().unwrap();
     assert_eq!(end["status"], "failed");
     let text = end["content"][0]["content"]["text"].as_str().unwrap();
-    assert!(text.contains("building") && text.contains("built"), "{text}");
+    assert!(
+        text.contains("building") && text.contains("built"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -123,7 +139,11 @@ fn a_sub_agents_patch_goes_through_the_editor() {
     // The child read the editor's unsaved buffer and its write went to the editor.
     let notes_path = notes.to_string_lossy().into_owned();
     assert!(
-        seen["reads"].as_array().unwrap().iter().any(|p| p == notes_path.as_str()),
+        seen["reads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == notes_path.as_str()),
         "{seen}"
     );
     assert_eq!(
@@ -138,7 +158,11 @@ fn a_sub_agents_patch_goes_through_the_editor() {
         .unwrap()
         .iter()
         .map(|n| &n["update"])
-        .filter(|u| u["toolCallId"].as_str().is_some_and(|id| id.starts_with("agent-")))
+        .filter(|u| {
+            u["toolCallId"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("agent-"))
+        })
         .filter_map(|u| u["content"][0]["content"]["text"].as_str())
         .collect();
     assert!(log.contains("Edit notes.txt (done)"), "{log}");
