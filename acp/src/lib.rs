@@ -2,6 +2,7 @@
 //! to drive an agent, as a frontend over the in-process `Runtime` (no second turn loop).
 //! ACP sessions are Troupe threads: the session id is the thread id.
 
+pub mod commands;
 pub mod files;
 pub mod protocol;
 pub mod replay;
@@ -126,6 +127,13 @@ impl Server {
         match method {
             "initialize" => {
                 let params: protocol::InitializeParams = protocol::params(method, params)?;
+                let caps = params.client_capabilities;
+                if caps.terminal && !caps.terminal_output {
+                    tracing::info!(
+                        "the client offers terminal/* (it would execute commands itself); Troupe \
+                         runs them in its own sandbox and shows their output as tool-call content"
+                    );
+                }
                 if let Ok(mut caps) = self.capabilities.lock() {
                     *caps = params.client_capabilities;
                 }
@@ -315,11 +323,12 @@ impl Server {
         self: &Arc<Self>,
         client: troupe_actors::runtime::ThreadClient,
         mode: CollaborationMode,
-        mapper: updates::UpdateMapper,
+        mut mapper: updates::UpdateMapper,
     ) -> String {
         let thread = client.handle.thread_id;
         let session_id = thread.to_string();
         let caps = self.capabilities.lock().map(|c| *c).unwrap_or_default();
+        mapper.set_terminal_output(caps.terminal_output);
         self.options.files.register(
             thread,
             SessionFiles {

@@ -30,8 +30,24 @@ pub struct InitializeParams {
 pub struct ClientCapabilities {
     #[serde(default)]
     pub fs: FsCapabilities,
+    /// ACP's `terminal/*` methods (the client executes commands): never used by Troupe,
+    /// whose commands run in its own sandbox (docs/acp.md).
     #[serde(default)]
     pub terminal: bool,
+    /// `_meta.terminal_output: true`: the client shows a command the agent runs in a
+    /// display-only terminal (Zed's extension, as `codex-acp` uses it).
+    #[serde(default, rename = "_meta", deserialize_with = "terminal_output_meta")]
+    pub terminal_output: bool,
+}
+
+/// Whether a client's capabilities `_meta` opts into display-only terminals; any other
+/// `_meta` content is the client's own business (ACP: no assumptions about its values).
+fn terminal_output_meta<'de, D: serde::Deserializer<'de>>(meta: D) -> Result<bool, D::Error> {
+    let meta = Value::deserialize(meta)?;
+    Ok(meta
+        .get("terminal_output")
+        .and_then(Value::as_bool)
+        .unwrap_or(false))
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize)]

@@ -1,6 +1,7 @@
 //! From Troupe's events to ACP `session/update` payloads: pure, one mapper per session (it
 //! remembers which tool calls the client already knows and what they have printed).
 
+use crate::commands::{self, command_kind, command_title, shows_in_terminal};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use troupe_messages::events::EventMsg;
@@ -24,6 +25,10 @@ pub struct UpdateMapper {
     agents: HashMap<ThreadId, AgentCall>,
     /// Tasks of `spawn_agent` calls, until the agent's first event names its thread.
     spawned: HashMap<ThreadId, String>,
+    /// The client shows commands in display-only terminals (`_meta.terminal_output`).
+    terminal_output: bool,
+    /// Commands shown in a terminal, with the bytes streamed to it so far.
+    terminals: HashMap<String, usize>,
 }
 
 #[derive(Debug, Default)]
@@ -37,6 +42,12 @@ pub fn agent_call_id(thread: &ThreadId) -> String {
 }
 
 impl UpdateMapper {
+    /// Commands run from now on show in display-only terminals when `on` (the client said
+    /// `clientCapabilities._meta.terminal_output: true`).
+    pub fn set_terminal_output(&mut self, on: bool) {
+        self.terminal_output = on;
+    }
+
     /// The updates `msg` becomes (none for events ACP has no place for).
     pub fn on_event(&mut self, msg: &EventMsg) -> Vec<Value> {
         match msg {
@@ -70,12 +81,16 @@ impl UpdateMapper {
                 cwd,
                 ..
             } => {
-                let fields = json!({
+                let mut fields = json!({
                     "title": command_title(command),
                     "kind": command_kind(command),
                     "status": "in_progress",
                     "rawInput": {"command": command, "cwd": cwd},
                 });
+                if shows_in_terminal(self.terminal_output, command) {
+                    merge(&mut fields, commands::terminal_begin(call_id, cwd));
+                    self.terminals.insert(call_id.clone(), 0);
+                }
                 vec![self.start_or_update(call_id, fields)]
             }
             EventMsg::ExecCommandOutputDelta {
@@ -83,6 +98,11 @@ impl UpdateMapper {
                 chunk: piece,
                 ..
             } => {
+                if let Some(sent) = self.terminals.get_mut(call_id) {
+                    return terminal_piece(call_id, sent, piece)
+                        .map(|fields| vec![update(call_id, fields)])
+                        .unwrap_or_default();
+                }
                 let Some(output) = self.known.get_mut(call_id) else {
                     return Vec::new();
                 };
@@ -106,12 +126,24 @@ impl UpdateMapper {
                 } else {
                     "failed"
                 };
+                let raw = json!({"exitCode": exit_code, "durationMs": duration_ms, "timedOut": timed_out});
+                if self.terminals.remove(call_id).is_some() {
+                    // The terminal keeps what it showed: no content replaces it.
+                    return vec![update(
+                        call_id,
+                        json!({
+                            "status": status,
+                            "rawOutput": raw,
+                            "_meta": commands::terminal_exit(call_id, *exit_code),
+                        }),
+                    )];
+                }
                 vec![update(
                     call_id,
                     json!({
                         "status": status,
                         "content": [text_content(aggregated_output)],
-                        "rawOutput": {"exitCode": exit_code, "durationMs": duration_ms, "timedOut": timed_out},
+                        "rawOutput": raw,
                     }),
                 )]
             }
@@ -336,6 +368,33 @@ fn chunk(kind: &str, text: &str) -> Value {
     json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}})
 }
 
+/// The fields that stream `piece` to a command's terminal, `sent` bytes having gone before;
+/// none once the terminal had its share.
+fn terminal_piece(call_id: &str, sent: &mut usize, piece: &str) -> Option<Value> {
+    let room = commands::TERMINAL_STREAM_LIMIT.saturating_sub(*sent);
+    if room == 0 || piece.is_empty() {
+        return None;
+    }
+    if piece.len() <= room {
+        *sent += piece.len();
+        return Some(commands::terminal_output(call_id, piece));
+    }
+    let mut cut = room;
+    while !piece.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    *sent = commands::TERMINAL_STREAM_LIMIT;
+    let data = format!("{}{}", &piece[..cut], commands::terminal_cut_notice());
+    Some(commands::terminal_output(call_id, &data))
+}
+
+/// `extra`'s fields added to `fields` (both objects).
+fn merge(fields: &mut Value, extra: Value) {
+    if let (Some(fields), Value::Object(extra)) = (fields.as_object_mut(), extra) {
+        fields.extend(extra);
+    }
+}
+
 fn update(call_id: &str, mut fields: Value) -> Value {
     if let Some(object) = fields.as_object_mut() {
         object.insert("sessionUpdate".into(), "tool_call_update".into());
@@ -397,39 +456,6 @@ fn patch_title(changes: &[FileChange]) -> String {
         })
         .collect();
     format!("Edit {}", names.join(", "))
-}
-
-/// The command as a shell line (the `bash -lc SCRIPT` wrapper shows as its script).
-pub fn command_title(command: &[String]) -> String {
-    match command {
-        [shell, flag, script] if is_shell(shell) && (flag == "-lc" || flag == "-c") => {
-            script.clone()
-        }
-        _ => shlex::try_join(command.iter().map(String::as_str))
-            .unwrap_or_else(|_| command.join(" ")),
-    }
-}
-
-fn is_shell(program: &str) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    matches!(name, "bash" | "sh" | "zsh")
-}
-
-/// ACP's kind of a command: a read (`cat`, `head`, …), a search (`rg`, `grep`, `find`,
-/// `ls`), a fetch (`curl`, `wget`), otherwise an execution.
-pub fn command_kind(command: &[String]) -> &'static str {
-    let line = command_title(command);
-    let program = line.split_whitespace().next().unwrap_or_default();
-    let program = program.rsplit('/').next().unwrap_or(program);
-    if line.contains('|') || line.contains(';') || line.contains("&&") || line.contains('>') {
-        return "execute";
-    }
-    match program {
-        "cat" | "head" | "tail" | "nl" | "less" | "wc" => "read",
-        "rg" | "grep" | "find" | "ls" | "fd" | "tree" => "search",
-        "curl" | "wget" => "fetch",
-        _ => "execute",
-    }
 }
 
 fn tool_kind(tool: &str) -> &'static str {

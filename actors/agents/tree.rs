@@ -187,6 +187,14 @@ impl AgentTree {
             .clone()
     }
 
+    /// The root whose files the local agent `thread_id` works in; none for a root, a remote
+    /// agent or one in a git worktree of its own.
+    pub fn files_root(&self, thread_id: ThreadId) -> Option<ThreadId> {
+        let state = lock(&self.state);
+        let node = state.agents.get(&thread_id)?;
+        (node.worktree.is_none() && node.remote.is_none()).then_some(node.root)
+    }
+
     /// A number for the next agent's nickname.
     pub fn next_spawn_number(&self) -> usize {
         self.spawned.fetch_add(1, Ordering::Relaxed)

@@ -194,6 +194,13 @@ impl Actor for ThreadManagerActor {
         agents.remote.set_store(args.store.clone());
         let mut registry = (*args.registry).clone();
         crate::agents::register_tools(&mut registry, &agents, &myself);
+        // A frontend's editor also holds the files of the sub-agents working in them.
+        if let Some(inner) = registry.editor_files().cloned() {
+            let tree = agents.clone();
+            registry = registry.with_editor_files(Arc::new(
+                crate::tool_orchestrator::editor_files::TreeEditorFiles { inner, tree },
+            ));
+        }
         Ok(ThreadManagerState {
             services: SessionServices {
                 registry: Arc::new(registry),

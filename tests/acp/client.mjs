@@ -15,12 +15,14 @@ const mcpServers = JSON.parse(process.env.ACP_MCP_SERVERS || "[]");
 
 /// Starts `troupe acp` with an SDK client; `answers` are the permission options to pick, in
 /// order; `buffers` the editor's unsaved texts by path (with the fs capability when given).
-function connect({ answers = [], buffers = null } = {}) {
+/// `terminal`: the client offers ACP's `terminal/*` methods; `terminalOutput`: it also opts
+/// into display-only terminals (`_meta.terminal_output`, Zed's extension).
+function connect({ answers = [], buffers = null, terminal = false, terminalOutput = false } = {}) {
   const child = spawn(process.env.TROUPE_EXE, ["acp", ...extraArgs], {
     stdio: ["pipe", "pipe", "inherit"],
     env: process.env,
   });
-  const seen = { updates: [], permissions: [], writes: [], reads: [] };
+  const seen = { updates: [], permissions: [], writes: [], reads: [], terminalRequests: [] };
   const waiters = [];
   const app = acp
     .client({ name: "troupe-test" })
@@ -47,6 +49,20 @@ function connect({ answers = [], buffers = null } = {}) {
       seen.writes.push({ path: params.path, content: params.content });
       return {};
     });
+  // An editor that offers terminals answers these; Troupe must never ask (it would hand the
+  // command to the editor to execute outside Troupe's sandbox).
+  for (const method of [
+    "terminal/create",
+    "terminal/output",
+    "terminal/wait_for_exit",
+    "terminal/kill",
+    "terminal/release",
+  ]) {
+    app.onRequest(method, ({ params }) => {
+      seen.terminalRequests.push({ method, params });
+      throw acp.RequestError.methodNotFound(method);
+    });
+  }
   const connection = app.connect(
     acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
   );
@@ -62,7 +78,8 @@ function connect({ answers = [], buffers = null } = {}) {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: {
         fs: { readTextFile: buffers !== null, writeTextFile: buffers !== null },
-        terminal: false,
+        terminal,
+        ...(terminalOutput ? { _meta: { terminal_output: true } } : {}),
       },
     });
   const close = async () => {
@@ -172,6 +189,20 @@ async function run() {
       const prompt = await c.agent.request("session/prompt", {
         sessionId: session.sessionId,
         prompt: text("patch the notes"),
+      });
+      await c.close();
+      return { prompt, ...c.seen };
+    }
+    case "terminal": {
+      const c = connect({
+        terminal: true,
+        terminalOutput: process.env.ACP_TERMINAL_OUTPUT === "1",
+      });
+      await c.initialize();
+      const session = await c.agent.request("session/new", { cwd, mcpServers: [] });
+      const prompt = await c.agent.request("session/prompt", {
+        sessionId: session.sessionId,
+        prompt: text("build and read"),
       });
       await c.close();
       return { prompt, ...c.seen };

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use troupe_mock_model::{events, MockResponse};
 use troupe_test_support::{troupe_exe, Harness, KEY_VAR};
 
+#[path = "acp_editor.rs"]
+mod editor;
+
 fn acp_tests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/acp")
 }
@@ -22,6 +25,21 @@ fn run_client(harness: &Harness, scenario: &str, args: &[&str]) -> Value {
 
 /// [`run_client`], the editor giving `mcp_servers` to its session.
 fn run_client_with(harness: &Harness, scenario: &str, args: &[&str], mcp_servers: Value) -> Value {
+    run_client_full(harness, scenario, args, mcp_servers, &[])
+}
+
+/// [`run_client`] with more variables in the client's environment.
+fn run_client_env(harness: &Harness, scenario: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+    run_client_full(harness, scenario, args, json!([]), env)
+}
+
+fn run_client_full(
+    harness: &Harness,
+    scenario: &str,
+    args: &[&str],
+    mcp_servers: Value,
+    env: &[(&str, &str)],
+) -> Value {
     assert!(
         acp_tests_dir()
             .join("node_modules/@agentclientprotocol/sdk/package.json")
@@ -37,6 +55,7 @@ fn run_client_with(harness: &Harness, scenario: &str, args: &[&str], mcp_servers
         .env("ACP_CWD", harness.workdir.path())
         .env("ACP_ARGS", json!(args).to_string())
         .env("ACP_MCP_SERVERS", mcp_servers.to_string())
+        .envs(env.iter().copied())
         .current_dir(harness.workdir.path())
         .output()
         .expect("node runs");
