@@ -269,7 +269,10 @@ pub fn spare(pid: i32) {
 
 /// Undoes [`spare`] once the child is reaped (its pid may be reused).
 pub fn unspare(pid: i32) {
-    SPARED.lock().unwrap_or_else(|e| e.into_inner()).remove(&pid);
+    SPARED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&pid);
 }
 
 fn spared() -> BTreeSet<i32> {
