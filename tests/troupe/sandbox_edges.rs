@@ -237,6 +237,60 @@ fn deny_read_follows_the_file_when_its_directory_is_renamed() {
     }
 }
 
+#[test]
+fn a_running_command_cannot_read_a_deny_read_file_the_host_replaces() {
+    for via in [&[][..], &["--zygote"][..]] {
+        // Not under /tmp, which --full-auto makes writable: the key lies outside every root.
+        let base = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let base = std::fs::canonicalize(base.path()).unwrap();
+        let (ws, keys) = (base.join("ws"), base.join("keys"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&keys).unwrap();
+        std::fs::write(keys.join("token"), "OLD-SECRET\n").unwrap();
+        std::fs::write(keys.join("notes.txt"), "NOTES\n").unwrap();
+        let script = r#"cat "$KEYS/token"
+echo "notes=$(cat "$KEYS/notes.txt")"
+echo made > new.txt && echo "new=$(cat new.txt)"
+touch ready
+while [ ! -e go ]; do sleep 0.05; done
+cat "$KEYS/token"
+echo end"#;
+        let child = Command::new(TROUPE)
+            .args(["sandbox", "linux", "--full-auto", "--deny-read"])
+            .arg(keys.join("token"))
+            .args(via)
+            .args(["--", "sh", "-c", script])
+            .env("KEYS", &keys)
+            .current_dir(&ws)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !ws.join("ready").exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // A token refresh while the command runs: the kernel detaches the mask on the old
+        // file, and only the command's own Landlock layer keeps the new one out of reach.
+        std::fs::write(keys.join("token.new"), "NEW-SECRET\n").unwrap();
+        std::fs::rename(keys.join("token.new"), keys.join("token")).unwrap();
+        std::fs::write(ws.join("go"), "").unwrap();
+        let output = child.wait_with_output().unwrap();
+        let printed = String::from_utf8_lossy(&output.stdout);
+        for expected in ["notes=NOTES", "new=made", "end"] {
+            assert!(
+                printed.contains(expected),
+                "{via:?} {expected}: {printed}{}",
+                stderr(&output)
+            );
+        }
+        for secret in ["OLD-SECRET", "NEW-SECRET"] {
+            assert!(!printed.contains(secret), "{via:?} {secret}: {printed}");
+        }
+    }
+}
+
 /// Python that exits 0 only if it connected to the Unix socket at argv[1].
 const CONNECT: &str = r#"
 import socket, sys

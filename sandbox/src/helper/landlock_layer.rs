@@ -189,7 +189,49 @@ fn split_rules(
             split_rules(&path, fd, &deeper, all, on_the_way, rules);
         }
     }
-    rules.push((dir_fd, on_the_way));
+    if !on_the_way.is_empty() {
+        rules.push((dir_fd, on_the_way));
+    }
+}
+
+/// Under the namespace backends, the layer that keeps each `hidden` path (absolute, without
+/// symlinks, outside every writable root) unreadable by one command: it handles only reading
+/// files, granted on every entry of `/` except those on the way to a hidden path (recursing).
+/// Their mount view masks the path already, but the kernel detaches a mask whose path the host
+/// renames a new file over while a command runs; no rule covers that new file. Built in the
+/// command's own process just before exec, so it sees the entries of that moment: what the
+/// command cannot read is an entry added beside a hidden path (or in a directory on the way,
+/// such as `$HOME`) while it runs. Best effort, like the rest of the second layer.
+pub fn hide_until_exit(hidden: &[PathBuf]) -> Result<Enforcement, String> {
+    let fail = |what: &str, err: &dyn std::fmt::Display| format!("landlock {what}: {err}");
+    let root = Path::new("/");
+    let inside: Vec<&Path> = hidden.iter().map(PathBuf::as_path).collect();
+    if inside.is_empty() || inside.contains(&root) {
+        return Ok(Enforcement::None);
+    }
+    let read: landlock::BitFlags<AccessFs> = AccessFs::ReadFile.into();
+    let mut created = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(read)
+        .map_err(|e| fail("read rights", &e))?
+        .create()
+        .map_err(|e| fail("ruleset", &e))?;
+    let fd = open_path(None, root.as_os_str()).map_err(|e| fail("read rule", &e))?;
+    let mut rules = Vec::new();
+    split_rules(
+        root,
+        fd,
+        &inside,
+        read,
+        landlock::BitFlags::EMPTY,
+        &mut rules,
+    );
+    for (fd, access) in rules {
+        created = created
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(|e| fail("read rule", &e))?;
+    }
+    enforce(created)
 }
 
 /// `O_PATH` descriptor of `name` (beneath `dir` when given), never following a final link.

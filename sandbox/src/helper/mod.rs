@@ -144,6 +144,7 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
             session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
             let proxy_port = plan.proxy.as_ref().map(|p| p.port);
             Confinement::prepare(&plan.writable, &[], &[], plan.network_on, proxy_port, false)?
+                .hiding(plan.hidden_outside_writable_roots())
                 .exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
@@ -212,6 +213,17 @@ struct Plan {
 }
 
 impl Plan {
+    /// The deny-read paths no writable root holds: those a per-command Landlock layer can
+    /// hide without taking from the command the new entries of a directory it may write.
+    fn hidden_outside_writable_roots(&self) -> Vec<PathBuf> {
+        self.file_system
+            .deny_read
+            .iter()
+            .filter(|path| !self.writable.iter().any(|root| path.starts_with(root)))
+            .cloned()
+            .collect()
+    }
+
     fn from_spec(spec: &HelperSpec) -> Result<Self, Failure> {
         crate::profile::validate(&spec.profile).map_err(|e| Failure::Setup(e.to_string()))?;
         let PermissionProfile::Managed {
@@ -387,6 +399,8 @@ pub(crate) struct Confinement {
     filters: Vec<seccompiler::BpfProgram>,
     landlock: Result<landlock::RulesetCreated, String>,
     landlock_required: bool,
+    /// Deny-read paths a per-command Landlock layer hides (namespace backends).
+    hidden_at_exec: Vec<PathBuf>,
 }
 
 impl Confinement {
@@ -414,7 +428,14 @@ impl Confinement {
             filters,
             landlock,
             landlock_required,
+            hidden_at_exec: Vec::new(),
         })
+    }
+
+    /// Adds the per-command layer hiding `paths` (see `landlock_layer::hide_until_exit`).
+    pub(crate) fn hiding(mut self, paths: Vec<PathBuf>) -> Self {
+        self.hidden_at_exec = paths;
+        self
     }
 
     /// Enters `cwd`, applies every layer and execs `command`; returns only on failure.
@@ -422,6 +443,11 @@ impl Confinement {
         std::env::set_current_dir(cwd)
             .map_err(|e| Failure::Setup(format!("cannot enter {}: {e}", cwd.display())))?;
         privileges::set_no_new_privs()?;
+        if let Err(err) = landlock_layer::hide_until_exit(&self.hidden_at_exec) {
+            // The mount view still masks them; only a host rename-over while this command
+            // runs would show through.
+            eprintln!("troupe sandbox: deny-read layer not applied: {err}");
+        }
         let enforcement = self.landlock.and_then(landlock_layer::enforce);
         match (enforcement, self.landlock_required) {
             (Ok(landlock_layer::Enforcement::None), true) => {

@@ -76,7 +76,8 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
         Some(table) => table.sockets_to_mask()?,
         None => Default::default(),
     };
-    let confinement = Confinement::prepare(&plan.writable, &[], &[], plan.network_on, None, false)?;
+    let confinement = Confinement::prepare(&plan.writable, &[], &[], plan.network_on, None, false)?
+        .hiding(plan.hidden_outside_writable_roots());
     let mut blocked = SigSet::empty();
     blocked.add(Signal::SIGCHLD);
     blocked
