@@ -219,7 +219,7 @@ impl Translator {
             | EventMsg::ContextCompacted { .. }
             | EventMsg::Warning { .. }
             | EventMsg::SessionConfigured { .. }
-            | EventMsg::ShutdownComplete { .. }
+            | EventMsg::ShutdownComplete
             | EventMsg::CollabToolCall { .. }
             | EventMsg::AgentEvent { .. }
             | EventMsg::PermissionsGranted { .. }
