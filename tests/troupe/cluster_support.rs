@@ -51,7 +51,20 @@ impl Worker {
 /// it publish on threads' subjects (a permission set too wide): only the thread's
 /// signatures stand between it and a requester.
 pub fn pool_server_config() -> String {
-    let requester = [
+    let requester = requester_permissions(&[]);
+    let intruder = requester_permissions(&["troupe.default.thread.*.events"]);
+    format!(
+        "authorization {{\n  users = [\n    {{ user: worker, password: \"{WORKER_PASSWORD}\" }}\n    \
+         {{ user: requester, password: \"{REQUESTER_PASSWORD}\", permissions: {requester} }}\n    \
+         {{ user: intruder, password: \"{INTRUDER_PASSWORD}\", permissions: {intruder} }}\n  ]\n}}\n"
+    )
+}
+
+/// A requester's permissions on the pool's server (plus `extra` subjects it may publish on):
+/// it may ask for threads, follow them and send them ops, but never read the spawn queue or
+/// the workers' bucket of thread secrets, nor publish on a thread's subject or create streams.
+pub fn requester_permissions(extra: &[&str]) -> String {
+    let subjects = [
         "troupe.default.spawn",
         "troupe.default.thread.*.ops",
         "$JS.API.INFO",
@@ -70,22 +83,13 @@ pub fn pool_server_config() -> String {
         "$KV.TROUPE_default.spawn.*",
         "$JS.FC.>",
     ];
-    let list = |subjects: &[&str]| {
-        subjects
-            .iter()
-            .map(|s| format!("\"{s}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut intruder = requester.to_vec();
-    intruder.push("troupe.default.thread.*.events");
-    format!(
-        "authorization {{\n  users = [\n    {{ user: worker, password: \"{WORKER_PASSWORD}\" }}\n    \
-         {{ user: requester, password: \"{REQUESTER_PASSWORD}\", permissions: {{ publish: {{ allow: [{}] }}, subscribe: {{ allow: [\"_INBOX.>\"] }} }} }}\n    \
-         {{ user: intruder, password: \"{INTRUDER_PASSWORD}\", permissions: {{ publish: {{ allow: [{}] }}, subscribe: {{ allow: [\"_INBOX.>\"] }} }} }}\n  ]\n}}\n",
-        list(&requester),
-        list(&intruder)
-    )
+    let list = subjects
+        .iter()
+        .chain(extra)
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("{{ publish: {{ allow: [{list}] }}, subscribe: {{ allow: [\"_INBOX.>\"] }} }}")
 }
 
 pub const WORKER_PASSWORD: &str = "worker-pw-7d1c";
@@ -106,19 +110,25 @@ pub fn worker_credentials() -> String {
 /// and buckets made as a worker makes them (requesters may not create them).
 pub fn pool_nats(extra: &str) -> NatsServer {
     let nats = NatsServer::start_with_config(&format!("{}{extra}", pool_server_config()));
-    let config = troupe_messages::cluster::ClusterConfig {
+    let worker = troupe_messages::cluster::ClusterConfig {
         user: Some("worker".into()),
         password: Some(WORKER_PASSWORD.into()),
         ..Default::default()
     };
-    let options = troupe_cluster::ClusterOptions::from_config(&config, Some(&nats.url())).unwrap();
+    make_pool_state(&nats, &worker);
+    nats
+}
+
+/// Makes the pool's streams and buckets on `nats` as a worker with `worker`'s credentials
+/// makes them (requesters may not create them).
+pub fn make_pool_state(nats: &NatsServer, worker: &troupe_messages::cluster::ClusterConfig) {
+    let options = troupe_cluster::ClusterOptions::from_config(worker, Some(&nats.url())).unwrap();
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let cluster = troupe_cluster::Cluster::connect(options, "test-setup")
             .await
             .unwrap();
         troupe_cluster::secrets::bucket(&cluster).await.unwrap();
     });
-    nats
 }
 
 impl Pool {
@@ -147,11 +157,20 @@ impl Pool {
 
     /// A worker whose config starts with `top` (top-level keys) before the requester's.
     pub fn start_worker_with(&mut self, slots: u32, top: &str) -> usize {
+        self.start_worker_as(
+            slots,
+            top,
+            (&requester_credentials(), &worker_credentials()),
+        )
+    }
+
+    /// A worker whose config is the requester's with `credentials.0` (the requester's
+    /// `[cluster]` credential lines) replaced by `credentials.1` (the worker's).
+    pub fn start_worker_as(&mut self, slots: u32, top: &str, credentials: (&str, &str)) -> usize {
         let home = tempfile::tempdir().unwrap();
         let config = std::fs::read_to_string(self.h.home.path().join("config.toml")).unwrap();
         // The worker's own credentials, and the harness's directory as where it works.
-        let mut config =
-            format!("{top}{config}").replace(&requester_credentials(), &worker_credentials());
+        let mut config = format!("{top}{config}").replace(credentials.0, credentials.1);
         if !config.contains("worker_roots") {
             let roots = format!(
                 "[cluster]\nworker_roots = [\"{}\"]\n",

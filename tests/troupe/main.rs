@@ -34,6 +34,7 @@ mod cluster_agents_restart;
 mod cluster_exec;
 mod cluster_failover;
 mod cluster_git;
+mod cluster_nkeys;
 mod cluster_security;
 mod cluster_tls;
 mod context_flow;
