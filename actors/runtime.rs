@@ -181,7 +181,8 @@ impl Runtime {
             }));
         }
         // A session is stopped once its recorder is: the lock is gone when this returns.
-        let cells: Vec<ractor::ActorCell> = sessions.iter().map(|s| s.get_cell()).collect();
+        let cells: Vec<ractor::ActorCell> =
+            sessions.iter().map(ractor::ActorRef::get_cell).collect();
         futures::future::join_all(cells.iter().map(|cell| cell.wait(Some(grace)))).await;
         let _ = self
             .manager

@@ -68,7 +68,7 @@ fn an_unreadable_or_empty_file_is_an_error_naming_its_key_and_path() {
 
     let mut with_bad_client = config();
     with_bad_client.tls_cert_file = Some(not_pem.clone());
-    with_bad_client.tls_key_file = Some(not_pem.clone());
+    with_bad_client.tls_key_file = Some(not_pem);
     let err = TlsOptions::from_config(&with_bad_client)
         .unwrap()
         .apply(ConnectOptions::new())

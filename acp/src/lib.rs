@@ -1,6 +1,11 @@
 //! `troupe acp`: the Agent Client Protocol (JSON-RPC 2.0 lines over stdio) that editors use
 //! to drive an agent, as a frontend over the in-process `Runtime` (no second turn loop).
 //! ACP sessions are Troupe threads: the session id is the thread id.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a frontend: its output and its errors are for the user's terminal"
+)]
 
 pub mod commands;
 pub mod files;

@@ -38,7 +38,9 @@ pub fn check_out(
 ) -> Result<RemoteCheckout, GitWorkspaceError> {
     check_request(workspace)?;
     let cache = cache_dir(home, &workspace.remote);
-    let _one_at_a_time = CACHE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let _one_at_a_time = CACHE_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if !cache.join("HEAD").is_file() {
         std::fs::create_dir_all(&cache).map_err(|err| GitWorkspaceError::Git {
             dir: cache.display().to_string(),
@@ -140,7 +142,9 @@ pub fn deliver(checkout: &RemoteCheckout, message: &str) -> Result<String, GitWo
 pub fn remove(checkout: &RemoteCheckout) -> Result<(), GitWorkspaceError> {
     let worktree = &checkout.worktree;
     let cache = &worktree.repo_top;
-    let _one_at_a_time = CACHE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let _one_at_a_time = CACHE_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let root_text = worktree.root.to_string_lossy().into_owned();
     git(cache, &["worktree", "remove", "--force", &root_text])
         .map_err(|reason| git_failed(cache, reason))?;

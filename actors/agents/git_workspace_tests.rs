@@ -148,7 +148,7 @@ fn a_request_from_the_network_is_checked_before_git_sees_it() {
         },
         GitWorkspace {
             relative: PathBuf::from("/etc"),
-            ..good.clone()
+            ..good
         },
     ];
     for workspace in bad {

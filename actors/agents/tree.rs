@@ -180,7 +180,7 @@ impl AgentTree {
     pub fn command_budget(&self, settings: &SessionSettings) -> Arc<tokio::sync::Semaphore> {
         self.command_budget
             .get_or_init(|| {
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
                 let size = settings.agents.max_concurrent_commands.unwrap_or(4 * cores);
                 Arc::new(tokio::sync::Semaphore::new(size.max(1)))
             })

@@ -2,7 +2,7 @@ use super::{command_key, ApprovalCache, ApprovalKey};
 use std::path::PathBuf;
 
 fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(std::string::ToString::to_string).collect()
 }
 
 #[test]

@@ -2,7 +2,7 @@ use super::*;
 use crate::approvals::safe_tables::{SORT, TREE};
 
 fn args(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(std::string::ToString::to_string).collect()
 }
 
 #[test]

@@ -3,7 +3,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(std::string::ToString::to_string).collect()
 }
 
 /// Spellings that only read.

@@ -2,7 +2,7 @@ use super::{analyze, command_parts, is_plain_shell, split_script};
 use pretty_assertions::assert_eq;
 
 fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(std::string::ToString::to_string).collect()
 }
 
 #[test]

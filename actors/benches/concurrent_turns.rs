@@ -3,6 +3,10 @@
 //! app-server serving 100 clients would. Runtime level: Troupe has no app-server yet, so this is
 //! the in-process runtime, with the mock model in the same process (its memory counts too).
 //! Run with `cargo bench -p troupe-actors --bench concurrent_turns [-- THREADS CALLS]`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 
 #[path = "support.rs"]
 mod support;

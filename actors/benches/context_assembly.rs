@@ -1,6 +1,10 @@
 //! Benchmark: initial context assembly for a repository with 50 nested AGENTS.md files and
 //! 200 skills (issue: context and configuration). Run with
 //! `cargo bench -p troupe-actors --bench context_assembly`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 
 #[path = "support.rs"]
 mod support;

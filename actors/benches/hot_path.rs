@@ -2,6 +2,10 @@
 //! session to a subscriber. Reports throughput (events/s, with how many a slow subscriber
 //! would have lost) and per-event latency percentiles at a paced rate.
 //! Run with `cargo bench -p troupe-actors --bench hot_path`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 
 #[path = "support.rs"]
 mod support;

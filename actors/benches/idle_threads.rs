@@ -1,6 +1,10 @@
 //! Benchmark: memory of idle threads — 1,000 threads (sessions with their recorder, initial
 //! context and rollout file) open in one runtime, as an app-server would hold them.
 //! Run with `cargo bench -p troupe-actors --bench idle_threads [-- THREADS]`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 
 #[path = "support.rs"]
 mod support;
@@ -10,7 +14,7 @@ use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 
 fn os_threads() -> usize {
     std::fs::read_dir("/proc/self/task")
-        .map(|d| d.count())
+        .map(std::iter::Iterator::count)
         .unwrap_or(0)
 }
 

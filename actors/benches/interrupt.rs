@@ -1,6 +1,10 @@
 //! Benchmark: interrupt latency — from `Op::Interrupt` to `TurnAborted`, which the session only
 //! reports once the turn's process group has been killed and reaped.
 //! Run with `cargo bench -p troupe-actors --bench interrupt`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 
 #[path = "support.rs"]
 mod support;

@@ -6,6 +6,10 @@
 //! - several sessions at once under `every_item` (do their fsyncs wait on each other?).
 //!
 //! Run with `cargo bench -p troupe-actors --bench rollout_write`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 
 #[path = "support.rs"]
 mod support;

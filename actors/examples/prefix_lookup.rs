@@ -4,6 +4,10 @@
 //!
 //! `cargo run -p troupe-actors --example prefix_lookup [THREADS] [LOOKUPS]`
 //! (defaults 1,000 and 200). Prints the median and the mean of each.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};

@@ -98,7 +98,7 @@ fn status_follows_the_last_turn_ending() {
         ),
         (
             vec![
-                started.clone(),
+                started,
                 event(EventMsg::TurnAborted {
                     turn_id: TurnId(1),
                     reason: AbortReason::Failed,

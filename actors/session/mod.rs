@@ -321,7 +321,7 @@ impl SessionState {
             let children: Vec<ractor::ActorCell> = agents
                 .close_descendants(self.thread_id)
                 .iter()
-                .map(|child| child.get_cell())
+                .map(ractor::ActorRef::get_cell)
                 .collect();
             let all_gone =
                 futures::future::join_all(children.iter().map(|c| c.wait(Some(STOP_GRACE))));

@@ -21,6 +21,10 @@ use troupe_messages::settings::SessionSettings;
 use troupe_messages::tools::ToolOutput;
 
 /// The state of a session starting with `args`; spawns its rollout recorder.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a sequence of stages that read best in order; split when it grows"
+)]
 pub(super) async fn start(
     myself: ActorRef<SessionMsg>,
     args: SessionArgs,

@@ -172,6 +172,10 @@ impl SessionState {
     }
 
     /// Starts a turn; `inputs` empty means a compaction-only turn.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a sequence of stages that read best in order; split when it grows"
+    )]
     pub(super) async fn start_turn(
         &mut self,
         myself: &ActorRef<SessionMsg>,

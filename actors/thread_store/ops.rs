@@ -146,7 +146,7 @@ pub fn archive(
         return Err(OpsError::AlreadyArchived(summary.id.to_string()));
     }
     ensure_not_running(&summary)?;
-    let from = summary.rollout_path.clone();
+    let from = summary.rollout_path;
     let dir = home.join("archived_sessions");
     std::fs::create_dir_all(&dir).map_err(io("cannot create", &dir))?;
     let to = dir.join(from.file_name().unwrap_or_default());
@@ -164,7 +164,7 @@ pub fn unarchive(
     if !summary.archived {
         return Err(OpsError::NotArchived(summary.id.to_string()));
     }
-    let from = summary.rollout_path.clone();
+    let from = summary.rollout_path;
     let name = from.file_name().unwrap_or_default().to_os_string();
     let date = name
         .to_str()

@@ -36,10 +36,7 @@ fn fork_copies_history_through_the_turn_and_records_the_parent() {
     assert_eq!(forked.lines, source.lines[..5].to_vec());
     assert_eq!(replay(&forked.lines).history.len(), 2);
     // In the index at once.
-    assert_eq!(
-        store.get(&fork1.id.to_string()).unwrap(),
-        Some(fork1.clone())
-    );
+    assert_eq!(store.get(&fork1.id.to_string()).unwrap(), Some(fork1));
     let err = fork(home.path(), Some(&store), &id.to_string(), Some(4)).unwrap_err();
     assert!(err.to_string().contains("between 1 and 3"), "{err}");
     let all = fork(home.path(), Some(&store), &id.to_string(), None).unwrap();

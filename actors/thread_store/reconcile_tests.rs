@@ -29,15 +29,7 @@ fn builds_the_index_from_files_then_only_rereads_what_changed() {
     );
     text.push('\n');
     std::fs::write(&a_path, text).unwrap();
-    std::fs::remove_file(
-        store
-            .get(&b.to_string())
-            .unwrap()
-            .unwrap()
-            .rollout_path
-            .clone(),
-    )
-    .unwrap();
+    std::fs::remove_file(store.get(&b.to_string()).unwrap().unwrap().rollout_path).unwrap();
     let report = reconcile(&store, home.path()).unwrap();
     assert_eq!((report.files, report.refreshed, report.removed), (1, 1, 1));
     assert_eq!(

@@ -89,6 +89,10 @@ pub struct ConversationOutcome {
 }
 
 /// Rewinds (or undoes the last rewind of) a thread no process holds.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a sequence of stages that read best in order; split when it grows"
+)]
 pub fn rewind(
     home: &Path,
     threads: Option<&ThreadStore>,
@@ -108,10 +112,7 @@ pub fn rewind(
         match request.to_turn {
             Some(turn) => {
                 if turn == 0 || turn > turns {
-                    return Err(RewindError::NoSuchTurn {
-                        id: thread.clone(),
-                        turns,
-                    });
+                    return Err(RewindError::NoSuchTurn { id: thread, turns });
                 }
                 let code = if request.code {
                     let line = index::find(&index_lines, turn, Phase::Before)
@@ -244,7 +245,7 @@ pub fn rewind(
             &IndexLine {
                 turn: request.to_turn.unwrap_or(0),
                 phase: Phase::After,
-                checkpoint: Some(after.id.clone()),
+                checkpoint: Some(after.id),
                 rollout_backup: None,
                 at_ms: now_ms(),
             },

@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 const PATCH: &str = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch";
 
 fn argv(parts: &[&str]) -> Vec<String> {
-    parts.iter().map(|s| s.to_string()).collect()
+    parts.iter().map(std::string::ToString::to_string).collect()
 }
 
 fn found(cd: Option<&str>) -> Option<PatchInvocation> {

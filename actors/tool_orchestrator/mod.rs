@@ -372,7 +372,7 @@ fn panic_text(error: tokio::task::JoinError) -> String {
     let payload = error.into_panic();
     payload
         .downcast_ref::<&str>()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "panicked".into())
 }

@@ -98,12 +98,12 @@ fn classify(words: &[String]) -> CommandAction {
         }
         "ls" | "tree" if args.len() <= 1 => CommandAction::ListFiles {
             command,
-            path: args.first().map(|p| p.to_string()),
+            path: args.first().map(std::string::ToString::to_string),
         },
         "rg" if words.iter().any(|w| w == "--files") && args.len() <= 1 => {
             CommandAction::ListFiles {
                 command,
-                path: args.first().map(|p| p.to_string()),
+                path: args.first().map(std::string::ToString::to_string),
             }
         }
         "find"
@@ -113,14 +113,14 @@ fn classify(words: &[String]) -> CommandAction {
         {
             CommandAction::ListFiles {
                 command,
-                path: args.first().map(|p| p.to_string()),
+                path: args.first().map(std::string::ToString::to_string),
             }
         }
         "rg" | "grep" | "egrep" | "fgrep" | "ag" if !args.is_empty() && args.len() <= 2 => {
             CommandAction::Search {
                 command,
                 query: Some(args[0].to_string()),
-                path: args.get(1).map(|p| p.to_string()),
+                path: args.get(1).map(std::string::ToString::to_string),
             }
         }
         _ => CommandAction::Unknown { command },

@@ -2,7 +2,7 @@ use super::command_actions;
 use serde_json::{json, Value};
 
 fn actions(argv: &[&str]) -> Value {
-    let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+    let argv: Vec<String> = argv.iter().map(std::string::ToString::to_string).collect();
     serde_json::to_value(command_actions(&argv)).unwrap()
 }
 

@@ -105,8 +105,8 @@ fn get_metadata(params: FsPathParams) -> Result<Value, String> {
     let target = std::fs::metadata(&path).ok();
     let meta = target.as_ref().unwrap_or(&link);
     value(FsGetMetadataResponse {
-        is_directory: target.as_ref().is_some_and(|m| m.is_dir()),
-        is_file: target.as_ref().is_some_and(|m| m.is_file()),
+        is_directory: target.as_ref().is_some_and(std::fs::Metadata::is_dir),
+        is_file: target.as_ref().is_some_and(std::fs::Metadata::is_file),
         is_symlink: link.file_type().is_symlink(),
         created_at_ms: millis(meta.created()),
         modified_at_ms: millis(meta.modified()),
@@ -121,8 +121,8 @@ fn read_directory(params: FsPathParams) -> Result<Value, String> {
         let target = std::fs::metadata(entry.path()).ok();
         entries.push(FsReadDirectoryEntry {
             file_name: entry.file_name().to_string_lossy().into_owned(),
-            is_directory: target.as_ref().is_some_and(|m| m.is_dir()),
-            is_file: target.as_ref().is_some_and(|m| m.is_file()),
+            is_directory: target.as_ref().is_some_and(std::fs::Metadata::is_dir),
+            is_file: target.as_ref().is_some_and(std::fs::Metadata::is_file),
         });
     }
     entries.sort_by(|a, b| a.file_name.cmp(&b.file_name));

@@ -78,7 +78,7 @@ fn read_status(path: &Path) -> Option<LastTurnStatus> {
 fn lock_cache<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn status_of(status: Indexed) -> LastTurnStatus {

@@ -1,5 +1,10 @@
 //! Troupe's app-server: Codex's app-server JSON-RPC dialect over stdio, a unix socket or
 //! WebSocket, as a frontend over the in-process `Runtime` (no second turn loop).
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a frontend: its output and its errors are for the user's terminal"
+)]
 
 pub mod command_actions;
 pub mod command_exec;

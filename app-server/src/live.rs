@@ -475,6 +475,10 @@ impl Pump {
         }
     }
 
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a sequence of stages that read best in order; split when it grows"
+    )]
     fn on_control(&mut self, request: Control) {
         match request {
             Control::Subscribe {

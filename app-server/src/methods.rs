@@ -242,7 +242,7 @@ fn resumed(hub: &Hub, thread: Thread, live: &LiveThread) -> ThreadResumeResponse
             settings: CollaborationModeSettings {
                 model: settings.model.clone(),
                 reasoning_effort: settings.context.reasoning_effort.clone(),
-                developer_instructions: settings.context.developer_instructions.clone(),
+                developer_instructions: settings.context.developer_instructions,
             },
         }),
         items_backwards_cursor: None,

@@ -8,6 +8,10 @@ use schemars::schema_for;
 
 /// `(method, kind, schema)` for every method and notification Troupe implements; `kind` is
 /// `params`, `response` or `notification` (a server request's params are `params`).
+#[allow(
+    clippy::too_many_lines,
+    reason = "a flat table of every method and notification with its types"
+)]
 pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
     vec![
         ("initialize", "params", schema_for!(InitializeParams)),

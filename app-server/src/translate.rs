@@ -226,13 +226,17 @@ impl Translator {
     }
 
     /// Translates one event of this thread.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per event variant, each a few lines of wire item"
+    )]
     pub fn on_event(&mut self, msg: &EventMsg, now_ms: i64) -> Vec<Out> {
         let mut out = Vec::new();
         match msg {
             EventMsg::TurnStarted { turn_id } => {
                 let id = turn_wire_id(&self.thread_id, *turn_id);
                 self.turn = Some(OpenTurn {
-                    id: id.clone(),
+                    id,
                     started_ms: now_ms,
                     items: Vec::new(),
                     agent: None,

@@ -60,7 +60,7 @@ impl Translator {
             } => {
                 let mut params = crate::items::command_approval(
                     thread_id.to_string(),
-                    agent_turn.clone(),
+                    agent_turn,
                     call_id,
                     command,
                     cwd,
@@ -80,7 +80,7 @@ impl Translator {
             } => {
                 let params = FileChangeRequestApprovalParams {
                     thread_id: thread_id.to_string(),
-                    turn_id: agent_turn.clone(),
+                    turn_id: agent_turn,
                     item_id: call_id.clone(),
                     started_at_ms: now_ms,
                     reason: Some(with_asker(task_path, reason.as_deref())),

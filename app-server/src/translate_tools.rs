@@ -9,6 +9,10 @@ use troupe_messages::events::EventMsg;
 impl Translator {
     /// A tool call's event (the others are `on_event`'s own: listed, so that a new event
     /// must be placed).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per tool-call event variant, each a few lines of wire item"
+    )]
     pub(super) fn on_tool_event(&mut self, msg: &EventMsg, now_ms: i64, out: &mut Vec<Out>) {
         match msg {
             EventMsg::ExecCommandBegin {

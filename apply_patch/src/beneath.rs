@@ -84,7 +84,7 @@ impl Confinement {
         let deny_ids = deny_read
             .iter()
             .filter_map(|p| std::fs::metadata(p).ok())
-            .filter(|meta| meta.is_file())
+            .filter(std::fs::Metadata::is_file)
             .map(|meta| identity(&meta))
             .collect();
         Self {

@@ -162,7 +162,7 @@ fn a_symlink_out_of_the_workspace_locates_outside_the_root() {
     )
     .expect("plans");
     // The approval gate sees where the write really goes.
-    let targets: Vec<PathBuf> = plan.targets.values().map(|at| at.path()).collect();
+    let targets: Vec<PathBuf> = plan.targets.values().map(super::Located::path).collect();
     assert_eq!(targets, vec![l.out.join("x")]);
 }
 

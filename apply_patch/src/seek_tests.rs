@@ -1,7 +1,7 @@
 use super::*;
 
 fn lines(text: &[&str]) -> Vec<String> {
-    text.iter().map(|s| s.to_string()).collect()
+    text.iter().map(std::string::ToString::to_string).collect()
 }
 
 /// (file, pattern, start, end_of_file, expected)

@@ -1,4 +1,9 @@
 //! The `troupe` binary: parses the command line and hands off to a frontend.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a frontend: its output and its errors are for the user's terminal"
+)]
 
 mod acp;
 mod app_server;

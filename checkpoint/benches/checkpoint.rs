@@ -1,5 +1,9 @@
 //! Checkpoint costs on a 10,000-file tree: an unchanged turn, a turn that changed 10
 //! files, and rewinding 100 changed files. Run with `cargo bench -p troupe-checkpoint`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::{Path, PathBuf};
@@ -49,7 +53,7 @@ fn bench(c: &mut Criterion) {
     };
     let roots = vec![root.clone()];
     c.bench_function("unchanged 10k-file tree", |b| {
-        b.iter(|| store.take(&roots, Some(&first), &options()))
+        b.iter(|| store.take(&roots, Some(&first), &options()));
     });
     let mut round = 0u64;
     c.bench_function("10 changed files of 10k, manifest written", |b| {
@@ -62,7 +66,7 @@ fn bench(c: &mut Criterion) {
             if let Ok(next) = store.take(&roots, Some(&first), &options()) {
                 let _ = store.write_manifest(&next);
             }
-        })
+        });
     });
     c.bench_function("rewind of 100 changed files", |b| {
         b.iter(|| {
@@ -73,7 +77,7 @@ fn bench(c: &mut Criterion) {
             if let Ok(current) = store.take(&roots, Some(&first), &options()) {
                 let _ = store.restore(&current, &first);
             }
-        })
+        });
     });
 }
 

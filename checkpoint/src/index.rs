@@ -87,8 +87,7 @@ fn ends_with_newline(path: &std::path::Path) -> bool {
     let mut last = [0u8; 1];
     file.seek(SeekFrom::End(-1))
         .and_then(|_| file.read_exact(&mut last))
-        .map(|()| last[0] == b'\n')
-        .unwrap_or(true)
+        .map_or(true, |()| last[0] == b'\n')
 }
 
 /// The last checkpoint of `phase` for `turn` (a later line wins: a conversation rewind

@@ -150,7 +150,7 @@ impl RootRestore<'_> {
                 Mode::from_bits_truncate((stat.st_mode | 0o300) & 0o7777),
             )
             .map_err(|e| e.to_string())?;
-            let parent = path.rsplit_once('/').map(|(p, _)| p).unwrap_or("");
+            let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
             self.loosened.push(parent.to_string());
         }
         Ok((dir, name.to_string()))

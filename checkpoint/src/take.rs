@@ -332,6 +332,5 @@ fn stat_key(meta: &std::fs::Metadata, start_ns: i64) -> StatKey {
 fn now_ns() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_nanos() as i64)
 }

@@ -4,6 +4,7 @@
 //!
 //! Usage: `stream_rate NATS_URL [EVENTS] [PAYLOAD_BYTES]`; prints one JSON line. Used by
 //! `bench/cluster_bench.py`.
+#![allow(clippy::print_stdout, reason = "an example prints its figure")]
 
 use std::time::Instant;
 use troupe_cluster::follow::ThreadFollower;

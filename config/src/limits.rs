@@ -54,7 +54,7 @@ pub struct Violation {
 
 fn violation(key: &[&str], message: String) -> Violation {
     Violation {
-        key: key.iter().map(|k| k.to_string()).collect(),
+        key: key.iter().map(std::string::ToString::to_string).collect(),
         message,
     }
 }

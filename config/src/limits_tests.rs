@@ -10,7 +10,7 @@ fn load_with(home_config: &str, raw: &[&str]) -> Result<(), String> {
     let system = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.toml"), home_config).unwrap();
     let cli = CliOverrides {
-        raw: raw.iter().map(|r| r.to_string()).collect(),
+        raw: raw.iter().map(std::string::ToString::to_string).collect(),
         cwd: Some(home.path().to_path_buf()),
         ..CliOverrides::default()
     };

@@ -97,6 +97,38 @@ pub fn load_settings(home: &Path, cli: &CliOverrides) -> Result<SessionSettings,
     load_config(home, cli).map(|loaded| loaded.settings)
 }
 
+/// Merges `[profiles.NAME]` over `merged`. A profile with no table is fine when its own
+/// file (`NAME.config.toml`) was layered; otherwise it is an error naming the known ones.
+fn apply_profile(
+    merged: &mut Table,
+    name: String,
+    profile_file: Option<&Path>,
+) -> Result<(), ConfigError> {
+    let profiles = merged.get("profiles").and_then(Value::as_table);
+    let profile_table = profiles
+        .and_then(|profiles| profiles.get(&name))
+        .and_then(Value::as_table)
+        .cloned();
+    match profile_table {
+        Some(table) => merge(merged, &table),
+        None if profile_file.is_some_and(Path::exists) => {}
+        None => {
+            let known = profiles
+                .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+                .unwrap_or_default();
+            return Err(ConfigError::UnknownProfile {
+                name,
+                known: if known.is_empty() {
+                    "none".into()
+                } else {
+                    known
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Like [`load_settings`], keeping warnings and the list of layers.
 pub fn load_config(home: &Path, cli: &CliOverrides) -> Result<LoadedConfig, ConfigError> {
     load_config_in(home, &system_dir(), cli)
@@ -153,31 +185,7 @@ pub fn load_config_in(
         .or_else(|| string_at(&merged, "profile"));
     let profile_name = profile.clone();
     if let Some(name) = profile {
-        let profile_table = merged
-            .get("profiles")
-            .and_then(Value::as_table)
-            .and_then(|profiles| profiles.get(&name))
-            .and_then(Value::as_table)
-            .cloned();
-        match profile_table {
-            Some(table) => merge(&mut merged, &table),
-            None if profile_file.as_ref().is_some_and(|path| path.exists()) => {}
-            None => {
-                let known = merged
-                    .get("profiles")
-                    .and_then(Value::as_table)
-                    .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
-                    .unwrap_or_default();
-                return Err(ConfigError::UnknownProfile {
-                    name,
-                    known: if known.is_empty() {
-                        "none".into()
-                    } else {
-                        known
-                    },
-                });
-            }
-        }
+        apply_profile(&mut merged, name, profile_file.as_deref())?;
     }
 
     let cwd = match &cli.cwd {

@@ -69,6 +69,10 @@ impl EventRenderer for HumanOutput {
 }
 
 impl HumanOutput {
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per event variant, each a few lines of output"
+    )]
     fn show(&mut self, msg: &EventMsg) {
         match msg {
             EventMsg::SessionConfigured {

@@ -63,6 +63,10 @@ impl JsonEvents {
     }
 
     /// The lines one event produces (often none).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per event variant, each a few lines of JSON"
+    )]
     pub fn convert(&mut self, msg: &EventMsg) -> Vec<ThreadEvent> {
         match msg {
             EventMsg::SessionConfigured { thread_id, .. } => vec![ThreadEvent::ThreadStarted {
@@ -370,8 +374,10 @@ impl JsonEvents {
                         (false, id)
                     }
                 };
-                let receivers: Vec<String> =
-                    receiver_thread_ids.iter().map(|t| t.to_string()).collect();
+                let receivers: Vec<String> = receiver_thread_ids
+                    .iter()
+                    .map(std::string::ToString::to_string)
+                    .collect();
                 let item = ThreadItem {
                     id,
                     details: ItemDetails::CollabToolCall {

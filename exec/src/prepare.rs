@@ -76,7 +76,7 @@ pub(crate) async fn prepare(args: &mut ExecArgs) -> Result<Prepared> {
             // An ephemeral fork is written to the run's private directory (removed at the
             // end), so nothing is left under TROUPE_HOME; the source is only read (found by
             // scanning the rollouts when no index is open).
-            let destination = ephemeral_dir.as_ref().map(|dir| dir.path());
+            let destination = ephemeral_dir.as_ref().map(tempfile::TempDir::path);
             let forked = troupe_actors::thread_store::ops::fork_into(
                 &home,
                 store.as_deref(),

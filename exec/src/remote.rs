@@ -26,6 +26,10 @@ use troupe_messages::events::{Event, EventMsg};
 use troupe_messages::ops::UserInput;
 
 /// Runs the task on a worker of the pool.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a sequence of stages that read best in order; split when it grows"
+)]
 pub async fn run(args: ExecArgs) -> Result<ExitCode> {
     refuse_local_only(&args)?;
     let home = troupe_config::home::troupe_home()?;

@@ -2,6 +2,11 @@
 //! `troupe` (start a thread with a prompt and settings) and `troupe-reply` (continue one)
 //! return the turn's final message; see `turn.rs` for events and approvals. Every thread
 //! lives in this process's runtime until the client disconnects.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a frontend: its output and its errors are for the user's terminal"
+)]
 
 mod notify;
 pub mod params;
@@ -153,7 +158,7 @@ impl TroupeServer {
         let thread = Arc::new(tokio::sync::Mutex::new(client));
         self.threads
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(thread_id, thread.clone());
         let mut client = thread.lock().await;
         self.turn(&mut client, prompt, ctx).await
@@ -167,7 +172,7 @@ impl TroupeServer {
         let thread = self
             .threads
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&id)
             .cloned();
         let Some(thread) = thread else {

@@ -104,7 +104,10 @@ impl McpManager {
     }
 
     fn slot(&self, id: &str, settings: &McpServerSettings) -> Arc<Slot> {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slots = self
+            .slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         slots
             .entry((id.to_string(), settings.transport.clone()))
             .or_default()

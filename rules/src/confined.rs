@@ -137,11 +137,11 @@ fn ended(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match status.signal() {
         // An allocation refused by the address-space limit aborts the process.
-        Some(libc::SIGABRT) | Some(libc::SIGSEGV) => format!(
+        Some(libc::SIGABRT | libc::SIGSEGV) => format!(
             "evaluation needed more than {} MiB of memory (a list or string grown without bound?)",
             MEMORY_LIMIT_BYTES >> 20
         ),
-        Some(libc::SIGXCPU) | Some(libc::SIGKILL) => format!(
+        Some(libc::SIGXCPU | libc::SIGKILL) => format!(
             "evaluation used more than {} s of CPU",
             EVAL_TIME_LIMIT.as_secs()
         ),

@@ -278,7 +278,7 @@ pub(crate) fn evaluate_in_process(path: &Path, text: String) -> Result<Rules, Ru
         Ok(Err(panic)) => {
             let message = panic
                 .downcast_ref::<&str>()
-                .map(|s| s.to_string())
+                .map(std::string::ToString::to_string)
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             Err(unusable(path, format!("evaluation crashed: {message}")))

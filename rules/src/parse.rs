@@ -132,13 +132,13 @@ fn rule_builtins(builder: &mut GlobalsBuilder) {
             decision,
             justification: justification.map(str::to_string),
         };
-        let location = eval
-            .call_stack_top_location()
-            .map(|span| {
+        let location = eval.call_stack_top_location().map_or_else(
+            || "rules file".into(),
+            |span| {
                 let pos = span.resolve_span();
                 format!("{}:{}", span.filename(), pos.begin.line + 1)
-            })
-            .unwrap_or_else(|| "rules file".into());
+            },
+        );
         let mut bad = Vec::new();
         for ex in r#match.map(|l| l.items).unwrap_or_default() {
             let argv = example(ex)?;

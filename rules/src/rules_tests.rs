@@ -2,7 +2,7 @@ use crate::{load_file, parse_rules, RuleDecision, Rules, RulesError};
 use pretty_assertions::assert_eq;
 
 fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+    words.iter().map(std::string::ToString::to_string).collect()
 }
 
 const SAMPLE: &str = r#"

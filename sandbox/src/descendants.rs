@@ -264,19 +264,25 @@ static SPARED: std::sync::Mutex<BTreeSet<i32>> = std::sync::Mutex::new(BTreeSet:
 
 /// Leaves the child `pid` (and what it starts below itself) out of [`kill_all_descendants`].
 pub fn spare(pid: i32) {
-    SPARED.lock().unwrap_or_else(|e| e.into_inner()).insert(pid);
+    SPARED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(pid);
 }
 
 /// Undoes [`spare`] once the child is reaped (its pid may be reused).
 pub fn unspare(pid: i32) {
     SPARED
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .remove(&pid);
 }
 
 fn spared() -> BTreeSet<i32> {
-    SPARED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    SPARED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
 }
 
 pub fn kill_all_descendants() -> usize {

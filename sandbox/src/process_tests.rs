@@ -5,7 +5,7 @@ use troupe_messages::tools::ExecRequest;
 
 fn request(argv: &[&str], timeout_ms: u64, max: usize) -> ExecRequest {
     ExecRequest {
-        argv: argv.iter().map(|s| s.to_string()).collect(),
+        argv: argv.iter().map(std::string::ToString::to_string).collect(),
         cwd: std::env::temp_dir(),
         env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
         timeout: Duration::from_millis(timeout_ms),

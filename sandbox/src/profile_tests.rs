@@ -148,7 +148,7 @@ fn protected_names_at_every_level_from_root_to_cwd_existing_or_not() {
     let cwd = root.join("a/b");
     std::fs::create_dir_all(&cwd).unwrap();
     let subs = protected_subpaths(&root, &cwd, &[]);
-    for level in [root.clone(), root.join("a"), cwd.clone()] {
+    for level in [root.clone(), root.join("a"), cwd] {
         for name in PROTECTED_NAMES {
             assert!(
                 subs.contains(&level.join(name)),
@@ -233,7 +233,7 @@ fn a_root_inside_a_protected_path_is_not_writable() {
     let ws = home.join("ws");
     std::fs::create_dir(&ws).unwrap();
     let mut s = settings();
-    s.protected_paths = vec![home.clone()];
+    s.protected_paths = vec![home];
     let profile = resolve_profile(SandboxMode::WorkspaceWrite, &s, &ws).unwrap();
     let PermissionProfile::Managed { file_system, .. } = profile else {
         panic!("managed expected");
@@ -309,7 +309,7 @@ fn a_worktree_thread_writes_its_own_worktree_and_nothing_else_of_the_home() {
     let profile = resolve_profile(SandboxMode::WorkspaceWrite, &s, &worktree.join("src")).unwrap();
     let roots = roots_of(&profile);
     assert_eq!(roots[0].root, worktree);
-    for ro in [worktree.join(".git"), git_dir.clone(), repo.join(".git")] {
+    for ro in [worktree.join(".git"), git_dir, repo.join(".git")] {
         assert!(
             roots[0].read_only_subpaths.contains(&ro),
             "{ro:?}: {roots:?}"

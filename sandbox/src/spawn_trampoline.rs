@@ -8,6 +8,10 @@
 //! done: with many turns at once that stall dominated command start-up. Instead the runtime
 //! `posix_spawn`s this small trampoline (`vfork`-like: nothing is copied), which sets both in
 //! its own single-threaded process and then execs the command.
+#![allow(
+    clippy::print_stderr,
+    reason = "a sandbox helper reports its own failures on the stderr it shares with the command"
+)]
 
 use crate::containment::Containment;
 use std::ffi::{CString, OsStr, OsString};

@@ -20,6 +20,10 @@
 //!
 //! The command itself also gets `PR_SET_PDEATHSIG(SIGKILL)` tied to this process, so killing
 //! the supervisor alone (SIGKILL cannot be blocked) takes the command along.
+#![allow(
+    clippy::print_stderr,
+    reason = "a sandbox helper reports its own failures on the stderr it shares with the command"
+)]
 
 use crate::containment::Containment;
 use crate::descendants::{kill_all_descendants, snapshot, subtree};

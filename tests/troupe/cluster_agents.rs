@@ -70,7 +70,11 @@ fn twelve_remote_sub_agents_on_three_workers_all_report_and_are_mirrored_once() 
         .spawn()
         .unwrap();
     let out = wait_limited(child, Duration::from_secs(180));
-    let logs: Vec<String> = pool.workers.iter().map(|w| w.log()).collect();
+    let logs: Vec<String> = pool
+        .workers
+        .iter()
+        .map(super::cluster_support::Worker::log)
+        .collect();
     assert!(
         out.status.success(),
         "root: {}\nworkers: {logs:#?}",
@@ -111,7 +115,11 @@ fn twelve_remote_sub_agents_on_three_workers_all_report_and_are_mirrored_once() 
 
     // Every child ran on a worker (none here): twelve rollouts across the three workers,
     // and the requester's home holds the root's and a mirror of each.
-    let worker_rollouts: Vec<PathBuf> = pool.workers.iter().flat_map(|w| w.rollouts()).collect();
+    let worker_rollouts: Vec<PathBuf> = pool
+        .workers
+        .iter()
+        .flat_map(super::cluster_support::Worker::rollouts)
+        .collect();
     assert_eq!(worker_rollouts.len(), AGENTS, "{worker_rollouts:?}");
     let local = pool.h.rollouts();
     assert_eq!(local.len(), AGENTS + 1, "{local:?}");
@@ -259,7 +267,11 @@ fn remote_sub_agents_of_a_killed_and_a_stopped_worker_finish_on_the_survivor() {
     unsafe { libc::kill(stopped_pid, libc::SIGSTOP) };
     let stopped_at = std::time::Instant::now();
     let out = wait_limited(child, Duration::from_secs(180));
-    let logs: Vec<String> = pool.workers.iter().map(|w| w.log()).collect();
+    let logs: Vec<String> = pool
+        .workers
+        .iter()
+        .map(super::cluster_support::Worker::log)
+        .collect();
     assert!(
         out.status.success(),
         "root: {}\nworkers: {logs:#?}",

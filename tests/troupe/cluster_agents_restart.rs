@@ -63,7 +63,11 @@ fn remote_sub_agents_survive_a_nats_server_restart_mid_run_and_are_mirrored_once
     // SIGKILL and start again on the same port and JetStream store.
     pool.nats.restart();
     let out = wait_limited(child, Duration::from_secs(180));
-    let logs: Vec<String> = pool.workers.iter().map(|w| w.log()).collect();
+    let logs: Vec<String> = pool
+        .workers
+        .iter()
+        .map(super::cluster_support::Worker::log)
+        .collect();
     assert!(
         out.status.success(),
         "root: {}\nworkers: {logs:#?}",
@@ -85,7 +89,11 @@ fn remote_sub_agents_survive_a_nats_server_restart_mid_run_and_are_mirrored_once
     assert_eq!(answers_seen(last_root, AGENTS), AGENTS);
 
     // Both workers ran children; nobody's lease lapsed (no takeover, no aborted call).
-    let worker_rollouts: Vec<PathBuf> = pool.workers.iter().flat_map(|w| w.rollouts()).collect();
+    let worker_rollouts: Vec<PathBuf> = pool
+        .workers
+        .iter()
+        .flat_map(super::cluster_support::Worker::rollouts)
+        .collect();
     assert_eq!(worker_rollouts.len(), AGENTS, "{worker_rollouts:?}");
     assert!(pool.workers.iter().all(|w| !w.rollouts().is_empty()));
 

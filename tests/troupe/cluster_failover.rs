@@ -68,7 +68,7 @@ fn check_completed_elsewhere(pool: &Pool, out: &std::process::Output) {
         stderr(out),
         pool.workers
             .iter()
-            .map(|w| w.log())
+            .map(super::cluster_support::Worker::log)
             .collect::<Vec<_>>()
             .join("\n---\n")
     );

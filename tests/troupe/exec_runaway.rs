@@ -320,8 +320,7 @@ fn a_30_mb_skill_named_in_a_message_is_attached_only_up_to_its_budget() {
     let body = h.mock.requests()[0].body.to_string();
     assert!(
         body.contains("[skill truncated: 32768 of 31457"),
-        "{:.300}",
-        body
+        "{body:.300}"
     );
     assert!(body.len() < 100_000, "{}", body.len());
     assert!(rollout_bytes(&h) < 200_000, "{}", rollout_bytes(&h));

@@ -2,6 +2,11 @@
 //! per file): each module is one scenario file, so a test is named `exec_flow::…`,
 //! `sandbox_escape::…`. Run one file with `cargo test -p troupe --test troupe exec_flow::`.
 //! A new scenario file goes here as a `mod` line; shared set-up lives in `troupe-test-support`.
+#![allow(
+    clippy::print_stderr,
+    clippy::too_many_lines,
+    reason = "scenarios print what they saw and read top to bottom"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acp;

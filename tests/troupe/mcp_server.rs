@@ -39,7 +39,7 @@ impl ClientHandler for TestClient {
         self.asked_meta
             .lock()
             .unwrap()
-            .push(Value::Object(ctx.meta.0.clone()));
+            .push(Value::Object(ctx.meta.0));
         Ok(CreateElicitationResult {
             action: self.answer.clone().unwrap(),
             content: None,

@@ -151,7 +151,7 @@ fn landlock_backend_blocks_writes_outside_and_network() {
         Mode::ReadOnly,
         "landlock",
         &format!("cat {secret}; cat {neighbour}; echo ran"),
-        &["--deny-read".into(), secret.clone()],
+        &["--deny-read".into(), secret],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("ran"), "{stdout}");

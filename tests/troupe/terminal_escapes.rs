@@ -12,7 +12,7 @@ fn raw_controls(bytes: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(bytes);
     text.chars()
         .filter(|c| matches!(c, '\x1b' | '\x07' | '\r' | '\u{9b}'))
-        .map(|c| format!("{:?}", c))
+        .map(|c| format!("{c:?}"))
         .collect()
 }
 

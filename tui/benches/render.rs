@@ -2,6 +2,10 @@
 //! the viewport lays out only what it shows, so the transcript's size must not matter.
 //! The transcript overlay over the same cells, too.
 //! Run: `cargo bench -p troupe-tui --bench render`.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark or example prints its figures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, criterion_main, Criterion};

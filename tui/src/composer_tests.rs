@@ -70,7 +70,12 @@ fn ctrl(c: char) -> KeyEvent {
 
 fn with_history(entries: &[&str]) -> Composer {
     let mut c = Composer::default();
-    c.load_history(entries.iter().map(|e| e.to_string()).collect());
+    c.load_history(
+        entries
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
+    );
     c
 }
 

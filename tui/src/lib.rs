@@ -5,6 +5,11 @@
 //! Layout: [`app`] is the pure state machine (keys and events in, [`app::Action`]s out),
 //! [`thread_view`] one thread's transcript, [`cells`] how each kind of entry looks,
 //! [`ui`] the viewport's drawing, [`run`] the terminal and the event loop.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a frontend: its output and its errors are for the user's terminal"
+)]
 
 pub mod app;
 pub mod cells;

@@ -149,6 +149,10 @@ impl ThreadView {
         self.reasoning.lines().last()
     }
 
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one arm per event variant, each a few lines of cell update"
+    )]
     pub fn apply(&mut self, msg: &EventMsg, now: Instant) {
         match msg {
             EventMsg::SessionConfigured {

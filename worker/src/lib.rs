@@ -3,6 +3,11 @@
 //! (the same actors and sandbox as `exec`, under this machine's config and requirements),
 //! publishes every event and rollout line to the thread's subject under a lease, and
 //! publishes its heartbeat and free slots.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a frontend: its output and its errors are for the user's terminal"
+)]
 
 mod answers;
 mod failover;

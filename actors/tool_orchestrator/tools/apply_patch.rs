@@ -123,7 +123,11 @@ pub async fn apply(ctx: &ToolContext, patch: String, cwd: PathBuf) -> ToolOutcom
         Ok(Err(error)) => return ToolOutcome::error(error.to_string()),
         Err(join) => return ToolOutcome::error(format!("apply_patch crashed: {join}")),
     };
-    let touched: Vec<PathBuf> = plan.targets.values().map(|at| at.path()).collect();
+    let touched: Vec<PathBuf> = plan
+        .targets
+        .values()
+        .map(troupe_apply_patch::beneath::Located::path)
+        .collect();
     if let Err(outcome) = crate::tool_orchestrator::approval_gate::approve_resolved_patch(
         ctx, &profile, &touched, None,
     )

@@ -152,13 +152,17 @@ impl CredentialsFile {
 
     /// The tokens stored for `server`, if any.
     pub fn load(&self, server: &ServerKey) -> Result<Option<StoredTokens>, OAuthError> {
-        let _guard = FILE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = FILE_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(self.read_all()?.remove(&server.entry_key()))
     }
 
     /// Stores (or replaces) the tokens of their server.
     pub fn save(&self, tokens: &StoredTokens) -> Result<(), OAuthError> {
-        let _guard = FILE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = FILE_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut all = self.read_all()?;
         let key = ServerKey::new(&tokens.server_name, &tokens.server_url).entry_key();
         all.insert(key, tokens.clone());
@@ -167,7 +171,9 @@ impl CredentialsFile {
 
     /// Removes the tokens of `server`; `Ok(false)` when there were none.
     pub fn remove(&self, server: &ServerKey) -> Result<bool, OAuthError> {
-        let _guard = FILE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = FILE_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut all = self.read_all()?;
         if all.remove(&server.entry_key()).is_none() {
             return Ok(false);

@@ -239,7 +239,7 @@ fn open_path(dir: Option<&OwnedFd>, name: &std::ffi::OsStr) -> Result<OwnedFd, n
     use nix::fcntl::OFlag;
     let flags = OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
     let fd = nix::fcntl::openat(
-        dir.map(|d| d.as_raw_fd()),
+        dir.map(std::os::fd::AsRawFd::as_raw_fd),
         name,
         flags,
         nix::sys::stat::Mode::empty(),

@@ -2,6 +2,10 @@
 //! confinement in a fresh, single-threaded process and then execs the command. Doing it here,
 //! not between fork and exec of the multi-threaded runtime, keeps the setup free of
 //! async-signal-safety traps and lets it use ordinary Rust (allocation, error strings).
+#![allow(
+    clippy::print_stderr,
+    reason = "a sandbox helper reports its own failures on the stderr it shares with the command"
+)]
 
 mod bridge;
 mod landlock_layer;
@@ -469,7 +473,7 @@ impl Confinement {
         eprintln!(
             "troupe sandbox: cannot run `{}`: {}",
             program.to_string_lossy(),
-            err.map(|e| e.desc()).unwrap_or("unknown error")
+            err.map(nix::errno::Errno::desc).unwrap_or("unknown error")
         );
         Err(Failure::Exit(127))
     }

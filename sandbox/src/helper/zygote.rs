@@ -7,6 +7,10 @@
 //! It stays single-threaded (children are plain clones of it) and lives as long as the
 //! runtime keeps the control socket open; when it goes, its PID namespace and with it every
 //! command it started are killed by the kernel.
+#![allow(
+    clippy::print_stderr,
+    reason = "a sandbox helper reports its own failures on the stderr it shares with the command"
+)]
 
 use super::{Confinement, Failure, HelperBackend, HelperSpec, Plan};
 use crate::zygote_wire::{self as wire, Reply, Request, CONTROL_FD};
@@ -156,7 +160,7 @@ impl Prepared {
         match self
             .host_sockets
             .as_mut()
-            .map(|table| table.sockets_to_mask())
+            .map(super::sockets::HostSockets::sockets_to_mask)
         {
             None => false,
             Some(Ok(now)) => !now.is_subset(&self.masked_sockets),

@@ -28,8 +28,7 @@ use crate::wire::{lock, Shared};
 pub(crate) fn unix_nanos() -> u128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_nanos())
 }
 
 /// The log line of one request, completed as its response body goes out and written once

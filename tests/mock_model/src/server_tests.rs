@@ -214,7 +214,7 @@ async fn unknown_paths_get_404_and_are_recorded() {
         .get(format!("{}/embeddings", mock.base_url()))
         .send()
         .await;
-    assert_eq!(r.map(|r| r.status().as_u16()).unwrap_or(0), 404);
+    assert_eq!(r.map_or(0, |r| r.status().as_u16()), 404);
     assert_eq!(mock.remaining(), 1);
     assert_eq!(mock.requests()[0].path, "/v1/embeddings");
     // `GET /models` lists the mock's models without touching the script.

@@ -74,11 +74,11 @@ fn anthropic_frames_say_the_same_thing_and_a_cut_is_at_the_same_event() {
         .collect();
     assert_eq!(events[0]["message"]["usage"]["input_tokens"], 60);
     assert_eq!(events[0]["message"]["usage"]["cache_read_input_tokens"], 40);
-    let tool_uses: Vec<&Value> = events
+    let tool_uses = events
         .iter()
         .filter(|e| e["content_block"]["type"] == "tool_use")
-        .collect();
-    assert_eq!(tool_uses.len(), 2);
+        .count();
+    assert_eq!(tool_uses, 2);
     assert_eq!(events.last().unwrap()["type"], "message_stop");
     let stop = events
         .iter()

@@ -132,7 +132,7 @@ fn route_of(shared: &Shared, body: &Value) -> Option<Option<MockResponse>> {
 
 /// Locks ignoring poisoning: the data stays usable for a test mock.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The only handler: records every request and answers `…/responses`.
@@ -367,7 +367,7 @@ pub(crate) fn endless_stream_on(kind: Endless, wire: Wire) -> BoxStream<'static,
         match kind {
             Endless::TextDeltas { .. } => tokio::task::yield_now().await,
             Endless::KeepAlive { every_ms } => {
-                tokio::time::sleep(Duration::from_millis(every_ms)).await
+                tokio::time::sleep(Duration::from_millis(every_ms)).await;
             }
         }
         Ok::<_, io::Error>(frame)
