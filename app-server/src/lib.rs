@@ -15,6 +15,7 @@ pub mod live;
 pub mod methods;
 pub mod protocol;
 pub mod review;
+pub mod revert;
 pub mod rewind;
 pub mod rollout_turns;
 pub mod schema;
