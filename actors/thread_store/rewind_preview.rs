@@ -186,9 +186,14 @@ fn file_diff(store: &Store, change: &Change, now: &Manifest, target: &Manifest) 
     };
     let (old, new) = (node(now), node(target));
     match (&old, &new) {
-        (Some(Node::File { mode: a, hash: x, .. }), Some(Node::File { mode: b, hash: y, .. }))
-            if x == y =>
-        {
+        (
+            Some(Node::File {
+                mode: a, hash: x, ..
+            }),
+            Some(Node::File {
+                mode: b, hash: y, ..
+            }),
+        ) if x == y => {
             return format!("mode {a:o} → {b:o}\n");
         }
         (Some(Node::Dir { mode: a }), Some(Node::Dir { mode: b })) => {

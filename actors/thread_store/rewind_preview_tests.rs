@@ -98,13 +98,20 @@ fn a_turn_without_a_checkpoint_counts_no_files() {
 fn the_preview_diffs_each_file_and_writes_nothing() {
     let (dir, work, thread) = two_turns();
     let home = dir.path().join("home");
-    let index_before = std::fs::read(Store::open(&store_dir(&home)).unwrap().thread_index(&thread))
-        .unwrap();
+    let index_before = std::fs::read(
+        Store::open(&store_dir(&home))
+            .unwrap()
+            .thread_index(&thread),
+    )
+    .unwrap();
     let preview = preview(&home, None, &request(&thread, 2)).unwrap();
     assert!(preview.outcome.dry_run);
     assert!(preview.conflicts.is_empty());
-    let by_path: Vec<(PathBuf, ChangeKind)> =
-        preview.diffs.iter().map(|d| (d.path.clone(), d.kind)).collect();
+    let by_path: Vec<(PathBuf, ChangeKind)> = preview
+        .diffs
+        .iter()
+        .map(|d| (d.path.clone(), d.kind))
+        .collect();
     assert_eq!(
         by_path,
         vec![
@@ -112,18 +119,37 @@ fn the_preview_diffs_each_file_and_writes_nothing() {
             (work.join("b.txt"), ChangeKind::Removed),
         ]
     );
-    assert!(preview.diffs[0].diff.contains("-TWO\n+two\n"), "{}", preview.diffs[0].diff);
-    assert!(preview.diffs[1].diff.contains("+++ /dev/null"), "{}", preview.diffs[1].diff);
+    assert!(
+        preview.diffs[0].diff.contains("-TWO\n+two\n"),
+        "{}",
+        preview.diffs[0].diff
+    );
+    assert!(
+        preview.diffs[1].diff.contains("+++ /dev/null"),
+        "{}",
+        preview.diffs[1].diff
+    );
     assert!(preview.diffs[1].diff.contains("-new\n"));
     assert_eq!(
-        preview.outcome.conversation.as_ref().map(|c| (c.turns_before, c.turns_after)),
+        preview
+            .outcome
+            .conversation
+            .as_ref()
+            .map(|c| (c.turns_before, c.turns_after)),
         Some((2, 1))
     );
     // Nothing written: the tree, the index.
-    assert_eq!(std::fs::read_to_string(work.join("a.txt")).unwrap(), "one\nTWO\nthree\n");
+    assert_eq!(
+        std::fs::read_to_string(work.join("a.txt")).unwrap(),
+        "one\nTWO\nthree\n"
+    );
     assert!(work.join("b.txt").exists());
-    let index_after = std::fs::read(Store::open(&store_dir(&home)).unwrap().thread_index(&thread))
-        .unwrap();
+    let index_after = std::fs::read(
+        Store::open(&store_dir(&home))
+            .unwrap()
+            .thread_index(&thread),
+    )
+    .unwrap();
     assert_eq!(index_before, index_after);
 }
 

@@ -41,7 +41,12 @@ pub struct ThreadRevertedNotification {
     pub thread_id: String,
 }
 
-pub async fn thread_revert(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: Value) -> Reply {
+pub async fn thread_revert(
+    hub: &Arc<Hub>,
+    client: &ClientSink,
+    id: &Value,
+    params: Value,
+) -> Reply {
     match revert(hub, params).await {
         Ok((response, thread_id)) => {
             // The answer, then the notification, in that order on this connection.

@@ -15,7 +15,10 @@ fn assert_codex_shape(file: &str, value: &Value) {
         .join(file);
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("Codex's schema compiles");
-    let errors: Vec<String> = validator.iter_errors(value).map(|e| e.to_string()).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
     assert!(errors.is_empty(), "{file}: {errors:?} in {value}");
 }
 

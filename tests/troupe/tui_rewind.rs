@@ -35,7 +35,9 @@ fn rewinding_both_to_before_turn_two_restores_the_file_and_cuts_the_history() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_on_screen("Enter choose");
     // The picker is the last thing on the screen (the transcript is above it).
-    let second = screen.rfind("second prompt writes a file").expect("turn 2 listed");
+    let second = screen
+        .rfind("second prompt writes a file")
+        .expect("turn 2 listed");
     let first = screen.rfind("first prompt").expect("turn 1 listed");
     assert!(second < first, "newest first:\n{screen}");
     assert!(screen.contains("1 file"), "{screen}");

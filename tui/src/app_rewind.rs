@@ -53,9 +53,13 @@ pub struct RewindPicker {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RewindStage {
     Turns,
-    Mode { selected: usize },
+    Mode {
+        selected: usize,
+    },
     /// The preview is being worked out.
-    Loading { mode: RewindMode },
+    Loading {
+        mode: RewindMode,
+    },
     Preview {
         mode: RewindMode,
         preview: Box<PreviewShown>,
@@ -213,8 +217,7 @@ impl App {
         let Overlay::Rewind(picker) = std::mem::replace(&mut self.overlay, Overlay::None) else {
             return Vec::new();
         };
-        let (RewindStage::Preview { mode, .. }, Some(turn)) = (&picker.stage, picker.turn())
-        else {
+        let (RewindStage::Preview { mode, .. }, Some(turn)) = (&picker.stage, picker.turn()) else {
             return Vec::new();
         };
         vec![Action::Rewind {
@@ -243,9 +246,12 @@ impl App {
             .iter()
             .map(|t| !(t.is_agent && t.client == old_client))
             .collect();
-        let moved = |old: usize| kept.get(old).copied().unwrap_or(false).then(|| {
-            kept[..old].iter().filter(|k| **k).count()
-        });
+        let moved = |old: usize| {
+            kept.get(old)
+                .copied()
+                .unwrap_or(false)
+                .then(|| kept[..old].iter().filter(|k| **k).count())
+        };
         self.approvals.retain_mut(|a| match moved(a.thread) {
             Some(new) => {
                 a.thread = new;
@@ -260,13 +266,12 @@ impl App {
             }
             None => false,
         });
-        self.approval_peek = self
-            .approval_peek
-            .take()
-            .and_then(|mut peek| moved(peek.back_to).map(|new| {
+        self.approval_peek = self.approval_peek.take().and_then(|mut peek| {
+            moved(peek.back_to).map(|new| {
                 peek.back_to = new;
                 peek
-            }));
+            })
+        });
         let mut position = 0;
         self.threads.retain(|_| {
             position += 1;

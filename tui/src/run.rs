@@ -87,9 +87,7 @@ enum Background {
         Result<Vec<troupe_actors::thread_store::rewind_preview::TurnRow>, String>,
     ),
     /// `/rewind`'s preview.
-    RewindPreview(
-        Box<Result<troupe_actors::thread_store::rewind_preview::RewindPreview, String>>,
-    ),
+    RewindPreview(Box<Result<troupe_actors::thread_store::rewind_preview::RewindPreview, String>>),
 }
 
 /// How the UI ended.

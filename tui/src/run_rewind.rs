@@ -29,7 +29,13 @@ pub(super) struct RewindArgs {
 }
 
 impl Runner {
-    fn rewind_request(&self, app: &App, thread: ThreadId, turn: u64, mode: RewindMode) -> RewindRequest {
+    fn rewind_request(
+        &self,
+        app: &App,
+        thread: ThreadId,
+        turn: u64,
+        mode: RewindMode,
+    ) -> RewindRequest {
         RewindRequest {
             thread: thread.to_string(),
             to_turn: Some(turn),
@@ -53,7 +59,12 @@ impl Runner {
 
     pub(super) fn rewind_preview(&self, app: &App, thread: ThreadId, turn: u64, mode: RewindMode) {
         let request = self.rewind_request(app, thread, turn, mode);
-        send_preview(&self.launch.home, self.launch.store.clone(), request, &self.background_tx);
+        send_preview(
+            &self.launch.home,
+            self.launch.store.clone(),
+            request,
+            &self.background_tx,
+        );
     }
 
     pub(super) async fn rewind(&mut self, app: &mut App, args: RewindArgs) {
@@ -75,7 +86,10 @@ impl Runner {
         let done =
             tokio::task::spawn_blocking(move || rewind(&home, store.as_deref(), &request)).await;
         let (summary, conversation) = match done {
-            Ok(Ok(outcome)) => (describe(&outcome, args.turn), outcome.conversation.is_some()),
+            Ok(Ok(outcome)) => (
+                describe(&outcome, args.turn),
+                outcome.conversation.is_some(),
+            ),
             Ok(Err(err)) => (format!("cannot rewind: {err}"), false),
             Err(err) => (format!("cannot rewind: {err}"), false),
         };

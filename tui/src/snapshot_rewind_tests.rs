@@ -111,7 +111,10 @@ fn rewind_mode_choice() {
     let (mut app, _) = picker();
     app.on_key(key(KeyCode::Down));
     app.on_key(key(KeyCode::Enter));
-    insta::assert_snapshot!("rewind_mode_80x24", render_app(&app, 80, 24, Instant::now()));
+    insta::assert_snapshot!(
+        "rewind_mode_80x24",
+        render_app(&app, 80, 24, Instant::now())
+    );
 }
 
 #[test]
@@ -161,7 +164,10 @@ fn rewind_preview_names_files_changed_by_someone_else_and_needs_f() {
         "rewind_preview_conflicts_80x24",
         render_app(&app, 80, 24, Instant::now())
     );
-    assert!(app.on_key(key(KeyCode::Enter)).is_empty(), "Enter is refused");
+    assert!(
+        app.on_key(key(KeyCode::Enter)).is_empty(),
+        "Enter is refused"
+    );
     let actions = app.on_key(key(KeyCode::Char('f')));
     assert!(
         matches!(

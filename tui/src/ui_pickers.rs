@@ -129,7 +129,10 @@ fn preview_lines(preview: &PreviewShown) -> Vec<Line<'static>> {
             theme::removed(),
         ));
         for path in &preview.conflicts {
-            lines.push(Line::styled(format!("  {}", sanitize_line(path)), theme::removed()));
+            lines.push(Line::styled(
+                format!("  {}", sanitize_line(path)),
+                theme::removed(),
+            ));
         }
     }
     for file in crate::diff::split_files(&preview.diff) {
