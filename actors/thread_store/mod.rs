@@ -13,6 +13,7 @@
 pub mod ops;
 pub mod reconcile;
 pub mod rewind;
+pub mod rewind_preview;
 pub mod summary;
 #[cfg(test)]
 pub(crate) mod test_support;

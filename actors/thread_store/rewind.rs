@@ -18,6 +18,7 @@ use thiserror::Error;
 use troupe_checkpoint::index::{self, IndexLine, Phase};
 use troupe_checkpoint::{diff, Change, CheckpointError, Manifest, Options, Skipped, Store};
 use troupe_messages::rollout::{RolloutLine, RolloutRecord};
+use troupe_messages::threads::ThreadSummary;
 
 #[derive(Debug, Error)]
 pub enum RewindError {
@@ -100,6 +101,39 @@ pub fn rewind(
 ) -> Result<RewindOutcome, RewindError> {
     let summary = ops::find(home, threads, &request.thread)?;
     ops::ensure_not_running(&summary)?;
+    let plan = plan(home, summary, request)?;
+    if !request.force && !plan.conflicts.is_empty() {
+        return Err(RewindError::ChangedOutside {
+            files: plan.conflicts,
+        });
+    }
+    if request.dry_run {
+        return Ok(plan.outcome);
+    }
+    carry_out(home, threads, request, plan)
+}
+
+/// What a rewind would do, worked out without writing anything (with `request.dry_run`
+/// the current tree is hashed, not stored; otherwise its contents are stored, ready to be
+/// named by the undo checkpoint).
+pub(super) struct Plan {
+    pub(super) outcome: RewindOutcome,
+    /// Files changed since the thread's last turn ended by something other than the agent.
+    pub(super) conflicts: Vec<PathBuf>,
+    /// The tree now (present when the code is rewound).
+    pub(super) current: Option<Manifest>,
+    /// What the code goes back to.
+    pub(super) code_target: Option<Manifest>,
+    pub(super) store: Store,
+    summary: ThreadSummary,
+    new_rollout: Option<Vec<u8>>,
+}
+
+pub(super) fn plan(
+    home: &Path,
+    summary: ThreadSummary,
+    request: &RewindRequest,
+) -> Result<Plan, RewindError> {
     let loaded = loader::load(&summary.rollout_path).map_err(OpsError::from)?;
     loader::check_writable(&loaded).map_err(OpsError::from)?;
     let thread = summary.id.to_string();
@@ -165,6 +199,7 @@ pub fn rewind(
 
     // The tree now, checked against how the last turn left it.
     let mut current = None;
+    let mut conflicts = Vec::new();
     if let Some(target) = &code_target {
         let roots: Vec<PathBuf> = target.roots.iter().map(|r| r.root.clone()).collect();
         let previous = index::latest(&index_lines)
@@ -175,17 +210,11 @@ pub fn rewind(
             ..request.options.clone()
         };
         let now = store.take(&roots, previous.as_ref(), &options)?;
-        if !request.force {
-            let last_after = index::last_of(&index_lines, Phase::After)
-                .and_then(|l| l.checkpoint.as_deref())
-                .and_then(|id| store.load_manifest(id).ok());
-            if let Some(after) = last_after {
-                let files: Vec<PathBuf> =
-                    diff(&after, &now).iter().map(Change::full_path).collect();
-                if !files.is_empty() {
-                    return Err(RewindError::ChangedOutside { files });
-                }
-            }
+        let last_after = index::last_of(&index_lines, Phase::After)
+            .and_then(|l| l.checkpoint.as_deref())
+            .and_then(|id| store.load_manifest(id).ok());
+        if let Some(after) = last_after {
+            conflicts = diff(&after, &now).iter().map(Change::full_path).collect();
         }
         let mut not_covered: Vec<(PathBuf, Skipped)> = Vec::new();
         for state in now.roots.iter().chain(&target.roots) {
@@ -204,10 +233,34 @@ pub fn rewind(
         });
         current = Some(now);
     }
-    if request.dry_run {
-        return Ok(outcome);
-    }
+    Ok(Plan {
+        outcome,
+        conflicts,
+        current,
+        code_target,
+        store,
+        summary,
+        new_rollout,
+    })
+}
 
+/// Writes what `plan` worked out: the undo record first, then the tree and the rollout.
+fn carry_out(
+    home: &Path,
+    threads: Option<&ThreadStore>,
+    request: &RewindRequest,
+    plan: Plan,
+) -> Result<RewindOutcome, RewindError> {
+    let Plan {
+        mut outcome,
+        current,
+        code_target,
+        store,
+        summary,
+        new_rollout,
+        ..
+    } = plan;
+    let thread = outcome.thread_id.clone();
     // Undo first: the tree as it is and the rollout as it is, kept.
     let rewind_id = Store::new_id();
     if let Some(now) = &current {

@@ -19,6 +19,7 @@ pub mod last_turns;
 pub mod live;
 pub mod methods;
 pub mod protocol;
+pub mod revert;
 pub mod review;
 pub mod rewind;
 pub mod rollout_turns;

@@ -64,7 +64,7 @@ pub struct ClientSink {
 
 impl ClientSink {
     /// Queues a line; false when the client is gone or its queue is full.
-    fn send(&self, line: Line) -> bool {
+    pub(crate) fn send(&self, line: Line) -> bool {
         self.tx.try_send(line).is_ok()
     }
 }

@@ -46,6 +46,7 @@ pub const METHODS: &[&str] = &[
     "fs/copy",
     "troupe/thread/lastTurns",
     "troupe/thread/rewind",
+    "thread/revert",
 ];
 
 /// What a handler produced: an answer now, or one the thread's pump sends later.
@@ -100,6 +101,7 @@ pub async fn handle(
         "troupe/thread/lastTurns" => crate::last_turns::thread_last_turns(hub, params),
         "thread/loaded/list" => thread_loaded_list(hub, params),
         "troupe/thread/rewind" => crate::rewind::thread_rewind(hub, params).await,
+        "thread/revert" => return crate::revert::thread_revert(hub, client, id, params).await,
         "command/exec" => match parse(params) {
             Ok(params) => crate::command_exec::command_exec(hub, params)
                 .await

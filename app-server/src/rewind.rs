@@ -71,19 +71,7 @@ pub async fn thread_rewind(hub: &Arc<Hub>, params: Value) -> Result<Value, Strin
     if params.to_turn.is_none() && !params.undo {
         return Err("give `toTurn`, or `undo: true`".into());
     }
-    if let Some(live) = hub.loaded(&params.thread_id) {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        if live.control.send(Control::Snapshot { reply: tx }).is_ok() {
-            if let Ok((crate::protocol::ThreadStatus::Active { .. }, _)) = rx.await {
-                return Err(format!(
-                    "thread {} has a running turn; interrupt it first",
-                    params.thread_id
-                ));
-            }
-        }
-        drop(live);
-        hub.unload(&params.thread_id).await;
-    }
+    unload_idle(hub, &params.thread_id).await?;
     let settings = hub
         .settings(&SettingsRequest::default())
         .map_err(|e| e.to_string())?;
@@ -147,6 +135,24 @@ pub async fn thread_rewind(hub: &Arc<Hub>, params: Value) -> Result<Value, Strin
         turns_after: outcome.conversation.as_ref().map(|c| c.turns_after),
     };
     serde_json::to_value(response).map_err(|e| e.to_string())
+}
+
+/// Unloads `thread_id` if this server has it loaded (its session holds the rollout a rewind
+/// rewrites); refused while a turn runs. The client resumes it afterwards.
+pub(crate) async fn unload_idle(hub: &Arc<Hub>, thread_id: &str) -> Result<(), String> {
+    if let Some(live) = hub.loaded(thread_id) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if live.control.send(Control::Snapshot { reply: tx }).is_ok() {
+            if let Ok((crate::protocol::ThreadStatus::Active { .. }, _)) = rx.await {
+                return Err(format!(
+                    "thread {thread_id} has a running turn; interrupt it first"
+                ));
+            }
+        }
+        drop(live);
+        hub.unload(thread_id).await;
+    }
+    Ok(())
 }
 
 /// `mode_changed` → `modeChanged`.

@@ -247,6 +247,21 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             schema_for!(LastTurnsResponse),
         ),
         (
+            "thread/revert",
+            "params",
+            schema_for!(crate::revert::ThreadRevertParams),
+        ),
+        (
+            "thread/revert",
+            "response",
+            schema_for!(crate::revert::ThreadRevertResponse),
+        ),
+        (
+            "thread/reverted",
+            "notification",
+            schema_for!(crate::revert::ThreadRevertedNotification),
+        ),
+        (
             "troupe/thread/rewind",
             "params",
             schema_for!(crate::rewind::RewindParams),

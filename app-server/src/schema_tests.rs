@@ -74,6 +74,12 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("fs/remove", "response") => "v2/FsRemoveResponse.json",
         ("fs/copy", "params") => "v2/FsCopyParams.json",
         ("fs/copy", "response") => "v2/FsCopyResponse.json",
+        // Written from Codex's `ThreadRevertParams` / `ThreadRevertResponse` types (their
+        // fields and which are required); the notification is the definition in
+        // ServerNotification.json.
+        ("thread/revert", "params") => "v2/ThreadRevertParams.json",
+        ("thread/revert", "response") => "v2/ThreadRevertResponse.json",
+        ("thread/reverted", _) => "v2/ThreadRevertedNotification.json",
         ("thread/started", _) => "v2/ThreadStartedNotification.json",
         ("hook/started", _) => "v2/HookStartedNotification.json",
         ("hook/completed", _) => "v2/HookCompletedNotification.json",

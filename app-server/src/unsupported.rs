@@ -32,7 +32,6 @@ pub const UNSUPPORTED: &[(&str, &str)] = &[
     ("thread/metadata/update", "Troupe records no editable thread metadata besides the name (`thread/name/set`)"),
     ("experimentalFeature/", "Troupe has no experimental-feature switches"),
     ("externalAgentConfig/", "Troupe imports no other agent's configuration"),
-    ("thread/revert", "Troupe's rewind is `troupe/thread/rewind` (the work tree and/or the conversation back to before a turn)"),
     ("thread/delete", "Troupe keeps every thread's rollout; archive it with `thread/archive`"),
     ("thread/goal/", "a Troupe thread's goal is set and updated by the model's goal tools and `troupe exec --goal`, not by clients"),
     ("thread/shellCommand", "the user's own shell commands run from the TUI (`!cmd`); the app-server does not offer them"),

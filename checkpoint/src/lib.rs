@@ -32,6 +32,28 @@ pub use prune::{prune, PruneLimits, PruneReport};
 pub use restore::RestoreReport;
 pub use take::{Options, RootSpec};
 
+/// Up to `limit` bytes of the regular file `rel` beneath `root`, read the way a restore
+/// reaches it (no symlink followed, nothing outside the root); `None` when it holds more.
+pub fn read_beneath(
+    root: &std::path::Path,
+    rel: &str,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, CheckpointError> {
+    use std::io::Read;
+    let failed = |errno: nix::errno::Errno| CheckpointError::Io {
+        action: "cannot read",
+        path: root.join(rel),
+        source: std::io::Error::from(errno),
+    };
+    let dir = fsat::open_root(root).map_err(|_| CheckpointError::BadRoot(root.to_path_buf()))?;
+    let file = fsat::open_file(&dir, rel).map_err(failed)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(CheckpointError::io("cannot read", root.join(rel)))?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
 /// Directory names never walked nor restored: git's own state (the user's index, branches
 /// and stash are never touched) and Troupe's project config.
 pub const NEVER_WALKED: &[&str] = &[".git", ".troupe"];

@@ -122,7 +122,7 @@ impl Store {
     }
 
     /// The content of object `hash`, checked against its hash.
-    pub(crate) fn read_object(&self, hash: &str) -> Result<Vec<u8>, CheckpointError> {
+    pub fn read_object(&self, hash: &str) -> Result<Vec<u8>, CheckpointError> {
         let path = self.object_path(hash);
         let bytes =
             std::fs::read(&path).map_err(|_| CheckpointError::BadObject(hash.to_string()))?;

@@ -313,9 +313,9 @@ async fn thread_turns_list_pages_a_threads_turns() {
         .await;
     assert!(error.contains("invalid cursor `bogus`"), "{error}");
     let error = client
-        .request_error("thread/revert", json!({"threadId": thread_id}))
+        .request_error("thread/delete", json!({"threadId": thread_id}))
         .await;
-    assert!(error.contains("troupe/thread/rewind"), "{error}");
+    assert!(error.contains("thread/archive"), "{error}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -54,6 +54,27 @@ pub enum Action {
         session_id: String,
         text: String,
     },
+    /// `/rewind`: list the turns of root `client`'s thread `thread` for the picker.
+    RewindTurns {
+        client: usize,
+        thread: ThreadId,
+    },
+    /// `/rewind`: what rewinding `thread` to before `turn` would change (nothing written).
+    RewindPreview {
+        thread: ThreadId,
+        turn: u64,
+        mode: rewind::RewindMode,
+    },
+    /// `/rewind` confirmed: close root `client`, rewind its thread to before `turn`, open it
+    /// again (with `prompt` in the composer when the conversation went back).
+    Rewind {
+        client: usize,
+        thread: ThreadId,
+        turn: u64,
+        mode: rewind::RewindMode,
+        force: bool,
+        prompt: String,
+    },
     /// "Edit a previous message": a fork of `thread` holding the turns before `turn`, opened
     /// with `text` in the composer.
     EditFrom {
@@ -137,6 +158,8 @@ pub enum Overlay {
     Backtrack {
         selected: usize,
     },
+    /// `/rewind`: a turn, what to take back, the preview.
+    Rewind(Box<rewind::RewindPicker>),
 }
 
 pub struct App {
@@ -725,6 +748,9 @@ mod overlays;
 
 #[path = "app_review.rs"]
 mod review;
+
+#[path = "app_rewind.rs"]
+pub mod rewind;
 
 #[path = "app_model.rs"]
 pub mod model;

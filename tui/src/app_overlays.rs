@@ -10,6 +10,9 @@ impl App {
         if let Overlay::Backtrack { selected } = self.overlay {
             return self.backtrack_key(key, selected);
         }
+        if let Overlay::Rewind(_) = self.overlay {
+            return self.rewind_key(key);
+        }
         if let Overlay::Models(_) = self.overlay {
             return self.model_picker_key(key);
         }
@@ -69,7 +72,10 @@ impl App {
                 Vec::new()
             }
             // Handled above.
-            Overlay::Backtrack { .. } | Overlay::Models(_) | Overlay::Transcript(_) => Vec::new(),
+            Overlay::Backtrack { .. }
+            | Overlay::Models(_)
+            | Overlay::Transcript(_)
+            | Overlay::Rewind(_) => Vec::new(),
             Overlay::Diff { scroll, text, .. } => {
                 let last = crate::diff::rendered_rows(text).saturating_sub(1);
                 match key.code {

@@ -90,6 +90,7 @@ impl App {
                 Vec::new()
             }
             SlashCommand::Diff => self.diff(),
+            SlashCommand::Rewind => self.rewind(),
             SlashCommand::Review => self.review(arg),
             SlashCommand::Init => vec![Action::InitAgentsMd],
             SlashCommand::Help => {

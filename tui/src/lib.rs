@@ -50,3 +50,7 @@ mod snapshot_tests;
 #[cfg(test)]
 #[path = "snapshot_review_tests.rs"]
 mod snapshot_review_tests;
+
+#[cfg(test)]
+#[path = "snapshot_rewind_tests.rs"]
+mod snapshot_rewind_tests;

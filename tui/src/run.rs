@@ -80,6 +80,14 @@ enum Background {
     ),
     /// A `/review` target checked: the request to send to root `client`.
     Review(usize, Result<troupe_actors::review::ReviewRequest, String>),
+    /// `/rewind`'s turns of root `client`'s thread.
+    RewindTurns(
+        usize,
+        ThreadId,
+        Result<Vec<troupe_actors::thread_store::rewind_preview::TurnRow>, String>,
+    ),
+    /// `/rewind`'s preview.
+    RewindPreview(Box<Result<troupe_actors::thread_store::rewind_preview::RewindPreview, String>>),
 }
 
 /// How the UI ended.
@@ -93,6 +101,8 @@ pub enum TuiExit {
 struct Runner {
     launch: Launch,
     sessions: Vec<ActorRef<SessionMsg>>,
+    /// Per client: becomes true once its thread's events have ended (its session stopped).
+    stopped: Vec<tokio::sync::watch::Receiver<bool>>,
     /// The threads opened here, by id (the /resume picker leaves them out even before
     /// their first event reached the app).
     opened_ids: Vec<ThreadId>,
@@ -198,6 +208,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
             history: launch.history,
         },
         sessions: Vec::new(),
+        stopped: Vec::new(),
         opened_ids: Vec::new(),
         open_clients: 0,
         events_tx,
@@ -340,6 +351,8 @@ impl Runner {
         self.sessions.push(client.handle.session.clone());
         self.opened_ids.push(client.handle.thread_id);
         self.open_clients += 1;
+        let (stopped_tx, stopped) = tokio::sync::watch::channel(false);
+        self.stopped.push(stopped);
         let tx = self.events_tx.clone();
         tokio::spawn(async move {
             while let Some(event) = client.next_event().await {
@@ -347,6 +360,7 @@ impl Runner {
                     return;
                 }
             }
+            let _ = stopped_tx.send(true);
             let _ = tx.send((index, None));
         });
         index
@@ -435,6 +449,31 @@ impl Runner {
                     }
                 }
                 app.composer.set_text(&text);
+            }
+            Action::RewindTurns { client, thread } => self.rewind_turns(client, thread),
+            Action::RewindPreview { thread, turn, mode } => {
+                self.rewind_preview(app, thread, turn, mode)
+            }
+            Action::Rewind {
+                client,
+                thread,
+                turn,
+                mode,
+                force,
+                prompt,
+            } => {
+                self.rewind(
+                    app,
+                    rewind::RewindArgs {
+                        client,
+                        thread,
+                        turn,
+                        mode,
+                        force,
+                        prompt,
+                    },
+                )
+                .await
             }
             Action::Fork(id) => match self.fork(id, None).await {
                 Ok(path) => self.open_rollout(app, path, "fork").await,
@@ -633,3 +672,6 @@ fn write_agents_md(path: &std::path::Path) -> std::io::Result<()> {
 
 #[path = "run_tasks.rs"]
 mod tasks;
+
+#[path = "run_rewind.rs"]
+mod rewind;

@@ -19,6 +19,8 @@ pub(super) fn finished(app: &mut App, done: Background) -> Vec<Action> {
         Background::Models(client, request, listed) => {
             return app.models_listed(client, request, listed)
         }
+        Background::RewindTurns(client, thread, turns) => app.open_rewind(client, thread, turns),
+        Background::RewindPreview(preview) => app.show_rewind_preview(*preview),
     }
     Vec::new()
 }

@@ -17,6 +17,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("@ · $", "complete a file path · a skill"),
     ("Esc", "interrupt the running turn"),
     ("Esc Esc", "edit a previous message (an empty composer)"),
+    ("/rewind", "take files/conversation back before a turn"),
     ("Ctrl+T", "threads panel (sub-agents, other threads)"),
     (
         "Ctrl+O",

@@ -23,10 +23,11 @@ pub enum SlashCommand {
     Mention,
     Reasoning,
     Goal,
+    Rewind,
 }
 
 impl SlashCommand {
-    pub const ALL: [SlashCommand; 18] = [
+    pub const ALL: [SlashCommand; 19] = [
         SlashCommand::New,
         SlashCommand::Resume,
         SlashCommand::Fork,
@@ -38,6 +39,7 @@ impl SlashCommand {
         SlashCommand::Status,
         SlashCommand::Agents,
         SlashCommand::Diff,
+        SlashCommand::Rewind,
         SlashCommand::Review,
         SlashCommand::Init,
         SlashCommand::Mention,
@@ -67,6 +69,7 @@ impl SlashCommand {
             SlashCommand::Mention => "mention",
             SlashCommand::Reasoning => "reasoning",
             SlashCommand::Goal => "goal",
+            SlashCommand::Rewind => "rewind",
         }
     }
 
@@ -92,6 +95,7 @@ impl SlashCommand {
             SlashCommand::Mention => "mention a file: starts an @ path completion",
             SlashCommand::Reasoning => "show reasoning expanded or collapsed (Ctrl+O: transcript)",
             SlashCommand::Goal => "give the thread a goal it pursues across turns: /goal OBJECTIVE",
+            SlashCommand::Rewind => "take the files and/or the conversation back to before a turn",
         }
     }
 

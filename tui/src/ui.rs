@@ -84,6 +84,9 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
         Overlay::Models(picker) => {
             return crate::ui_pickers::render_models(picker, &app.status.model, frame, overlay_area)
         }
+        Overlay::Rewind(picker) => {
+            return crate::ui_pickers::render_rewind(picker, frame, overlay_area)
+        }
         // Drawn full screen by the runner (`run::draw`), on the alternate screen.
         Overlay::Transcript(_) => return,
         Overlay::None => {}
