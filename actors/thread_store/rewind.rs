@@ -180,7 +180,7 @@ pub(super) fn plan(
         };
 
     let mut outcome = RewindOutcome {
-        thread_id: thread.clone(),
+        thread_id: thread,
         dry_run: request.dry_run,
         code: None,
         conversation: None,
