@@ -128,6 +128,7 @@ pub async fn run_turn(
                 command,
                 cwd,
                 reason,
+                ..
             } => Some(exec_question(
                 Asker::Thread,
                 call_id,
@@ -227,6 +228,7 @@ fn agent_question(thread_id: ThreadId, msg: EventMsg) -> Option<Question> {
         command,
         cwd,
         reason,
+        ..
     } = msg
     {
         Some(exec_question(asker, call_id, &command, &cwd, reason))

@@ -93,6 +93,7 @@ mod tui_agents_panel;
 mod tui_features;
 mod tui_flow;
 mod tui_keys;
+mod tui_resize;
 mod tui_resume;
 mod tui_review;
 mod tui_settings;

@@ -12,6 +12,7 @@ use std::time::Instant;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::ops::{Op, UserInput};
+use troupe_messages::permissions::SandboxRetry;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::threads::ThreadSummary;
 
@@ -110,6 +111,8 @@ pub struct PendingApproval {
     pub call_id: String,
     pub subject: ApprovalSubject,
     pub reason: Option<String>,
+    /// A command the sandbox refused, asked about again: what approving adds.
+    pub sandbox_retry: Option<SandboxRetry>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -413,6 +416,7 @@ impl App {
                 command,
                 cwd,
                 reason,
+                sandbox_retry,
             } => self.approvals.push_back(PendingApproval {
                 thread: index,
                 call_id,
@@ -421,6 +425,7 @@ impl App {
                     cwd,
                 },
                 reason,
+                sandbox_retry,
             }),
             EventMsg::ApplyPatchApprovalRequest {
                 call_id,
@@ -431,6 +436,7 @@ impl App {
                 call_id,
                 subject: ApprovalSubject::Patch { files },
                 reason,
+                sandbox_retry: None,
             }),
             EventMsg::RequestUserInput { call_id, questions } => {
                 self.questions
