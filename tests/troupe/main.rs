@@ -74,6 +74,7 @@ mod rules_attacks;
 mod sandbox_edges;
 mod sandbox_escape;
 mod sandbox_landlock;
+mod sandbox_retry;
 mod sandbox_zygote;
 mod servers_shutdown;
 mod startup_errors;

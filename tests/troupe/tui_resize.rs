@@ -25,8 +25,10 @@ fn resize_and_settle(tmux: &Tmux, width: u16, height: u16) {
 fn a_resize_during_a_turn_leaves_each_line_once_and_no_stale_viewport() {
     // The command prints a line, then waits for the test before printing the next: each
     // resize happens while its output is live in the viewport.
-    let script = "echo live-one; while [ ! -e go1 ]; do sleep 0.05; done; \
-                  echo live-two; while [ ! -e go2 ]; do sleep 0.05; done; echo live-three";
+    // `printf` keeps the printed lines out of the command's own text.
+    let script = "printf 'live-%s\\n' one; while [ ! -e go1 ]; do sleep 0.05; done; \
+                  printf 'live-%s\\n' two; while [ ! -e go2 ]; do sleep 0.05; done; \
+                  printf 'live-%s\\n' three";
     let h = Harness::new(vec![
         MockResponse::shell("r1", &["sh", "-c", script]),
         MockResponse::text("printed three lines"),
