@@ -26,34 +26,49 @@ fn a_resize_during_a_turn_leaves_each_line_once_and_no_stale_viewport() {
     // The command prints a line, then waits for the test before printing the next: each
     // resize happens while its output is live in the viewport.
     // `printf` keeps the printed lines out of the command's own text.
-    let script = "printf 'live-%s\\n' one; while [ ! -e go1 ]; do sleep 0.05; done; \
-                  printf 'live-%s\\n' two; while [ ! -e go2 ]; do sleep 0.05; done; \
-                  printf 'live-%s\\n' three";
+    // The lines are long: a narrower terminal wraps them, moving the rows under them.
+    let script = "pad=$(printf '%060d' 0); printf 'live-%s %s\\n' one $pad; \
+                  while [ ! -e go1 ]; do sleep 0.05; done; printf 'live-%s %s\\n' two $pad; \
+                  while [ ! -e go2 ]; do sleep 0.05; done; printf 'live-%s %s\\n' three $pad";
+    // A first answer fills the screen, so the viewport sits at its bottom and a resize
+    // moves the rows above it.
+    let list: String = (1..=40).map(|i| format!("- filler row {i:02}\n")).collect();
     let h = Harness::new(vec![
+        MockResponse::text(&list),
         MockResponse::shell("r1", &["sh", "-c", script]),
         MockResponse::text("printed three lines"),
     ]);
     let tmux = Tmux::start(
         &h,
         "resize",
-        &["-s", "danger-full-access", "print three lines"],
+        &["-s", "danger-full-access", "fill the screen"],
     );
+    tmux.wait_for("filler row 40");
+    tmux.wait_for("turn complete");
+    tmux.type_text("print three lines");
+    tmux.keys(&["Enter"]);
     tmux.wait_on_screen("live-one");
-    resize_and_settle(&tmux, 60, 18);
+    resize_and_settle(&tmux, 40, 18);
     std::fs::write(h.workdir.path().join("go1"), "").expect("write go1");
     tmux.wait_on_screen("live-two");
     resize_and_settle(&tmux, 110, 30);
-    resize_and_settle(&tmux, 72, 22);
+    resize_and_settle(&tmux, 50, 22);
     std::fs::write(h.workdir.path().join("go2"), "").expect("write go2");
     tmux.wait_for("printed three lines");
-    let seen = tmux.wait_for("turn complete");
+    // The turn is over once the composer's idle hint is back.
+    tmux.wait_on_screen("Enter send · Ctrl+J newline");
+    let seen = tmux.history();
+    assert_eq!(lines_with(&seen, "turn complete"), 2, "{seen}");
+    for i in 1..=40 {
+        let row = format!("filler row {i:02}");
+        assert_eq!(lines_with(&seen, &row), 1, "`{row}` not once in:\n{seen}");
+    }
     for line in [
         "live-one",
         "live-two",
         "live-three",
         "› print three lines",
         "printed three lines",
-        "turn complete",
     ] {
         assert_eq!(lines_with(&seen, line), 1, "`{line}` not once in:\n{seen}");
     }
