@@ -1,6 +1,7 @@
 //! One shell call, in the fixed order Codex uses: approval → choose the sandbox →
-//! attempt → on a sandbox denial, an escalated retry (asked once, or not at all when the first
-//! approval covered it; only where the policy allows).
+//! attempt → on a sandbox denial, a retry (only where the policy allows): unconfined without
+//! asking when the first approval covered it, else asked once — for the one directory or the
+//! network that was missing, or for no sandbox (`sandbox_retry.rs`).
 
 use super::approval_gate::approve;
 use super::registry::{ToolContext, ToolOutcome};
