@@ -46,6 +46,7 @@ fn an_approved_command_updates_its_pending_call() {
         command: vec!["touch".into(), "x".into()],
         cwd: PathBuf::from("/w"),
         reason: None,
+        sandbox_retry: None,
     });
     assert_eq!(asked[0]["sessionUpdate"], "tool_call");
     assert_eq!(asked[0]["status"], "pending");

@@ -65,7 +65,9 @@ pub async fn ask(ctx: &ToolContext, request: EventMsg) -> Result<ReviewDecision,
     ctx.services.tell(request);
     // A dropped sender means the turn is stopping (interrupt): treat as abort.
     match decision.await.unwrap_or(ReviewDecision::Abort) {
-        approved @ (ReviewDecision::Approved | ReviewDecision::ApprovedForSession) => Ok(approved),
+        approved @ (ReviewDecision::Approved
+        | ReviewDecision::ApprovedForSession
+        | ReviewDecision::ApprovedWithoutSandbox) => Ok(approved),
         ReviewDecision::Denied => Err(ToolOutcome::error(REJECTED_BY_USER)),
         ReviewDecision::DeniedWithMessage { message } => {
             Err(ToolOutcome::error(denied_with_message(&message)))

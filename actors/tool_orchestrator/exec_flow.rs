@@ -1,6 +1,7 @@
 //! One shell call, in the fixed order Codex uses: approval → choose the sandbox →
-//! attempt → on a sandbox denial, an escalated retry (asked once, or not at all when the first
-//! approval covered it; only where the policy allows).
+//! attempt → on a sandbox denial, a retry (only where the policy allows): unconfined without
+//! asking when the first approval covered it, else asked once — for the one directory or the
+//! network that was missing, or for no sandbox (`sandbox_retry.rs`).
 
 use super::approval_gate::approve;
 use super::registry::{ToolContext, ToolOutcome};
@@ -86,6 +87,7 @@ pub async fn decide(
                 command: command.to_vec(),
                 cwd: cwd.to_path_buf(),
                 reason,
+                sandbox_retry: None,
             };
             approve(ctx, request, &keys).await?;
             // An approved escalation runs unconfined at once; an approved rule prompt or an
@@ -186,24 +188,15 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
             let second = attempt(ctx, args, &cwd, &escalated(&profile)).await;
             outcome(second, args, ctx)
         }
-        ApprovalRequirement::NeedsApproval { reason } => {
-            match approve(ctx, exec_request(ctx, args, &cwd, reason), &key).await {
-                Ok(()) => {
-                    let second = attempt(ctx, args, &cwd, &escalated(&profile)).await;
-                    outcome(second, args, ctx)
-                }
-                Err(denied) => {
-                    let mut result = outcome(first, args, ctx);
-                    result.content = format!("{}\n({})", result.content, denied.content);
-                    result
-                }
-            }
+        // What to ask (the one thing missing, or no sandbox) is decided from the failure.
+        ApprovalRequirement::NeedsApproval { .. } => {
+            super::sandbox_retry::ask_and_retry(ctx, args, &cwd, &profile, first, &key).await
         }
     }
 }
 
 /// One attempt on the backend the profile calls for; failing closed when no sandbox exists.
-async fn attempt(
+pub(super) async fn attempt(
     ctx: &ToolContext,
     args: &ShellToolArgs,
     cwd: &std::path::Path,
@@ -270,7 +263,7 @@ async fn attempt(
     result
 }
 
-fn outcome(
+pub(super) fn outcome(
     result: Result<ExecResult, String>,
     args: &ShellToolArgs,
     ctx: &ToolContext,
@@ -311,18 +304,4 @@ fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult,
             user_shell: false,
         },
     );
-}
-
-fn exec_request(
-    ctx: &ToolContext,
-    args: &ShellToolArgs,
-    cwd: &std::path::Path,
-    reason: Option<String>,
-) -> EventMsg {
-    EventMsg::ExecApprovalRequest {
-        call_id: ctx.call.call_id.clone(),
-        command: args.command.clone(),
-        cwd: cwd.to_path_buf(),
-        reason,
-    }
 }

@@ -12,6 +12,7 @@ pub mod intercept;
 pub mod network_approval;
 pub mod permissions;
 pub mod registry;
+pub mod sandbox_retry;
 pub mod services;
 pub mod shell_env;
 pub mod tools;

@@ -187,9 +187,10 @@ async fn decide(state: &GateState, host: &str) -> bool {
             "the command `{}` wants to reach {host}",
             state.script.as_str().unwrap_or_default()
         )),
+        sandbox_retry: None,
     });
     match decision.await.unwrap_or(ReviewDecision::Abort) {
-        ReviewDecision::Approved => true,
+        ReviewDecision::Approved | ReviewDecision::ApprovedWithoutSandbox => true,
         ReviewDecision::ApprovedForSession => {
             lock(&ctx.approvals.cache).approve(&key);
             true

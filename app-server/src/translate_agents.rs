@@ -57,6 +57,7 @@ impl Translator {
                 command,
                 cwd,
                 reason,
+                ..
             } => {
                 let mut params = crate::items::command_approval(
                     thread_id.to_string(),

@@ -132,6 +132,7 @@ fn commands_approvals_and_aborts() {
             command: vec!["touch".into(), "a b".into()],
             cwd: PathBuf::from("/w"),
             reason: Some("why".into()),
+            sandbox_retry: None,
         },
         5,
     );
@@ -249,6 +250,7 @@ fn a_sub_agents_approval_is_asked_by_the_root_naming_the_agent() {
             command: vec!["touch".into(), "x".into()],
             cwd: PathBuf::from("/w"),
             reason: None,
+            sandbox_retry: None,
         }),
         2,
     );
@@ -296,6 +298,7 @@ fn a_denied_command_ends_the_wait_when_its_output_is_recorded() {
             command: vec!["rm".into()],
             cwd: PathBuf::from("/w"),
             reason: None,
+            sandbox_retry: None,
         },
         1,
     );
@@ -328,6 +331,7 @@ fn a_denied_command_stays_as_a_declined_item_live_and_in_the_rollout() {
         command: vec!["touch".into(), "x".into()],
         cwd: PathBuf::from("/w"),
         reason: None,
+        sandbox_retry: None,
     };
     let output = |id: &str, text: &str| ResponseItem::FunctionCallOutput {
         call_id: id.into(),

@@ -88,6 +88,7 @@ impl Translator {
                 command,
                 cwd,
                 reason,
+                ..
             } => {
                 self.waiting.insert(call_id.clone());
                 if let Some(turn) = self.turn.as_mut() {

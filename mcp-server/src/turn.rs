@@ -132,6 +132,7 @@ pub async fn run_turn(
                 command,
                 cwd,
                 reason,
+                ..
             } => Some(exec_question(
                 Asker::Thread,
                 call_id,
@@ -231,6 +232,7 @@ fn agent_question(thread_id: ThreadId, msg: EventMsg) -> Option<Question> {
         command,
         cwd,
         reason,
+        ..
     } = msg
     {
         Some(exec_question(asker, call_id, &command, &cwd, reason))

@@ -3,6 +3,7 @@
 use crate::errors::TurnError;
 use crate::ids::{ThreadId, TurnId};
 use crate::items::ResponseItem;
+use crate::permissions::SandboxRetry;
 use crate::policy::{AskForApproval, SandboxMode};
 use crate::tools::{FileChange, PlanItem};
 use crate::usage::TokenUsage;
@@ -71,6 +72,11 @@ pub enum EventMsg {
         /// Why it is asked (the model's justification, a rule, or a sandbox denial).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// Set when the sandbox refused the command and this asks to run it again: what the
+        /// retry adds. `Approved` (or `ApprovedForSession`) grants that for the session and
+        /// retries in the sandbox; `ApprovedWithoutSandbox` retries with no sandbox.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox_retry: Option<SandboxRetry>,
     },
     /// A patch needs the user's decision before it is applied; answer with `Op::ExecApproval`
     /// (same decisions; "for session" covers each file).

@@ -107,6 +107,10 @@ pub enum UserInput {
 pub enum ReviewDecision {
     Approved,
     ApprovedForSession,
+    /// For a sandbox retry (`ExecApprovalRequest::sandbox_retry`): run it again once with no
+    /// sandbox at all, rather than with the one addition asked for. Any other request
+    /// takes it as `Approved`.
+    ApprovedWithoutSandbox,
     Denied,
     /// Denied, and the user says what to do instead: the model reads `message` with the
     /// denial as the call's output, and the turn goes on.
@@ -119,6 +123,9 @@ pub enum ReviewDecision {
 impl ReviewDecision {
     /// Whether the call may run (once or for the session).
     pub fn is_approved(&self) -> bool {
-        matches!(self, Self::Approved | Self::ApprovedForSession)
+        matches!(
+            self,
+            Self::Approved | Self::ApprovedForSession | Self::ApprovedWithoutSandbox
+        )
     }
 }

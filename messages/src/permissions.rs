@@ -5,6 +5,31 @@
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+/// What a retry of a command the sandbox refused would add, as its approval request says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SandboxRetry {
+    /// Writing to `dir` (it and everything under it), for the rest of the session.
+    Write { dir: PathBuf },
+    /// The network, for the rest of the session.
+    Network,
+    /// Nothing specific was recognised in the failure: the retry runs without the sandbox.
+    Unconfined,
+}
+
+impl SandboxRetry {
+    /// The question, as the user reads it.
+    pub fn question(&self) -> String {
+        match self {
+            Self::Write { dir } => {
+                format!("allow writing to {} for this session?", dir.display())
+            }
+            Self::Network => "allow network for this session?".into(),
+            Self::Unconfined => "command failed in the sandbox; retry without it?".into(),
+        }
+    }
+}
+
 /// Filesystem access asked for: paths to read, paths to write (absolute, or relative to the
 /// thread's cwd).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,6 +15,7 @@ pub mod helper;
 pub mod host_git;
 pub mod live_output;
 mod locking;
+pub mod missing;
 pub mod netproxy;
 pub mod probe;
 pub mod process;

@@ -223,3 +223,17 @@ impl Tmux {
         self.socket.clone()
     }
 }
+
+impl Tmux {
+    /// `tmux resize-window`: the terminal becomes `width`x`height` (troupe gets SIGWINCH).
+    pub fn resize(&self, width: u16, height: u16) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "resize-window", "-t", "0", "-x"])
+            .arg(width.to_string())
+            .arg("-y")
+            .arg(height.to_string())
+            .status()
+            .expect("tmux resize-window");
+        assert!(status.success(), "tmux resize-window failed");
+    }
+}

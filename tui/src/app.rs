@@ -12,6 +12,7 @@ use std::time::Instant;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::ops::{Op, UserInput};
+use troupe_messages::permissions::SandboxRetry;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::threads::ThreadSummary;
 
@@ -131,6 +132,8 @@ pub struct PendingApproval {
     pub call_id: String,
     pub subject: ApprovalSubject,
     pub reason: Option<String>,
+    /// A command the sandbox refused, asked about again: what approving adds.
+    pub sandbox_retry: Option<SandboxRetry>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -436,6 +439,7 @@ impl App {
                 command,
                 cwd,
                 reason,
+                sandbox_retry,
             } => self.approvals.push_back(PendingApproval {
                 thread: index,
                 call_id,
@@ -444,6 +448,7 @@ impl App {
                     cwd,
                 },
                 reason,
+                sandbox_retry,
             }),
             EventMsg::ApplyPatchApprovalRequest {
                 call_id,
@@ -454,6 +459,7 @@ impl App {
                 call_id,
                 subject: ApprovalSubject::Patch { files },
                 reason,
+                sandbox_retry: None,
             }),
             EventMsg::RequestUserInput { call_id, questions } => {
                 self.questions

@@ -1,5 +1,6 @@
 //! More of [`App`]: the approval overlay's keys. `y` approve once, `a` for the session, `n`
-//! deny, `d` deny with a message (a one-line input in the overlay: Enter sends the denial
+//! deny (for a sandbox retry that asks for one directory or the network: `y` grants it for
+//! the session, `u` runs the command again without the sandbox instead), `d` deny with a message (a one-line input in the overlay: Enter sends the denial
 //! with the words, which the model reads as the call's output; Esc goes back to the
 //! choices), `o` show the asking thread while the approval waits (Esc comes back to it),
 //! Esc or Ctrl+C abort the turn.
@@ -9,6 +10,7 @@ use crate::cells::NoticeKind;
 use crate::thread_view::ThreadStatus;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use troupe_messages::ops::{Op, ReviewDecision};
+use troupe_messages::permissions::SandboxRetry;
 
 /// The deny message is one line of at most this many characters.
 pub const DENY_MESSAGE_MAX_CHARS: usize = 2_000;
@@ -71,9 +73,14 @@ impl App {
             }
             return Some(Vec::new());
         }
+        let grants_one_thing = self
+            .approval_shown()
+            .is_some_and(|a| grants_one_thing(a.sandbox_retry.as_ref()));
         let decision = match key.code {
             KeyCode::Char('y') => ReviewDecision::Approved,
-            KeyCode::Char('a') => ReviewDecision::ApprovedForSession,
+            // A grant is for the session already; `a` says the same as `y`.
+            KeyCode::Char('a') if !grants_one_thing => ReviewDecision::ApprovedForSession,
+            KeyCode::Char('u') if grants_one_thing => ReviewDecision::ApprovedWithoutSandbox,
             KeyCode::Char('n') => ReviewDecision::Denied,
             KeyCode::Char('d') if !ctrl => {
                 self.deny_message = Some(String::new());
@@ -142,7 +149,7 @@ impl App {
         if entry.view.status == ThreadStatus::WaitingApproval {
             entry.view.status = ThreadStatus::Running;
         }
-        let verdict = verdict(&decision);
+        let verdict = verdict(&decision, approval.sandbox_retry.as_ref());
         let what = match &approval.subject {
             ApprovalSubject::Command { command, .. } => format!("$ {command}"),
             ApprovalSubject::Patch { files } => format!("patch to {} file(s)", files.len()),
@@ -168,14 +175,40 @@ impl App {
     }
 }
 
+/// Whether approving `retry` grants one thing (a directory, the network) rather than
+/// lifting the sandbox: then `u` is the separate choice of running without it.
+pub fn grants_one_thing(retry: Option<&SandboxRetry>) -> bool {
+    matches!(
+        retry,
+        Some(SandboxRetry::Write { .. } | SandboxRetry::Network)
+    )
+}
+
 /// The notice written under the request once it is answered.
-pub fn verdict(decision: &ReviewDecision) -> String {
-    match decision {
-        ReviewDecision::Approved => "approved once".into(),
-        ReviewDecision::ApprovedForSession => "approved for the session".into(),
-        ReviewDecision::Denied => "denied".into(),
-        ReviewDecision::DeniedWithMessage { message } => format!("denied: “{message}”"),
-        ReviewDecision::Abort => "denied; turn aborted".into(),
+pub fn verdict(decision: &ReviewDecision, retry: Option<&SandboxRetry>) -> String {
+    match (decision, retry) {
+        (
+            ReviewDecision::Approved | ReviewDecision::ApprovedForSession,
+            Some(SandboxRetry::Write { dir }),
+        ) => format!(
+            "writing to {} allowed for the session; run again in the sandbox",
+            crate::sanitize::sanitize_line(&dir.display().to_string())
+        ),
+        (
+            ReviewDecision::Approved | ReviewDecision::ApprovedForSession,
+            Some(SandboxRetry::Network),
+        ) => "network allowed for the session; run again in the sandbox".into(),
+        (ReviewDecision::Approved, Some(SandboxRetry::Unconfined))
+        | (ReviewDecision::ApprovedWithoutSandbox, Some(_)) => {
+            "run again without the sandbox, once".into()
+        }
+        (ReviewDecision::Approved | ReviewDecision::ApprovedWithoutSandbox, _) => {
+            "approved once".into()
+        }
+        (ReviewDecision::ApprovedForSession, _) => "approved for the session".into(),
+        (ReviewDecision::Denied, _) => "denied".into(),
+        (ReviewDecision::DeniedWithMessage { message }, _) => format!("denied: “{message}”"),
+        (ReviewDecision::Abort, _) => "denied; turn aborted".into(),
     }
 }
 

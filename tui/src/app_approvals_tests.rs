@@ -45,6 +45,7 @@ fn agent_asks(app: &mut App) -> ThreadId {
                 command: vec!["rm".into(), "x".into()],
                 cwd: "/w".into(),
                 reason: None,
+                sandbox_retry: None,
             }),
         },
         Instant::now(),
@@ -167,10 +168,72 @@ fn bang_runs_a_shell_command_in_an_idle_main_thread_only() {
 #[test]
 fn verdicts_quote_the_message() {
     assert_eq!(
-        super::verdict(&ReviewDecision::DeniedWithMessage {
-            message: "use trash".into()
-        }),
+        super::verdict(
+            &ReviewDecision::DeniedWithMessage {
+                message: "use trash".into()
+            },
+            None
+        ),
         "denied: “use trash”"
     );
-    assert_eq!(super::verdict(&ReviewDecision::Denied), "denied");
+    assert_eq!(super::verdict(&ReviewDecision::Denied, None), "denied");
+}
+
+/// The main thread asks to run `touch /srv/x` again, with `retry` added.
+fn retry_asked(app: &mut App, retry: troupe_messages::permissions::SandboxRetry) {
+    app.on_event(
+        0,
+        EventMsg::ExecApprovalRequest {
+            call_id: "r1".into(),
+            command: vec!["touch".into(), "/srv/x".into()],
+            cwd: "/w".into(),
+            reason: Some(retry.question()),
+            sandbox_retry: Some(retry),
+        },
+        Instant::now(),
+    );
+}
+
+fn decision_of(actions: &[Action]) -> Option<ReviewDecision> {
+    match actions {
+        [Action::Submit {
+            op: Op::ExecApproval { decision, .. },
+            ..
+        }] => Some(decision.clone()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_sandbox_retry_grants_with_y_and_runs_unconfined_only_with_u() {
+    use troupe_messages::permissions::SandboxRetry;
+    let write = SandboxRetry::Write { dir: "/srv".into() };
+    let mut app = app();
+    retry_asked(&mut app, write.clone());
+    // `a` would say the same as `y` (a grant is for the session): not a choice here.
+    assert!(app.on_key(key(KeyCode::Char('a'))).is_empty());
+    let actions = app.on_key(key(KeyCode::Char('y')));
+    assert_eq!(decision_of(&actions), Some(ReviewDecision::Approved));
+    retry_asked(&mut app, SandboxRetry::Network);
+    let actions = app.on_key(key(KeyCode::Char('u')));
+    assert_eq!(
+        decision_of(&actions),
+        Some(ReviewDecision::ApprovedWithoutSandbox)
+    );
+    // Nothing specific found: `y` is the unsandboxed retry, and `u` is not a key.
+    retry_asked(&mut app, SandboxRetry::Unconfined);
+    assert!(app.on_key(key(KeyCode::Char('u'))).is_empty());
+    let actions = app.on_key(key(KeyCode::Char('a')));
+    assert_eq!(
+        decision_of(&actions),
+        Some(ReviewDecision::ApprovedForSession)
+    );
+    assert_eq!(
+        super::verdict(&ReviewDecision::Approved, Some(&write)),
+        "writing to /srv allowed for the session; run again in the sandbox"
+    );
+    assert_eq!(
+        super::verdict(&ReviewDecision::ApprovedWithoutSandbox, Some(&write)),
+        "run again without the sandbox, once"
+    );
 }

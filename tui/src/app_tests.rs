@@ -51,6 +51,7 @@ fn approvals_from_a_sub_agent_are_answered_through_its_root() {
         command: vec!["rm".into(), "x".into()],
         cwd: "/w".into(),
         reason: None,
+        sandbox_retry: None,
     };
     app.on_event(
         0,
@@ -102,6 +103,7 @@ fn escape_interrupts_a_running_turn_and_esc_on_approval_aborts() {
             command: vec!["ls".into()],
             cwd: "/".into(),
             reason: None,
+            sandbox_retry: None,
         },
         Instant::now(),
     );

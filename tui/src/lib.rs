@@ -24,6 +24,7 @@ pub mod replay;
 pub mod resume_picker;
 pub mod run;
 pub mod sanitize;
+pub mod screen;
 pub mod shortcuts;
 pub mod slash;
 pub mod status_line;
@@ -34,6 +35,7 @@ pub mod threads_panel;
 pub mod transcript;
 pub mod trust_screen;
 pub mod ui;
+pub mod ui_approval;
 pub mod ui_pickers;
 
 pub use run::{run, run_starting, Launch, LaunchStarting, Starting, TuiError, TuiExit};

@@ -41,6 +41,7 @@ fn a_rollout_becomes_the_transcript_it_recorded() {
                 command: vec!["ls".into()],
                 cwd: "/w".into(),
                 reason: None,
+                sandbox_retry: None,
             },
         ),
         event(

@@ -3,12 +3,12 @@
 //! actions the app asks for carried out against the runtime.
 
 use crate::app::{Action, App, StatusInfo};
-use crate::terminal::{self, Tui};
+use crate::screen::Screen;
+use crate::terminal;
 use crate::thread_view::ThreadView;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use ractor::ActorRef;
-use ratatui::widgets::{Paragraph, Widget, Wrap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,9 +24,6 @@ use troupe_messages::ops::{Op, Submission, UserInput};
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::settings::SessionSettings;
 
-/// Rows of one cell written into the scrollback at most (a hostile 100,000-line answer is
-/// cut rather than laid out whole).
-const MAX_INSERT_ROWS: u16 = 2000;
 /// How long `/model NAME` waits for the provider's model list before giving up quietly.
 const MODEL_LIST_TIMEOUT: Duration = Duration::from_secs(5);
 /// Runtime events handled before the next redraw (a burst of deltas draws once).
@@ -184,7 +181,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
     if resume.is_none() {
         app.name_by_first_message(main);
     }
-    let mut tui = terminal::init()?;
+    let mut tui = Screen::open()?;
     if let Err(err) = draw(&mut tui, &mut app) {
         terminal::restore();
         return Err(err.into());
@@ -192,7 +189,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
     let (runtime, store) = match launch.starting.await {
         Ok(started) => started,
         Err(err) => {
-            let _ = tui.clear();
+            let _ = tui.leave();
             terminal::restore();
             return Err(err.into());
         }
@@ -234,7 +231,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
     let thread = match opened {
         Ok(thread) => thread,
         Err(err) => {
-            let _ = tui.clear();
+            let _ = tui.leave();
             terminal::restore();
             runner.launch.runtime.stop();
             return Err(err.into());
@@ -264,7 +261,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
     )
     .await;
     // Leave a clean line for the shell under the scrollback.
-    let _ = tui.clear();
+    let _ = tui.leave();
     terminal::restore();
     runner.shut_down(&mut events_rx).await;
     if matches!(result, Ok(TuiExit::Quit)) {
@@ -278,7 +275,7 @@ pub async fn run_starting(mut launch: LaunchStarting) -> Result<TuiExit, TuiErro
 async fn event_loop(
     runner: &mut Runner,
     app: &mut App,
-    tui: &mut Tui,
+    tui: &mut Screen,
     events_rx: &mut mpsc::UnboundedReceiver<(usize, Option<Event>)>,
     background_rx: &mut mpsc::UnboundedReceiver<Background>,
 ) -> Result<TuiExit, TuiError> {
@@ -326,22 +323,11 @@ async fn event_loop(
 
 /// Writes the newly finished cells into the scrollback, then draws the viewport; with the
 /// transcript open, draws it full screen instead (cells reach the scrollback once it closes).
-fn draw(tui: &mut Tui, app: &mut App) -> std::io::Result<()> {
-    if tasks::draw_transcript(tui, app)? {
+fn draw(screen: &mut Screen, app: &mut App) -> std::io::Result<()> {
+    if tasks::draw_transcript(screen, app)? {
         return Ok(());
     }
-    let width = tui.size()?.width;
-    for cell in app.take_scrollback() {
-        let height = cell.height(width).min(MAX_INSERT_ROWS);
-        let lines = cell.lines();
-        tui.insert_before(height, |buf| {
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .render(buf.area, buf);
-        })?;
-    }
-    tui.draw(|frame| crate::ui::render(app, frame, Instant::now()))?;
-    Ok(())
+    screen.draw(app)
 }
 
 impl Runner {

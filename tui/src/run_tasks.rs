@@ -98,13 +98,16 @@ pub(super) fn model_update(
 
 thread_local! {
     /// The full-screen terminal of the open transcript overlay.
-    static FULL_SCREEN: std::cell::RefCell<Option<super::Tui>> = const { std::cell::RefCell::new(None) };
+    static FULL_SCREEN: std::cell::RefCell<Option<crate::terminal::Tui>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Draws the transcript overlay on the alternate screen when it is open (entering it first)
 /// and says so; when it has just closed, leaves the alternate screen and has the inline
 /// viewport drawn whole again.
-pub(super) fn draw_transcript(tui: &mut super::Tui, app: &mut App) -> std::io::Result<bool> {
+pub(super) fn draw_transcript(
+    screen: &mut crate::screen::Screen,
+    app: &mut App,
+) -> std::io::Result<bool> {
     let App {
         overlay,
         threads,
@@ -119,7 +122,7 @@ pub(super) fn draw_transcript(tui: &mut super::Tui, app: &mut App) -> std::io::R
         let crate::app::Overlay::Transcript(transcript) = overlay else {
             if full.take().is_some() {
                 crate::terminal::leave_alternate_screen();
-                tui.clear()?;
+                screen.repaint()?;
             }
             return Ok(false);
         };

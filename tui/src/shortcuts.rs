@@ -31,6 +31,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("d (approval)", "deny and tell the model what to do instead"),
     ("o (approval)", "open the asking thread (Esc comes back)"),
+    (
+        "u (sandbox retry)",
+        "run again without the sandbox (y allows only what was missing)",
+    ),
     ("?", "this sheet (an empty composer)"),
 ];
 

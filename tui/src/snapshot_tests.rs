@@ -1,5 +1,6 @@
 //! Rendering snapshots (insta + ratatui's TestBackend) of every cell kind, the approval
-//! overlay, the threads panel and the slash popup, at 80x24 and 160x50.
+//! overlay (a sandbox retry too), the threads panel and the slash popup, at 80x24 and
+//! 200x50.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::app::{App, Overlay, StatusInfo};
@@ -17,7 +18,7 @@ use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::tools::{FileChangeKind, PlanItem, StepStatus};
 use troupe_messages::usage::TokenUsage;
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 50)];
+const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
 
 pub(crate) fn status() -> StatusInfo {
     StatusInfo {
@@ -239,6 +240,7 @@ fn viewport_overlays_panel_and_popup() {
                     command: vec!["rm".into(), "-rf".into(), "build".into()],
                     cwd: "/work/project".into(),
                     reason: Some("the sandbox denied a write outside the workspace".into()),
+                    sandbox_retry: None,
                 }),
             },
             now,
@@ -349,6 +351,32 @@ fn shortcut_sheet() {
         insta::assert_snapshot!(
             format!("shortcuts_{width}x{height}"),
             render_cell(&cell, width, height)
+        );
+    }
+}
+
+#[test]
+fn sandbox_retry_asks_for_the_one_thing_missing() {
+    let now = Instant::now();
+    let later = now + Duration::from_secs(75);
+    for (width, height) in SIZES {
+        let mut app = busy_app(now);
+        app.on_event(
+            0,
+            EventMsg::ExecApprovalRequest {
+                call_id: "r1".into(),
+                command: vec!["touch".into(), "/srv/data/out.txt".into()],
+                cwd: "/work/project".into(),
+                reason: Some("allow writing to /srv/data for this session?".into()),
+                sandbox_retry: Some(troupe_messages::permissions::SandboxRetry::Write {
+                    dir: "/srv/data".into(),
+                }),
+            },
+            now,
+        );
+        insta::assert_snapshot!(
+            format!("sandbox_retry_{width}x{height}"),
+            render_app(&app, width, height, later)
         );
     }
 }

@@ -17,19 +17,28 @@ pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 /// Whether the terminal is in our modes (restore is idempotent and safe from a panic hook).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
-/// Rows of the inline viewport for a terminal of `rows`: half the screen, at least 12, so
-/// the scrollback above keeps showing the last finished cells.
+/// Rows of an inline viewport for a terminal of `rows`: half the screen, at least 12, so
+/// the scrollback above keeps showing the last finished cells (the main screen's viewport
+/// takes at most this, and only the rows its content needs).
 pub fn viewport_height(rows: u16) -> u16 {
     rows.min((rows / 2).max(12))
 }
 
-pub fn init() -> std::io::Result<Tui> {
-    let rows = crossterm::terminal::size()?.1;
-    init_with_height(viewport_height(rows))
+/// Takes the terminal with an inline viewport of `height` rows (the trust screen and the
+/// resume picker; the main screen is [`crate::screen::Screen`]).
+pub fn init_with_height(height: u16) -> std::io::Result<Tui> {
+    enter_modes()?;
+    Terminal::with_options(
+        CrosstermBackend::new(stdout()),
+        TerminalOptions {
+            viewport: Viewport::Inline(height),
+        },
+    )
 }
 
-/// Like [`init`], with an inline viewport of `height` rows.
-pub fn init_with_height(height: u16) -> std::io::Result<Tui> {
+/// Raw mode, bracketed paste and the keyboard protocol, undone by [`restore`] (also from
+/// the panic hook).
+pub fn enter_modes() -> std::io::Result<()> {
     install_panic_hook();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
@@ -39,12 +48,6 @@ pub fn init_with_height(height: u16) -> std::io::Result<Tui> {
         stdout(),
         EnableBracketedPaste,
         PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-    )?;
-    Terminal::with_options(
-        CrosstermBackend::new(stdout()),
-        TerminalOptions {
-            viewport: Viewport::Inline(height),
-        },
     )
 }
 

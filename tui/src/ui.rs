@@ -2,7 +2,7 @@
 //! (approval, threads panel, /resume picker, /diff, slash popup). Only what fits is laid
 //! out: the transcript's finished cells are in the terminal's scrollback, not here.
 
-use crate::app::{App, ApprovalSubject, Overlay, PendingApproval};
+use crate::app::{App, Overlay};
 use crate::cells::Cell;
 use crate::sanitize::sanitize_line;
 use crate::slash;
@@ -18,7 +18,7 @@ const COMPOSER_MAX_ROWS: u16 = 6;
 
 pub fn render(app: &App, frame: &mut Frame, now: Instant) {
     let area = frame.area();
-    let composer_rows = (app.composer.line_count() as u16).clamp(1, COMPOSER_MAX_ROWS) + 1;
+    let composer_rows = composer_rows(app);
     let [live, composer, status] = Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(composer_rows),
@@ -27,21 +27,28 @@ pub fn render(app: &App, frame: &mut Frame, now: Instant) {
     .areas(area);
     frame.render_widget(
         Paragraph::new(crate::status_line::fit(
-            crate::status_line::line(app, now),
+            crate::status_line::segments(app, now),
             status.width,
         )),
         status,
     );
     if let Some(approval) = app.approval_shown() {
-        render_approval(
+        // The overlay as tall as it needs; the live cells (what is running) above it.
+        let above_status = Rect {
+            height: area.height.saturating_sub(1),
+            ..area
+        };
+        let height =
+            crate::ui_approval::approval_height(app, approval, area.width).min(above_status.height);
+        render_live(
             app,
-            approval,
             frame,
             Rect {
-                height: area.height.saturating_sub(1),
-                ..area
+                height: above_status.height - height,
+                ..above_status
             },
         );
+        crate::ui_approval::render_approval(app, approval, frame, above_status);
         return;
     }
     if let Some(pending) = app.questions.front() {
@@ -185,7 +192,54 @@ fn render_backtrack(app: &App, selected: usize, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn render_live(app: &App, frame: &mut Frame, area: Rect) {
+/// Rows the composer takes: its rule and its text (longer text scrolls).
+fn composer_rows(app: &App) -> u16 {
+    (app.composer.line_count() as u16).clamp(1, COMPOSER_MAX_ROWS) + 1
+}
+
+/// The rows the viewport needs for what it shows now, `max` at most: the viewport is sized
+/// to its content (the scrollback keeps the rest of the screen). Overlays that list or
+/// scroll (threads panel, pickers, diff, questions) take `max`.
+pub fn wanted_height(app: &App, width: u16, max: u16) -> u16 {
+    let width = width.max(1);
+    let full = match &app.overlay {
+        Overlay::None => false,
+        Overlay::Threads { .. }
+        | Overlay::Picker { .. }
+        | Overlay::Diff { .. }
+        | Overlay::Backtrack { .. }
+        | Overlay::Models(_)
+        | Overlay::Transcript(_) => true,
+    };
+    if full || !app.questions.is_empty() {
+        return max;
+    }
+    let live = live_rows(app, width, max);
+    let rows = match app.approval_shown() {
+        Some(approval) => {
+            live.saturating_add(crate::ui_approval::approval_height(app, approval, width))
+        }
+        None => {
+            let popup = slash::matching(app.composer.text())
+                .len()
+                .max(app.completion_choices().len());
+            let popup = u16::try_from(popup).unwrap_or(u16::MAX);
+            live.max(popup).saturating_add(composer_rows(app))
+        }
+    };
+    rows.saturating_add(1).min(max)
+}
+
+/// Rows the live cells take at `width` (`max` at most).
+fn live_rows(app: &App, width: u16, max: u16) -> u16 {
+    let rows = Paragraph::new(live_lines(app, max))
+        .wrap(Wrap { trim: false })
+        .line_count(width);
+    u16::try_from(rows).unwrap_or(u16::MAX).min(max)
+}
+
+/// The live cells' lines; a long stream contributes only its last `rows` lines.
+fn live_lines(app: &App, rows: u16) -> Vec<Line<'static>> {
     let view = app.current_view();
     let mut lines: Vec<Line> = Vec::new();
     for cell in &view.live {
@@ -197,7 +251,7 @@ fn render_live(app: &App, frame: &mut Frame, area: Rect) {
                 // Lay out only the tail of a long stream.
                 let start = markdown
                     .rmatch_indices('\n')
-                    .nth(area.height as usize)
+                    .nth(rows as usize)
                     .map_or(0, |(i, _)| i + 1);
                 let tail = Cell::Assistant {
                     markdown: markdown[start..].to_string(),
@@ -214,7 +268,11 @@ fn render_live(app: &App, frame: &mut Frame, area: Rect) {
             theme::dim(),
         ));
     }
-    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+    lines
+}
+
+fn render_live(app: &App, frame: &mut Frame, area: Rect) {
+    let paragraph = Paragraph::new(live_lines(app, area.height)).wrap(Wrap { trim: false });
     let rows = paragraph.line_count(area.width.max(1)) as u16;
     let scroll = rows.saturating_sub(area.height);
     frame.render_widget(paragraph.scroll((scroll, 0)), area);
@@ -281,111 +339,6 @@ fn render_composer(app: &App, frame: &mut Frame, area: Rect) {
     });
 }
 
-/// The overlay's keys, two lines.
-fn approval_keys() -> [Line<'static>; 2] {
-    [
-        Line::from(vec![
-            Span::styled("y", theme::success()),
-            Span::raw(" approve once  "),
-            Span::styled("a", theme::success()),
-            Span::raw(" approve for the session  "),
-            Span::styled("n", theme::failure()),
-            Span::raw(" deny  "),
-            Span::styled("Esc", theme::failure()),
-            Span::raw(" abort the turn"),
-        ]),
-        Line::from(vec![
-            Span::styled("d", theme::failure()),
-            Span::raw(" deny and say what to do instead  "),
-            Span::styled("o", theme::accent()),
-            Span::raw(" open the asking thread"),
-        ]),
-    ]
-}
-
-fn render_approval(app: &App, approval: &PendingApproval, frame: &mut Frame, area: Rect) {
-    let entry = &app.threads[approval.thread];
-    let mut lines = Vec::new();
-    match &approval.subject {
-        ApprovalSubject::Command { command, cwd } => {
-            lines.push(Line::from(vec![
-                Span::styled("$ ", theme::accent()),
-                Span::styled(sanitize_line(command), theme::bold()),
-            ]));
-            lines.push(Line::styled(
-                format!("in {}", sanitize_line(&cwd.display().to_string())),
-                theme::dim(),
-            ));
-        }
-        ApprovalSubject::Patch { files } => {
-            lines.push(Line::styled(
-                format!("apply a patch to {} file(s):", files.len()),
-                theme::bold(),
-            ));
-            for file in files {
-                lines.push(Line::raw(format!(
-                    "  {}",
-                    sanitize_line(&file.display().to_string())
-                )));
-            }
-        }
-    }
-    if let Some(reason) = &approval.reason {
-        lines.push(Line::styled(
-            format!("reason: {}", sanitize_line(reason)),
-            theme::warning(),
-        ));
-    }
-    lines.push(Line::default());
-    match &app.deny_message {
-        Some(message) => {
-            lines.push(Line::styled(
-                "deny, and tell the model what to do instead:",
-                theme::bold(),
-            ));
-            // One line: the end of what was typed stays in view.
-            let room = usize::from(area.width.saturating_sub(5)).max(1);
-            let shown: String = {
-                let chars: Vec<char> = message.chars().collect();
-                chars[chars.len().saturating_sub(room)..].iter().collect()
-            };
-            lines.push(Line::from(vec![
-                Span::styled("› ", theme::accent()),
-                Span::raw(sanitize_line(&shown)),
-            ]));
-            lines.push(Line::from(vec![
-                Span::styled("Enter", theme::failure()),
-                Span::raw(" deny with this message  "),
-                Span::styled("Esc", theme::accent()),
-                Span::raw(" back to the choices"),
-            ]));
-            let x = area.x + 3 + shown.chars().count() as u16;
-            let y = area.y + lines.len() as u16 - 1;
-            frame.set_cursor_position(Position {
-                x: x.min(area.right().saturating_sub(2)),
-                y: y.min(area.bottom().saturating_sub(2)),
-            });
-        }
-        None => lines.extend(approval_keys()),
-    }
-    let more = if app.approvals.len() > 1 {
-        format!(" (+{} more)", app.approvals.len() - 1)
-    } else {
-        String::new()
-    };
-    let title = format!(" approval needed · {}{more} ", sanitize_line(&entry.path));
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(Span::styled(title, theme::warning()));
-    frame.render_widget(Clear, area);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block),
-        area,
-    );
-}
-
 fn render_picker(
     items: &[&troupe_messages::threads::ThreadSummary],
     selected: usize,
@@ -448,3 +401,7 @@ fn composer_placeholder(app: &App) -> String {
         None => "Ask troupe to do something".to_string(),
     }
 }
+
+#[cfg(test)]
+#[path = "ui_tests.rs"]
+mod tests;

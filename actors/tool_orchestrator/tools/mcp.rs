@@ -86,6 +86,7 @@ async fn call(manager: &McpManager, ctx: &ToolContext) -> ToolOutcome {
                 tool.tool.name.escape_debug(),
                 tool.server.escape_debug()
             )),
+            sandbox_retry: None,
         };
         let key = ApprovalKey::McpTool {
             server: tool.server.clone(),

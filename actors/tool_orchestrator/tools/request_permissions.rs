@@ -222,6 +222,7 @@ async fn request(ctx: &ToolContext) -> ToolOutcome {
         command: approval_command(&granted),
         cwd: ctx.settings.cwd.clone(),
         reason: args.reason.clone(),
+        sandbox_retry: None,
     };
     let scope = match ask(ctx, request).await {
         Ok(ReviewDecision::ApprovedForSession) => GrantScope::Session,
