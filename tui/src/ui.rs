@@ -209,6 +209,7 @@ pub fn wanted_height(app: &App, width: u16, max: u16) -> u16 {
         | Overlay::Diff { .. }
         | Overlay::Backtrack { .. }
         | Overlay::Models(_)
+        | Overlay::Rewind(_)
         | Overlay::Transcript(_) => true,
     };
     if full || !app.questions.is_empty() {
