@@ -261,3 +261,7 @@ impl Link {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "held_tests.rs"]
+mod tests;
