@@ -134,7 +134,10 @@ async fn a_thread_another_process_holds_is_followed_and_what_needs_it_names_the_
         ),
     ] {
         let error = second.request_error(method, params).await;
-        assert!(error.contains(&format!("pid {holder_pid}")), "{method}: {error}");
+        assert!(
+            error.contains(&format!("pid {holder_pid}")),
+            "{method}: {error}"
+        );
         assert!(error.contains("app-server"), "{method}: {error}");
         assert!(error.contains("stop that process"), "{method}: {error}");
     }
