@@ -121,5 +121,7 @@ pub fn parse_usage(usage: Option<&Value>) -> TokenUsage {
         output_tokens: number("/output_tokens"),
         reasoning_output_tokens: number("/output_tokens_details/reasoning_tokens"),
         total_tokens: number("/total_tokens"),
+        // The Responses wire reports no cache writes.
+        cache_write_input_tokens: 0,
     }
 }

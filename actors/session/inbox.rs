@@ -12,6 +12,12 @@
 //! back to the inbox when the turn ends, for the next turn or process. A resumed
 //! thread claims its waiting messages when it starts: they become input of its next turn and
 //! are deleted once that turn runs (put back if the process stops first).
+//!
+//! Besides steering text, a message may carry another op ([`QueuedOp`]: an interrupt, an
+//! approval's decision, a question's answers), which is how an app-server following a thread
+//! another process holds steers, stops and answers it. Those are handled by the holder's
+//! session as the ops they stand for, once, while a turn runs; waiting at a resume they are
+//! stale (meant for a turn of the previous holder) and dropped.
 
 use super::SessionState;
 use ractor::ActorRef;
@@ -25,7 +31,7 @@ use thiserror::Error;
 use tokio_util::task::AbortOnDropHandle;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::mailboxes::{SessionMsg, TurnMsg};
-use troupe_messages::ops::UserInput;
+use troupe_messages::ops::{Op, QueuedOp, UserInput};
 
 /// How often a running turn's inbox is looked at.
 pub const POLL_EVERY: Duration = Duration::from_millis(200);
@@ -33,20 +39,50 @@ pub const POLL_EVERY: Duration = Duration::from_millis(200);
 pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 const CLAIMED: &str = ".claimed-";
 
-/// One queued message, as stored.
+/// One queued message, as stored. Steering is written as `text` alone (the one format
+/// `troupe queue` ever wrote, so older files and older readers agree); any other op is under
+/// `op`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueuedMessage {
     pub id: String,
-    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<QueuedOp>,
     /// Milliseconds since the Unix epoch.
     pub queued_at_ms: u64,
 }
 
-/// A message taken by this process: its file (renamed) and text.
+impl QueuedMessage {
+    /// What the message asks; none for a message that asks nothing (empty steering).
+    fn into_op(self) -> Option<QueuedOp> {
+        let op = match (self.op, self.text) {
+            (Some(op), _) => op,
+            (None, Some(text)) => QueuedOp::Steer { text },
+            (None, None) => return None,
+        };
+        match &op {
+            QueuedOp::Steer { text } if text.trim().is_empty() => None,
+            _ => Some(op),
+        }
+    }
+}
+
+/// A message taken by this process: its file (renamed) and what it asks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claimed {
     pub path: PathBuf,
-    pub text: String,
+    pub op: QueuedOp,
+}
+
+impl Claimed {
+    /// The steering text, for a message that steers.
+    pub fn text(&self) -> Option<&str> {
+        match &self.op {
+            QueuedOp::Steer { text } => Some(text),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Error)]
@@ -69,27 +105,52 @@ pub fn inbox_dir(troupe_home: &Path, thread_id: ThreadId) -> PathBuf {
 
 /// Queues `text` for `thread_id`; returns the message's id.
 pub fn enqueue(troupe_home: &Path, thread_id: ThreadId, text: &str) -> Result<String, InboxError> {
-    if text.trim().is_empty() {
-        return Err(InboxError::Empty);
-    }
-    if text.len() > MAX_MESSAGE_BYTES {
-        return Err(InboxError::TooLarge(text.len()));
+    enqueue_op(
+        troupe_home,
+        thread_id,
+        QueuedOp::Steer {
+            text: text.to_string(),
+        },
+    )
+}
+
+/// Queues `op` for `thread_id`; returns the message's id.
+pub fn enqueue_op(
+    troupe_home: &Path,
+    thread_id: ThreadId,
+    op: QueuedOp,
+) -> Result<String, InboxError> {
+    if let QueuedOp::Steer { text } = &op {
+        if text.trim().is_empty() {
+            return Err(InboxError::Empty);
+        }
+        if text.len() > MAX_MESSAGE_BYTES {
+            return Err(InboxError::TooLarge(text.len()));
+        }
     }
     let dir = inbox_dir(troupe_home, thread_id);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| InboxError::Io { path, source }
     };
-    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let id = uuid::Uuid::now_v7().to_string();
     let queued_at_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or_default();
-    let message = QueuedMessage {
-        id: id.clone(),
-        text: text.to_string(),
-        queued_at_ms,
+    let message = match op {
+        QueuedOp::Steer { text } => QueuedMessage {
+            id: id.clone(),
+            text: Some(text),
+            op: None,
+            queued_at_ms,
+        },
+        op => QueuedMessage {
+            id: id.clone(),
+            text: None,
+            op: Some(op),
+            queued_at_ms,
+        },
     };
     let name = format!("{queued_at_ms:013}-{id}.json");
     let tmp = dir.join(format!(".{name}.tmp"));
@@ -97,6 +158,10 @@ pub fn enqueue(troupe_home: &Path, thread_id: ThreadId, text: &str) -> Result<St
         path: tmp.clone(),
         source: std::io::Error::other(err),
     })?;
+    if body.len() > MAX_MESSAGE_BYTES {
+        return Err(InboxError::TooLarge(body.len()));
+    }
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let written = std::fs::File::create(&tmp)
         .and_then(|mut file| file.write_all(&body).and_then(|()| file.sync_all()));
     if let Err(err) = written {
@@ -145,10 +210,7 @@ pub fn claim_all(dir: &Path) -> Vec<Claimed> {
             continue;
         }
         match read_message(&mine) {
-            Some(message) => claimed.push(Claimed {
-                path: mine,
-                text: message.text,
-            }),
+            Some(op) => claimed.push(Claimed { path: mine, op }),
             None => {
                 tracing::warn!(path = %mine.display(), "not a queued message; set aside as .bad");
                 let _ = std::fs::rename(&mine, dir.join(format!("{original}.bad")));
@@ -158,14 +220,14 @@ pub fn claim_all(dir: &Path) -> Vec<Claimed> {
     claimed
 }
 
-fn read_message(path: &Path) -> Option<QueuedMessage> {
+fn read_message(path: &Path) -> Option<QueuedOp> {
     let text = troupe_config::regular_file::read_to_string(path).ok()?;
     if text.len() > MAX_MESSAGE_BYTES + 4096 {
         return None;
     }
     serde_json::from_str::<QueuedMessage>(&text)
         .ok()
-        .filter(|m| !m.text.trim().is_empty())
+        .and_then(QueuedMessage::into_op)
 }
 
 /// Gives claimed messages back (their original names), for the next reader.
@@ -219,14 +281,27 @@ impl Inbox {
         }
     }
 
-    /// A resumed thread: takes the waiting messages (for the next turn's input).
+    /// A resumed thread: takes the waiting messages (for the next turn's input). Any other
+    /// op waiting was meant for a turn of the process that held the thread before: dropped.
     pub(super) async fn claim_waiting(&mut self) -> Vec<String> {
         let dir = self.dir.clone();
         let claimed = tokio::task::spawn_blocking(move || claim_all(&dir))
             .await
             .unwrap_or_default();
-        self.held.extend(claimed.iter().map(|c| c.path.clone()));
-        claimed.into_iter().map(|c| c.text).collect()
+        let (steering, stale): (Vec<Claimed>, Vec<Claimed>) =
+            claimed.into_iter().partition(|c| c.text().is_some());
+        if !stale.is_empty() {
+            let paths: Vec<PathBuf> = stale.into_iter().map(|c| c.path).collect();
+            tokio::task::spawn_blocking(move || remove(&paths));
+        }
+        self.held.extend(steering.iter().map(|c| c.path.clone()));
+        steering
+            .into_iter()
+            .filter_map(|c| match c.op {
+                QueuedOp::Steer { text } => Some(text),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Called after every message the session handled: poll only while a turn runs; the
@@ -279,24 +354,75 @@ impl Inbox {
 }
 
 impl SessionState {
-    /// Messages the poller claimed (`texts[i]` from `claimed[i]`): each joins the running
-    /// turn at its next sampling boundary (like typed input); with no turn running any more
-    /// they go back to the inbox for the next turn or process.
-    pub(super) fn on_queued_input(&mut self, texts: Vec<String>, claimed: Vec<PathBuf>) {
-        match self.turn.as_ref().filter(|_| !self.shutting_down) {
-            Some(turn) => {
-                let actor = turn.actor.clone();
-                for (text, path) in texts.into_iter().zip(claimed) {
-                    let items = vec![UserInput::Text { text }];
-                    let seq = self.queue.push(items.clone());
-                    self.inbox.injected.push((seq, path));
-                    let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
+    /// What the poller claimed (`ops[i]` from `claimed[i]`). Steering joins the running turn
+    /// at its next sampling boundary (like typed input); with no turn running any more it
+    /// goes back to the inbox for the next turn or process. Any other op is handled as if
+    /// submitted here, then forgotten: an interrupt naming a turn that is no longer the
+    /// running one is dropped (it was meant for a turn that has ended).
+    pub(super) async fn on_queued_input(
+        &mut self,
+        myself: &ActorRef<SessionMsg>,
+        ops: Vec<QueuedOp>,
+        claimed: Vec<PathBuf>,
+    ) {
+        let mut give_back = Vec::new();
+        let mut delivered = Vec::new();
+        for (op, path) in ops.into_iter().zip(claimed) {
+            let running = self.turn.as_ref().filter(|_| !self.shutting_down);
+            let submission = "queued".to_string();
+            match op {
+                QueuedOp::Steer { text } => match running {
+                    Some(turn) => {
+                        let items = vec![UserInput::Text { text }];
+                        let seq = self.queue.push(items.clone());
+                        self.inbox.injected.push((seq, path));
+                        let _ = turn.actor.send_message(TurnMsg::InjectInput { seq, items });
+                    }
+                    None => give_back.push(path),
+                },
+                QueuedOp::Interrupt { turn_id } => {
+                    delivered.push(path);
+                    let current = running.map(|turn| turn.id);
+                    if current.is_some() && (turn_id.is_none() || turn_id == current) {
+                        self.submit_here(myself, submission, Op::Interrupt).await;
+                    }
+                }
+                QueuedOp::ExecApproval { call_id, decision } => {
+                    delivered.push(path);
+                    let op = Op::ExecApproval { call_id, decision };
+                    self.submit_here(myself, submission, op).await;
+                }
+                QueuedOp::AgentApproval {
+                    thread_id,
+                    call_id,
+                    decision,
+                } => {
+                    delivered.push(path);
+                    let op = Op::AgentApproval {
+                        thread_id,
+                        call_id,
+                        decision,
+                    };
+                    self.submit_here(myself, submission, op).await;
+                }
+                QueuedOp::UserInputAnswer { call_id, answers } => {
+                    delivered.push(path);
+                    let op = Op::UserInputAnswer { call_id, answers };
+                    self.submit_here(myself, submission, op).await;
                 }
             }
-            None => {
-                tokio::task::spawn_blocking(move || unclaim(&claimed));
-            }
         }
+        if !give_back.is_empty() {
+            tokio::task::spawn_blocking(move || unclaim(&give_back));
+        }
+        if !delivered.is_empty() {
+            tokio::task::spawn_blocking(move || remove(&delivered));
+        }
+    }
+
+    async fn submit_here(&mut self, myself: &ActorRef<SessionMsg>, id: String, op: Op) {
+        self.on_submit(myself, troupe_messages::ops::Submission { id, op })
+            .await;
     }
 
     /// The turn ended: queued messages it never took wait in the inbox again, instead of
@@ -322,9 +448,9 @@ async fn poll(session: ActorRef<SessionMsg>, dir: PathBuf, active: Arc<AtomicBoo
             continue;
         }
         let claimed_paths: Vec<PathBuf> = claimed.iter().map(|c| c.path.clone()).collect();
-        let texts = claimed.into_iter().map(|c| c.text).collect();
+        let ops = claimed.into_iter().map(|c| c.op).collect();
         let msg = SessionMsg::QueuedInput {
-            texts,
+            ops,
             claimed: claimed_paths.clone(),
         };
         if session.send_message(msg).is_err() {

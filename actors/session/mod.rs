@@ -407,8 +407,12 @@ impl SessionState {
                     self.user_shell.kill();
                 }
             }
-            Op::RunUserShellCommand { command } => {
-                self.on_user_shell_command(myself, submission.id, command)
+            Op::RunUserShellCommand {
+                command,
+                timeout_ms,
+            } => {
+                let timeout = timeout_ms.map(std::time::Duration::from_millis);
+                self.on_user_shell_command(myself, submission.id, command, timeout)
                     .await
             }
             // A second shutdown (a sub-agent closed by its parent and by the root's close)
@@ -639,7 +643,9 @@ impl Actor for SessionActor {
                 aborted,
                 messages_before,
             } => state.on_turn_ended(turn_id, last_agent_message, aborted, messages_before),
-            SessionMsg::QueuedInput { texts, claimed } => state.on_queued_input(texts, claimed),
+            SessionMsg::QueuedInput { ops, claimed } => {
+                state.on_queued_input(&myself, ops, claimed).await
+            }
             SessionMsg::UserShellOutput { run, msg } => state.on_user_shell_output(run, msg).await,
             SessionMsg::UserShellEnded { run, end, record } => {
                 state.on_user_shell_ended(&myself, run, end, record).await

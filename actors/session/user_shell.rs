@@ -25,7 +25,8 @@ use troupe_messages::policy::PermissionProfile;
 use troupe_messages::tools::{ExecOutputSink, ExecRequest, ExecResult};
 use troupe_sandbox::process::{kill_all, run_process, Containment, LiveGroups};
 
-/// How long a user's command may run before it is killed (Esc stops it sooner).
+/// How long a user's command may run before it is killed (Esc stops it sooner), unless the
+/// op names its own timeout.
 const USER_SHELL_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 
 /// The user's command running now.
@@ -101,6 +102,7 @@ impl SessionState {
         myself: &ActorRef<SessionMsg>,
         submission: String,
         command: String,
+        timeout: Option<Duration>,
     ) {
         let refusal = if self.turn.is_some() || self.ending.is_some() {
             Some("a turn is running: run the command again once it has ended (or Esc first)")
@@ -120,13 +122,14 @@ impl SessionState {
         }
         let run = self.user_shell.next_run;
         self.user_shell.next_run += 1;
-        let call_id = format!("user-shell-{run}");
+        // Unique across processes and reloads (the run number is not): clients key items by it.
+        let call_id = format!("user-shell-{}", uuid::Uuid::now_v7());
         let argv = shell_argv(std::env::var("SHELL").ok().as_deref(), &command);
         let request = ExecRequest {
             argv: argv.clone(),
             cwd: self.settings.cwd.clone(),
             env: crate::tool_orchestrator::shell_env::spawn_env(&self.settings),
-            timeout: USER_SHELL_TIMEOUT,
+            timeout: timeout.unwrap_or(USER_SHELL_TIMEOUT),
             max_output_bytes: self.settings.tool_output_max_bytes,
             profile: PermissionProfile::Disabled,
             network_proxy: None,

@@ -25,7 +25,8 @@ use troupe_messages::threads::ThreadSummary;
 
 /// Version of the index layout; a different one is rebuilt from the rollouts.
 /// 2: summaries carry a sub-agent's task path, depth and nickname.
-const INDEX_FORMAT: u32 = 3;
+/// 4: token usage carries the provider's cache writes.
+const INDEX_FORMAT: u32 = 4;
 const FORMAT_KEY: &[u8] = b"format";
 
 #[derive(Debug, Error)]

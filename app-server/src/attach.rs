@@ -40,21 +40,3 @@ impl Hub {
         Ok(Some((client, lines)))
     }
 }
-
-/// A thread another process runs (it holds the rollout's lock) cannot be opened here: the
-/// error names that process and how to take the thread over or reach it meanwhile.
-pub(super) fn check_not_held_elsewhere(summary: &ThreadSummary) -> Result<(), HubError> {
-    let Some(pid) = troupe_actors::rollout_recorder::lock::holder(&summary.rollout_path) else {
-        return Ok(());
-    };
-    let program = crate::last_turns::holder_program(pid)
-        .map(|line| format!(" (`{line}`)"))
-        .unwrap_or_default();
-    let id = summary.id;
-    Err(request(format!(
-        "thread {id} is open in another Troupe process, pid {pid}{program}; one process runs a \
-         thread at a time. To take it over, stop that process (SIGTERM: its running turn is \
-         recorded as interrupted) and resume again. Meanwhile `thread/read` shows it, and \
-         `troupe queue --thread {id} --message TEXT` hands it input at its next step."
-    )))
-}

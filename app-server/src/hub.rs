@@ -1,6 +1,7 @@
 //! The app-server's shared state: the runtime, the loaded threads and their pumps, the thread
 //! index. Connections come and go; the hub and its threads stay.
 
+use crate::held::{HeldThread, Link};
 use crate::live::{Approvals, Control, Pump};
 use crate::protocol::{SandboxPolicy, SessionSource, SubAgentSource, Thread, ThreadStatus};
 use crate::rollout_turns::turns_from_rollout;
@@ -41,6 +42,8 @@ pub struct LiveThread {
     pub forked_from: Option<String>,
     /// Becomes true once the pump has ended and the session has stopped.
     pub stopped: tokio::sync::watch::Receiver<bool>,
+    /// The process that holds the thread when this server only follows it (`held`).
+    pub held_by: Option<u32>,
 }
 
 impl LiveThread {
@@ -94,6 +97,24 @@ pub struct Hub {
     /// Unloaded threads' subscribers, and when their session is gone.
     dormant: Arc<Mutex<HashMap<String, Dormant>>>,
     myself: std::sync::Weak<Hub>,
+}
+
+/// A thread ready for its pump: where it is, and what the pump knows of it first.
+struct Opened {
+    thread_id: String,
+    rollout_path: PathBuf,
+    link: Link,
+    primer: Primer,
+}
+
+/// What a new pump is primed with.
+enum Primer {
+    /// Nothing: the session it subscribed to tells it everything from its start.
+    Fresh,
+    /// A session of this runtime another owns (a running sub-agent): its rollout so far.
+    Attached(Vec<troupe_messages::rollout::RolloutLine>),
+    /// A thread another process holds: its rollout so far, replayed as a live client saw it.
+    Following(Vec<troupe_messages::rollout::RolloutLine>),
 }
 
 /// A thread unloaded while idle: who listens to it, and whether its session has stopped.
@@ -173,22 +194,33 @@ impl Hub {
             .start_thread(settings.resolved.clone())
             .await
             .map_err(request)?;
-        Ok(self.adopt_pump(client, settings, None, None))
-    }
-
-    /// [`Self::adopt`]; with `attached`, the client watches a session another owns (its
-    /// rollout's lines so far prime the pump), which the pump must never stop.
-    fn adopt_pump(
-        &self,
-        client: troupe_actors::runtime::ThreadClient,
-        settings: ThreadSettings,
-        forked_from: Option<String>,
-        attached: Option<Vec<troupe_messages::rollout::RolloutLine>>,
-    ) -> (String, Arc<LiveThread>) {
-        let window = troupe_actors::turn::tokens::context_window(&settings.resolved);
-        let settings = Arc::new(Mutex::new(settings));
         let thread_id = client.handle.thread_id.to_string();
         let rollout_path = client.handle.rollout_path.clone();
+        let opened = Opened {
+            thread_id,
+            rollout_path,
+            link: Link::Local(client),
+            primer: Primer::Fresh,
+        };
+        Ok(self.adopt_pump(opened, settings, None))
+    }
+
+    /// Starts the pump of an opened thread and files it in the hub.
+    fn adopt_pump(
+        &self,
+        opened: Opened,
+        settings: ThreadSettings,
+        forked_from: Option<String>,
+    ) -> (String, Arc<LiveThread>) {
+        let Opened {
+            thread_id,
+            rollout_path,
+            link,
+            primer,
+        } = opened;
+        let window = troupe_actors::turn::tokens::context_window(&settings.resolved);
+        let settings = Arc::new(Mutex::new(settings));
+        let held_by = link.held_by();
         let (control, inbox) = mpsc::unbounded_channel();
         let (stopped_tx, stopped) = tokio::sync::watch::channel(false);
         let live = Arc::new(LiveThread {
@@ -197,16 +229,19 @@ impl Hub {
             rollout_path,
             forked_from,
             stopped,
+            held_by,
         });
         if let Ok(mut threads) = self.threads.lock() {
             threads.insert(thread_id.clone(), live.clone());
         }
-        let mut pump = Pump::new(thread_id.clone(), client, self.approvals.clone())
+        let pump = Pump::new(thread_id.clone(), link, self.approvals.clone())
             .with_context_window(window)
             .with_settings(settings);
-        if let Some(lines) = attached {
-            pump = pump.attached(&lines);
-        }
+        let pump = match primer {
+            Primer::Fresh => pump,
+            Primer::Attached(lines) => pump.attached(&lines),
+            Primer::Following(lines) => pump.following(&lines),
+        };
         let threads = Arc::downgrade(&self.threads);
         let dormant = Arc::downgrade(&self.dormant);
         let hub = self.myself.clone();
@@ -308,29 +343,42 @@ impl Hub {
             let wait = stopped.wait_for(|stopped| *stopped);
             let _ = tokio::time::timeout(std::time::Duration::from_secs(15), wait).await;
         }
+        let thread_id = summary.id.to_string();
+        let rollout_path = summary.rollout_path.clone();
         // Open in this runtime already (a sub-agent its parent's session holds): watched.
-        let (client, attached) = match self.attach_open(&summary).await? {
-            Some((client, lines)) => (client, Some(lines)),
-            None => {
-                attach::check_not_held_elsewhere(&summary)?;
-                let client = self
-                    .runtime
-                    .resume_thread(
-                        settings.resolved.clone(),
-                        PathBuf::from(&summary.rollout_path),
-                    )
-                    .await
-                    .map_err(request)?;
-                (client, None)
-            }
+        // Held by another live process: followed. Otherwise (a dead holder's lock is taken
+        // over): resumed here.
+        let (link, primer) = match self.attach_open(&summary).await? {
+            Some((client, lines)) => (Link::Local(client), Primer::Attached(lines)),
+            None => match crate::held::holder(&summary.rollout_path) {
+                Some(pid) => {
+                    let (held, lines) =
+                        HeldThread::follow(&self.home, summary.id, &summary.rollout_path, pid)
+                            .await
+                            .map_err(request)?;
+                    (Link::Held(held), Primer::Following(lines))
+                }
+                None => {
+                    let client = self
+                        .runtime
+                        .resume_thread(
+                            settings.resolved.clone(),
+                            PathBuf::from(&summary.rollout_path),
+                        )
+                        .await
+                        .map_err(request)?;
+                    (Link::Local(client), Primer::Fresh)
+                }
+            },
+        };
+        let opened = Opened {
+            thread_id,
+            rollout_path,
+            link,
+            primer,
         };
         let live = self
-            .adopt_pump(
-                client,
-                settings,
-                summary.parent.map(|id| id.to_string()),
-                attached,
-            )
+            .adopt_pump(opened, settings, summary.parent.map(|id| id.to_string()))
             .1;
         for client in dormant.map(|d| d.subscribers).unwrap_or_default() {
             let _ = live.control.send(Control::Subscribe {

@@ -186,7 +186,7 @@ pub fn breakdown(usage: &TokenUsage) -> TokenUsageBreakdown {
         cached_input_tokens: n(usage.cached_input_tokens),
         output_tokens: n(usage.output_tokens),
         reasoning_output_tokens: n(usage.reasoning_output_tokens),
-        cache_write_input_tokens: 0,
+        cache_write_input_tokens: n(usage.cache_write_input_tokens),
     }
 }
 

@@ -2,8 +2,9 @@
 //! its ops, so translation state, subscribers and pending approvals change in one place and
 //! every subscriber sees the thread's notifications in the same order.
 
+use crate::held::{Incoming, Link};
 use crate::protocol::{
-    ApprovalDecision, LaggedNotification, ServerRequestResolvedNotification, ThreadStatus,
+    ApprovalDecision, ServerRequestResolvedNotification, ThreadStatus,
     ThreadStatusChangedNotification, ThreadUnsubscribeResponse, ThreadUnsubscribeStatus, Turn,
     TurnItemsView, TurnStartResponse, TurnStatus, TurnSteerResponse, UserInput,
 };
@@ -11,91 +12,14 @@ use crate::translate::{parse_turn_id, Out, Translator};
 use crate::wire::{self, Line};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
-use troupe_actors::runtime::ThreadClient;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::{Op, ReviewDecision, UserInput as RuntimeInput};
 
-/// Notices a client's writer sends once it has room again: threads on which it fell behind.
-#[derive(Default)]
-pub struct LagBoard {
-    pending: Mutex<HashMap<String, u64>>,
-    pub wake: Notify,
-}
-
-impl LagBoard {
-    fn record(&self, thread_id: &str) {
-        if let Ok(mut pending) = self.pending.lock() {
-            *pending.entry(thread_id.to_string()).or_default() += 1;
-        }
-        self.wake.notify_one();
-    }
-
-    /// The `troupe/lagged` notifications due, emptying the board.
-    pub fn take_notices(&self) -> Vec<Line> {
-        let drained: Vec<(String, u64)> = match self.pending.lock() {
-            Ok(mut pending) => pending.drain().collect(),
-            Err(_) => Vec::new(),
-        };
-        drained
-            .into_iter()
-            .map(|(thread_id, dropped)| {
-                wire::notification(
-                    "troupe/lagged",
-                    serde_json::to_value(LaggedNotification { thread_id, dropped })
-                        .unwrap_or(Value::Null),
-                )
-            })
-            .collect()
-    }
-}
-
-/// Where one connection's lines go: a bounded queue drained by its writer.
-#[derive(Clone)]
-pub struct ClientSink {
-    pub conn: u64,
-    pub tx: mpsc::Sender<Line>,
-    pub lag: Arc<LagBoard>,
-}
-
-impl ClientSink {
-    /// Queues a line; false when the client is gone or its queue is full.
-    pub(crate) fn send(&self, line: Line) -> bool {
-        self.tx.try_send(line).is_ok()
-    }
-}
-
-/// Server request ids (shared by every thread) and which thread asked each.
-#[derive(Default)]
-pub struct Approvals {
-    next_id: AtomicI64,
-    owners: Mutex<HashMap<i64, String>>,
-}
-
-impl Approvals {
-    fn register(&self, thread_id: &str) -> i64 {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut owners) = self.owners.lock() {
-            owners.insert(id, thread_id.to_string());
-        }
-        id
-    }
-
-    fn forget(&self, id: i64) {
-        if let Ok(mut owners) = self.owners.lock() {
-            owners.remove(&id);
-        }
-    }
-
-    /// The thread that asked request `id`, if it still waits for an answer.
-    pub fn owner(&self, id: i64) -> Option<String> {
-        self.owners.lock().ok()?.get(&id).cloned()
-    }
-}
+pub use crate::sinks::{Approvals, ClientSink, LagBoard};
 
 /// What handlers ask of a thread's pump.
 pub enum Control {
@@ -137,6 +61,13 @@ pub enum Control {
         client: ClientSink,
         id: Value,
     },
+    /// `thread/shellCommand`: the user's own command, run in the thread.
+    ShellCommand {
+        client: ClientSink,
+        id: Value,
+        command: String,
+        timeout: Option<Duration>,
+    },
     Answer {
         client: ClientSink,
         request_id: i64,
@@ -168,6 +99,7 @@ impl Control {
         match self {
             Control::StartTurn { client, id, .. }
             | Control::Compact { client, id }
+            | Control::ShellCommand { client, id, .. }
             | Control::UnsubscribeClient { client, id }
             | Control::Steer { client, id, .. }
             | Control::Interrupt { client, id, .. } => {
@@ -207,7 +139,7 @@ struct PendingAsk {
 /// The pump's state.
 pub struct Pump {
     thread_id: String,
-    thread: ThreadClient,
+    thread: Link,
     translator: Translator,
     subscribers: Vec<ClientSink>,
     asks: HashMap<i64, PendingAsk>,
@@ -238,7 +170,7 @@ impl Pump {
         ));
     }
 
-    pub fn new(thread_id: String, thread: ThreadClient, approvals: Arc<Approvals>) -> Self {
+    pub fn new(thread_id: String, thread: Link, approvals: Arc<Approvals>) -> Self {
         Self {
             translator: Translator::new(thread_id.clone()),
             thread_id,
@@ -275,6 +207,17 @@ impl Pump {
         self
     }
 
+    /// The pump follows a thread another process holds (`held`): primed with its rollout so
+    /// far as a live client would have seen it, so the approvals and questions still open
+    /// there are asked of this server's clients when they subscribe.
+    pub fn following(mut self, lines: &[troupe_messages::rollout::RolloutLine]) -> Self {
+        for line in lines {
+            self.on_line(line);
+        }
+        self.attached = true;
+        self
+    }
+
     /// Runs until the thread stops, every handle to it is dropped, or it has been idle for
     /// `idle_unload` and `unlink` took it out of the hub (then requests that were already
     /// queued come back in the handover, for the reloaded thread).
@@ -290,8 +233,9 @@ impl Pump {
             let idle = idle_unload.filter(|_| self.is_idle());
             let deadline = last_activity + idle.unwrap_or(Duration::from_secs(3600));
             tokio::select! {
-                event = self.thread.next_event() => match event {
-                    Some(event) => self.on_event(&event.msg),
+                incoming = self.thread.next() => match incoming {
+                    Some(Incoming::Event(event)) => self.on_event(&event.msg, wire::now_ms()),
+                    Some(Incoming::Line(line)) => self.on_line(&line),
                     None => {
                         // The session stopped by itself: tell its listeners it is not loaded.
                         let status = ThreadStatusChangedNotification {
@@ -336,7 +280,7 @@ impl Pump {
         // Unloaded: stop the session and wait until it has let go of its rollout (a watched
         // one is its owner's to stop).
         if !self.attached && self.thread.submit(Op::Shutdown).is_ok() {
-            let drain = async { while self.thread.next_event().await.is_some() {} };
+            let drain = async { while self.thread.next().await.is_some() {} };
             let _ = tokio::time::timeout(Duration::from_secs(10), drain).await;
         }
         handover
@@ -370,8 +314,41 @@ impl Pump {
         }
     }
 
-    fn on_event(&mut self, msg: &EventMsg) {
-        let now = wire::now_ms();
+    /// A line the holder of a followed thread recorded: what it tells, as the event would
+    /// have told it live. A recorded tool output settles whatever was asked about its call
+    /// (the holder's own clients may have answered).
+    fn on_line(&mut self, line: &troupe_messages::rollout::RolloutLine) {
+        use troupe_messages::rollout::RolloutRecord;
+        let now = wire::parse_time_ms(&line.timestamp);
+        if let RolloutRecord::Event(msg) = &line.record {
+            self.on_event(msg, now);
+            return;
+        }
+        let outs = crate::rollout_turns::replay_line(&mut self.translator, line, now);
+        self.dispatch(outs);
+        if let RolloutRecord::ResponseItem(item) = &line.record {
+            if let Some(call_id) = crate::translate::tool_output_call_id(item) {
+                self.drop_asks_of_call(call_id);
+            }
+        }
+    }
+
+    /// Forgets what this thread asked about `call_id` (it was settled elsewhere).
+    fn drop_asks_of_call(&mut self, call_id: &str) {
+        let settled: Vec<i64> = self
+            .asks
+            .iter()
+            .filter(|(_, ask)| ask.agent.is_none() && ask.call_id == call_id)
+            .map(|(id, _)| *id)
+            .collect();
+        for request_id in settled {
+            self.asks.remove(&request_id);
+            self.approvals.forget(request_id);
+            self.tell_resolved(request_id, None);
+        }
+    }
+
+    fn on_event(&mut self, msg: &EventMsg, now: i64) {
         let outs = self.translator.on_event(msg, now);
         if let EventMsg::TurnStarted { .. } = msg {
             self.answer_turn_waiters();
@@ -384,6 +361,20 @@ impl Pump {
                 }
             }
         }
+        self.dispatch(outs);
+        if matches!(
+            msg,
+            EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. }
+        ) {
+            // The runtime resolves whatever the ended turn still asked (as an abort); its
+            // sub-agents may run on and keep theirs.
+            self.drop_asks(None);
+        }
+    }
+
+    /// Sends what the translator said: notifications to every subscriber, questions
+    /// registered and asked.
+    fn dispatch(&mut self, outs: Vec<Out>) {
         for out in outs {
             match out {
                 Out::Notify { method, params } => {
@@ -418,14 +409,6 @@ impl Pump {
                 }
                 Out::AgentTurnEnded { thread_id } => self.drop_asks(Some(&thread_id)),
             }
-        }
-        if matches!(
-            msg,
-            EventMsg::TurnComplete { .. } | EventMsg::TurnAborted { .. }
-        ) {
-            // The runtime resolves whatever the ended turn still asked (as an abort); its
-            // sub-agents may run on and keep theirs.
-            self.drop_asks(None);
         }
     }
 
@@ -508,6 +491,10 @@ impl Pump {
                 input,
                 overrides,
             } => {
+                if let Some(why) = self.thread.refuse_local_only() {
+                    client.send(wire::error(&id, why));
+                    return;
+                }
                 if self.translator.current_turn().is_some() || !self.turn_waiters.is_empty() {
                     client.send(wire::error(
                         &id,
@@ -587,9 +574,10 @@ impl Pump {
                         wire::error(&id, format!("turn {turn_id} is not running"))
                     }
                 } else {
-                    match self.thread.submit(Op::Interrupt) {
-                        Ok(_) => wire::response(&id, json!({})),
-                        Err(err) => wire::error(&id, err.to_string()),
+                    let turn = parse_turn_id(&self.thread_id, &turn_id);
+                    match self.thread.interrupt(turn) {
+                        Ok(()) => wire::response(&id, json!({})),
+                        Err(err) => wire::error(&id, err),
                     }
                 };
                 client.send(reply);
@@ -634,7 +622,14 @@ impl Pump {
                         decision,
                     },
                 };
-                let _ = self.thread.submit(op);
+                if let Err(err) = self.thread.submit(op) {
+                    // Not delivered (a followed thread's inbox could not be written): still
+                    // open, for another answer.
+                    client.send(wire::error(&json!(request_id), err));
+                    self.approvals.keep(request_id, &self.thread_id);
+                    self.asks.insert(request_id, ask);
+                    return;
+                }
                 self.tell_resolved(request_id, ask.agent.clone());
                 if ask.agent.is_none() {
                     for out in self.translator.approval_resolved(&ask.call_id) {
@@ -661,6 +656,10 @@ impl Pump {
                 client.send(wire::response(&id, result.unwrap_or(Value::Null)));
             }
             Control::Compact { client, id } => {
+                if let Some(why) = self.thread.refuse_local_only() {
+                    client.send(wire::error(&id, why));
+                    return;
+                }
                 self.subscribe(&client);
                 let reply = match self.thread.submit(Op::Compact) {
                     Ok(_) => wire::response(&id, json!({})),
@@ -668,6 +667,12 @@ impl Pump {
                 };
                 client.send(reply);
             }
+            Control::ShellCommand {
+                client,
+                id,
+                command,
+                timeout,
+            } => self.shell_command(client, id, command, timeout),
             Control::AnswerQuestions {
                 client,
                 request_id,
@@ -684,6 +689,38 @@ impl Pump {
                 self.answer_questions(request_id, ask.call_id, answers);
             }
         }
+    }
+
+    /// Runs the user's command in the thread: refused while a turn runs (the session would
+    /// refuse it: a turn's history must not change under it) and on a thread another process
+    /// holds; its items and its turn come as the session's events.
+    fn shell_command(
+        &mut self,
+        client: ClientSink,
+        id: Value,
+        command: String,
+        timeout: Option<Duration>,
+    ) {
+        if let Some(why) = self.thread.refuse_local_only() {
+            client.send(wire::error(&id, why));
+            return;
+        }
+        if let Some(turn) = self.translator.current_turn() {
+            let message =
+                format!("turn {turn} is running on this thread; run the command once it has ended");
+            client.send(wire::error(&id, message));
+            return;
+        }
+        self.subscribe(&client);
+        let op = Op::RunUserShellCommand {
+            command,
+            timeout_ms: timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+        };
+        let reply = match self.thread.submit(op) {
+            Ok(()) => wire::response(&id, json!({})),
+            Err(err) => wire::error(&id, err),
+        };
+        client.send(reply);
     }
 
     /// Puts the live status and the open turn (as it stands now) into a thread response.

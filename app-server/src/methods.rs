@@ -29,6 +29,7 @@ pub const METHODS: &[&str] = &[
     "turn/interrupt",
     "thread/compact/start",
     "thread/unsubscribe",
+    "thread/shellCommand",
     "fuzzyFileSearch",
     "model/list",
     "config/read",
@@ -91,6 +92,7 @@ pub async fn handle(
         "turn/interrupt" => return turn_interrupt(hub, client, id, params).await,
         "thread/compact/start" => return thread_compact_start(hub, client, id, params).await,
         "thread/unsubscribe" => return thread_unsubscribe(hub, client, id, params),
+        "thread/shellCommand" => return thread_shell_command(hub, client, id, params).await,
         "fuzzyFileSearch" => match parse(params) {
             Ok(params) => crate::fuzzy_search::search(params).await.and_then(value),
             Err(message) => Err(message),
@@ -308,11 +310,25 @@ async fn thread_resume(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: 
         let summary = hub.summary(&params.thread_id).map_err(err)?;
         let thread = hub.wire_thread(&summary, !params.exclude_turns).await;
         let response = value(resumed(hub, thread, &live))?;
+        // Followed, not opened: the client is told which process runs it.
+        let after = match live.held_by {
+            Some(pid) => vec![wire::notification(
+                "troupe/thread/held",
+                value(ThreadHeldNotification {
+                    thread_id: params.thread_id.clone(),
+                    held_by: HeldBy {
+                        pid,
+                        program: crate::last_turns::holder_program(pid),
+                    },
+                })?,
+            )],
+            None => Vec::new(),
+        };
         live.control
             .send(Control::Subscribe {
                 client: client.clone(),
                 response: Some((id.clone(), response)),
-                after: Vec::new(),
+                after,
             })
             .map_err(|_| "the thread has stopped".to_string())
     }
@@ -542,6 +558,41 @@ async fn thread_compact_start(
             .send(Control::Compact {
                 client: client.clone(),
                 id: id.clone(),
+            })
+            .map_err(|_| "the thread has stopped".to_string())
+    }
+    .await;
+    answered_later(result)
+}
+
+/// Runs the user's own command in the thread (unsandboxed, as the TUI's `!cmd`); answered
+/// `{}` once the thread took it, its items follow as notifications.
+async fn thread_shell_command(
+    hub: &Arc<Hub>,
+    client: &ClientSink,
+    id: &Value,
+    params: Value,
+) -> Reply {
+    let result: Result<(), String> = async {
+        let params: ThreadShellCommandParams = parse(params)?;
+        if params.command.trim().is_empty() {
+            return Err("Invalid request: `command` is empty".to_string());
+        }
+        let timeout = match params.timeout_ms {
+            Some(ms) => Some(std::time::Duration::from_millis(
+                u64::try_from(ms).map_err(|_| {
+                    format!("Invalid request: `timeoutMs` must not be negative, got {ms}")
+                })?,
+            )),
+            None => None,
+        };
+        let live = hub.thread(&params.thread_id).await.map_err(err)?;
+        live.control
+            .send(Control::ShellCommand {
+                client: client.clone(),
+                id: id.clone(),
+                command: params.command,
+                timeout,
             })
             .map_err(|_| "the thread has stopped".to_string())
     }

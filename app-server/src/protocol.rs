@@ -607,6 +607,27 @@ pub struct LaggedNotification {
     pub dropped: u64,
 }
 
+/// `troupe/thread/held`, right after `thread/resume`'s answer for a thread another process
+/// holds: this server follows it (its history and what the holder records from now on) and
+/// forwards steering, interrupts and approval answers there; it starts no turns of it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadHeldNotification {
+    pub thread_id: String,
+    pub held_by: HeldBy,
+}
+
+/// `thread/shellCommand`: the user's own command, run in the thread as the TUI's `!cmd`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadShellCommandParams {
+    pub thread_id: String,
+    pub command: String,
+    /// Killed after this many milliseconds (an hour when absent or null; 0 at once).
+    #[serde(default)]
+    pub timeout_ms: Option<i64>,
+}
+
 /// `troupe/thread/lastTurns`: how the last turn of each thread ended, from the thread index,
 /// for threads no client has open (their `status` is only `notLoaded`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

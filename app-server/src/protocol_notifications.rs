@@ -97,7 +97,8 @@ pub struct TokenUsageBreakdown {
     pub cached_input_tokens: i64,
     pub output_tokens: i64,
     pub reasoning_output_tokens: i64,
-    /// Always 0: Troupe does not count cache writes apart (Anthropic's are in `inputTokens`).
+    /// Prompt tokens written into the provider's cache (also counted in `inputTokens`), where
+    /// the wire reports them (Anthropic's Messages); 0 on the others.
     pub cache_write_input_tokens: i64,
 }
 

@@ -90,6 +90,21 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             "response",
             schema_for!(EmptyResponse),
         ),
+        (
+            "thread/shellCommand",
+            "params",
+            schema_for!(ThreadShellCommandParams),
+        ),
+        (
+            "thread/shellCommand",
+            "response",
+            schema_for!(EmptyResponse),
+        ),
+        (
+            "troupe/thread/held",
+            "notification",
+            schema_for!(ThreadHeldNotification),
+        ),
         ("model/list", "params", schema_for!(ModelListParams)),
         ("model/list", "response", schema_for!(ModelListResponse)),
         ("config/read", "params", schema_for!(ConfigReadParams)),

@@ -48,6 +48,8 @@ fn codex_file(method: &str, kind: &str) -> Option<&'static str> {
         ("thread/unsubscribe", "response") => "v2/ThreadUnsubscribeResponse.json",
         ("thread/compact/start", "params") => "v2/ThreadCompactStartParams.json",
         ("thread/compact/start", "response") => "v2/ThreadCompactStartResponse.json",
+        ("thread/shellCommand", "params") => "v2/ThreadShellCommandParams.json",
+        ("thread/shellCommand", "response") => "v2/ThreadShellCommandResponse.json",
         ("model/list", "params") => "v2/ModelListParams.json",
         ("model/list", "response") => "v2/ModelListResponse.json",
         ("config/read", "params") => "v2/ConfigReadParams.json",

@@ -59,6 +59,9 @@ pub(crate) struct OpenTurn {
     asked: HashMap<String, (Vec<String>, PathBuf)>,
     /// When each tool call in flight started (its item's `durationMs`).
     tool_started_ms: HashMap<String, i64>,
+    /// A turn of the user's own shell command (`thread/shellCommand`, Codex's standalone
+    /// user-shell turn): the command's call id; it ends with the command.
+    user_shell: Option<String>,
 }
 
 /// One thread's translation state: the open turn and its streaming items.
@@ -225,6 +228,73 @@ impl Translator {
         self.turn.as_ref().map(|t| t.id.clone()).unwrap_or_default()
     }
 
+    /// Opens turn `id`: the thread is active and `turn/started` is told.
+    fn open(&mut self, id: String, now_ms: i64, user_shell: Option<String>, out: &mut Vec<Out>) {
+        self.turn = Some(OpenTurn {
+            id,
+            started_ms: now_ms,
+            items: Vec::new(),
+            agent: None,
+            reasoning: None,
+            error: None,
+            command_cwds: HashMap::new(),
+            streamed: HashSet::new(),
+            asked: HashMap::new(),
+            tool_started_ms: HashMap::new(),
+            user_shell,
+        });
+        out.push(self.status_changed());
+        if let Some(turn) = self.open_turn() {
+            out.push(notify(
+                "turn/started",
+                &TurnNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn: Turn {
+                        items: Vec::new(),
+                        ..turn
+                    },
+                },
+            ));
+        }
+    }
+
+    /// The user's own command began (or, replaying a rollout, ended: its begin is not
+    /// recorded) with no turn running: it runs in a turn of its own, as in Codex, whose id
+    /// is the UUID of the command's call id (`user-shell-<UUIDv7>`).
+    pub(crate) fn open_user_shell_turn(&mut self, call_id: &str, now_ms: i64, out: &mut Vec<Out>) {
+        if self.turn.is_some() {
+            return;
+        }
+        let id = call_id
+            .strip_prefix("user-shell-")
+            .filter(|uuid| uuid::Uuid::parse_str(uuid).is_ok())
+            .unwrap_or(call_id)
+            .to_string();
+        self.open(id, now_ms, Some(call_id.to_string()), out);
+    }
+
+    /// The user's own command ended: its turn (if it had one of its own) ends with it.
+    pub(crate) fn close_user_shell_turn(
+        &mut self,
+        call_id: &str,
+        interrupted: bool,
+        now_ms: i64,
+    ) -> Vec<Out> {
+        let ours = self
+            .turn
+            .as_ref()
+            .is_some_and(|t| t.user_shell.as_deref() == Some(call_id));
+        if !ours {
+            return Vec::new();
+        }
+        let status = if interrupted {
+            TurnStatus::Interrupted
+        } else {
+            TurnStatus::Completed
+        };
+        self.end_turn(status, now_ms)
+    }
+
     /// Translates one event of this thread.
     #[allow(
         clippy::too_many_lines,
@@ -235,32 +305,7 @@ impl Translator {
         match msg {
             EventMsg::TurnStarted { turn_id } => {
                 let id = turn_wire_id(&self.thread_id, *turn_id);
-                self.turn = Some(OpenTurn {
-                    id,
-                    started_ms: now_ms,
-                    items: Vec::new(),
-                    agent: None,
-                    reasoning: None,
-                    error: None,
-                    command_cwds: HashMap::new(),
-                    streamed: HashSet::new(),
-                    asked: HashMap::new(),
-                    tool_started_ms: HashMap::new(),
-                });
-                out.push(self.status_changed());
-                let turn = self.open_turn();
-                if let Some(turn) = turn {
-                    out.push(notify(
-                        "turn/started",
-                        &TurnNotification {
-                            thread_id: self.thread_id.clone(),
-                            turn: Turn {
-                                items: Vec::new(),
-                                ..turn
-                            },
-                        },
-                    ));
-                }
+                self.open(id, now_ms, None, &mut out);
                 if let Some(content) = self.pending_inputs.pop_front() {
                     out.extend(self.user_message(content, now_ms));
                 }

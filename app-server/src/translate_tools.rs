@@ -19,14 +19,21 @@ impl Translator {
                 call_id,
                 command,
                 cwd,
+                user_shell,
                 ..
             } => {
+                if *user_shell {
+                    self.open_user_shell_turn(call_id, now_ms, out);
+                }
                 if let Some(turn) = self.turn.as_mut() {
                     turn.command_cwds.insert(call_id.clone(), cwd.clone());
                     turn.asked.remove(call_id);
                 }
                 out.extend(self.approval_resolved(call_id));
-                let item = command_item(call_id, command, cwd, ItemStatus::InProgress);
+                let mut item = command_item(call_id, command, cwd, ItemStatus::InProgress);
+                if *user_shell {
+                    set_user_shell_source(&mut item);
+                }
                 out.push(self.started(&self.turn_id(), item, now_ms));
             }
             EventMsg::ExecCommandEnd {
@@ -35,8 +42,21 @@ impl Translator {
                 exit_code,
                 aggregated_output,
                 duration_ms,
-                ..
+                timed_out,
+                user_shell,
             } => {
+                // Replayed from a rollout, the user's command has no begin: its turn opens
+                // here.
+                let began = self.turn.as_ref().is_some_and(|t| {
+                    t.command_cwds.contains_key(call_id) || t.streamed.contains(call_id)
+                });
+                if *user_shell && !began {
+                    self.open_user_shell_turn(call_id, now_ms, out);
+                    let cwd = std::path::PathBuf::new();
+                    let mut item = command_item(call_id, command, &cwd, ItemStatus::InProgress);
+                    set_user_shell_source(&mut item);
+                    out.push(self.started(&self.turn_id(), item, now_ms));
+                }
                 out.extend(self.approval_resolved(call_id));
                 if let Some(turn) = self.turn.as_mut() {
                     turn.asked.remove(call_id);
@@ -75,7 +95,14 @@ impl Translator {
                     *code = *exit_code;
                     *duration = Some(i64::try_from(*duration_ms).unwrap_or(i64::MAX));
                 }
+                if *user_shell {
+                    set_user_shell_source(&mut item);
+                }
                 out.push(self.completed(item, now_ms));
+                if *user_shell {
+                    let interrupted = exit_code.is_none() && !*timed_out;
+                    out.extend(self.close_user_shell_turn(call_id, interrupted, now_ms));
+                }
             }
             EventMsg::ExecCommandOutputDelta { call_id, chunk, .. } => {
                 if let Some(turn) = self.turn.as_mut() {
@@ -233,5 +260,12 @@ impl Translator {
             | EventMsg::GoalUpdated { .. }
             | EventMsg::RequestUserInput { .. } => {}
         }
+    }
+}
+
+/// The user's own command (`thread/shellCommand`, the TUI's `!cmd`): Codex's `userShell`.
+fn set_user_shell_source(item: &mut ThreadItem) {
+    if let ThreadItem::CommandExecution { source, .. } = item {
+        *source = "userShell".into();
     }
 }

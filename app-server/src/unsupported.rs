@@ -34,7 +34,6 @@ pub const UNSUPPORTED: &[(&str, &str)] = &[
     ("externalAgentConfig/", "Troupe imports no other agent's configuration"),
     ("thread/delete", "Troupe keeps every thread's rollout; archive it with `thread/archive`"),
     ("thread/goal/", "a Troupe thread's goal is set and updated by the model's goal tools and `troupe exec --goal`, not by clients"),
-    ("thread/shellCommand", "the user's own shell commands run from the TUI (`!cmd`); the app-server does not offer them"),
     ("thread/inject_items", "a Troupe thread's history grows only through its turns (`turn/start`, `turn/steer`)"),
     ("skills/extraRoots/set", "Troupe's skills are found in `$TROUPE_HOME/skills/` and the project's `.agents/skills/` only (see `skills/list`)"),
     ("skills/config/write", "Troupe has no per-skill settings: every skill found is listed to the model"),

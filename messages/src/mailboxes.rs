@@ -118,12 +118,13 @@ pub enum SessionMsg {
         messages_before: u64,
     },
     // `troupe queue` (issue 19).
-    /// From the session's inbox poller: messages another process queued for this thread
-    /// (`$TROUPE_HOME/queue/<thread_id>/`), already claimed on disk (`claimed`, renamed so no
-    /// other reader takes them). Injected into the running turn, then deleted; put back
-    /// when no turn runs any more.
+    /// From the session's inbox poller: what another process queued for this thread
+    /// (`$TROUPE_HOME/queue/<thread_id>/`), already claimed on disk (`claimed[i]` holds
+    /// `ops[i]`, renamed so no other reader takes it). Steering is injected into the running
+    /// turn, then deleted, or put back when no turn runs any more; the other ops are handled
+    /// as submitted and deleted.
     QueuedInput {
-        texts: Vec<String>,
+        ops: Vec<crate::ops::QueuedOp>,
         claimed: Vec<PathBuf>,
     },
     /// From a goal tool's task: read or change the thread's goal; the reply is the goal

@@ -83,8 +83,44 @@ pub enum Op {
     /// with the user's environment, shown as a command (`ExecCommandBegin`/`End` with
     /// `user_shell`), and recorded in the history as a user message holding the command and
     /// its output, so the model sees it on the next turn. Refused (a `Warning`) while a turn
-    /// runs; `Op::Interrupt` kills it.
-    RunUserShellCommand { command: String },
+    /// runs; `Op::Interrupt` kills it; killed after `timeout_ms` (an hour when absent).
+    RunUserShellCommand {
+        command: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+}
+
+/// What another process asks of a thread through its inbox (`$TROUPE_HOME/queue/<id>/`,
+/// `troupe queue` and an app-server following a thread another process holds): delivered by
+/// the holding process to its session as the op it stands for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum QueuedOp {
+    /// Input for the running turn (or the next one): `Op::UserInput`.
+    Steer { text: String },
+    /// Stop the running turn (`Op::Interrupt`), only if it is still `turn_id` when named: an
+    /// interrupt that arrives after its turn ended must not stop the next one.
+    Interrupt {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_id: Option<crate::ids::TurnId>,
+    },
+    /// `Op::ExecApproval`.
+    ExecApproval {
+        call_id: String,
+        decision: ReviewDecision,
+    },
+    /// `Op::AgentApproval`.
+    AgentApproval {
+        thread_id: crate::ids::ThreadId,
+        call_id: String,
+        decision: ReviewDecision,
+    },
+    /// `Op::UserInputAnswer`.
+    UserInputAnswer {
+        call_id: String,
+        answers: crate::questions::UserInputAnswers,
+    },
 }
 
 /// One piece of user input.

@@ -97,6 +97,7 @@ fn ops_and_events_round_trip() {
     });
     roundtrip(Op::RunUserShellCommand {
         command: "echo hi | wc -c".into(),
+        timeout_ms: Some(1500),
     });
     // A model's command says nothing of `user_shell` on the wire (older readers agree).
     let begin = EventMsg::ExecCommandBegin {

@@ -15,6 +15,12 @@ pub struct TokenUsage {
     pub reasoning_output_tokens: u64,
     /// Total as the provider reported it.
     pub total_tokens: u64,
+    /// Prompt tokens written into the provider's prompt cache (included in `input_tokens`),
+    /// where the wire reports them (Anthropic's `cache_creation_input_tokens`); 0 elsewhere.
+    /// Absent from rollouts written before it was counted (read as 0). Always written: the
+    /// thread index stores usage in a format without field names.
+    #[serde(default)]
+    pub cache_write_input_tokens: u64,
 }
 
 impl TokenUsage {
@@ -25,5 +31,6 @@ impl TokenUsage {
         self.output_tokens += other.output_tokens;
         self.reasoning_output_tokens += other.reasoning_output_tokens;
         self.total_tokens += other.total_tokens;
+        self.cache_write_input_tokens += other.cache_write_input_tokens;
     }
 }

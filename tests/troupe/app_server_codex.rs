@@ -94,7 +94,7 @@ async fn turns_threads_and_commands_carry_codexs_values() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_thread_another_process_holds_is_refused_naming_it_and_how_to_take_over() {
+async fn a_thread_another_process_holds_is_followed_and_what_needs_it_names_the_holder() {
     let harness = harness(vec![]);
     let mut holder = start(&harness, Transport::Stdio, &[]).await;
     let mut first = holder.connect().await;
@@ -107,13 +107,40 @@ async fn a_thread_another_process_holds_is_refused_naming_it_and_how_to_take_ove
     let mut other = start(&harness, Transport::Stdio, &[]).await;
     let mut second = other.connect().await;
     second.initialize().await;
-    let error = second
-        .request_error("thread/resume", json!({"threadId": thread_id}))
+    second
+        .request("thread/resume", json!({"threadId": thread_id}))
         .await;
-    assert!(error.contains(&format!("pid {holder_pid}")), "{error}");
-    assert!(error.contains("app-server"), "{error}");
-    assert!(error.contains("stop that process"), "{error}");
-    assert!(error.contains("troupe queue --thread"), "{error}");
+    let held = second
+        .until(|m| m["method"] == "troupe/thread/held")
+        .await
+        .pop()
+        .unwrap();
+    assert_eq!(held["params"]["heldBy"]["pid"], json!(holder_pid), "{held}");
+    assert!(
+        held["params"]["heldBy"]["program"]
+            .as_str()
+            .unwrap()
+            .contains("app-server"),
+        "{held}"
+    );
+    // What needs the thread itself is refused, naming the holder and how to take over.
+    let text = json!([{"type": "text", "text": "x"}]);
+    for (method, params) in [
+        ("turn/start", json!({"threadId": thread_id, "input": text})),
+        ("thread/compact/start", json!({"threadId": thread_id})),
+        (
+            "thread/shellCommand",
+            json!({"threadId": thread_id, "command": "true"}),
+        ),
+    ] {
+        let error = second.request_error(method, params).await;
+        assert!(
+            error.contains(&format!("pid {holder_pid}")),
+            "{method}: {error}"
+        );
+        assert!(error.contains("app-server"), "{method}: {error}");
+        assert!(error.contains("stop that process"), "{method}: {error}");
+    }
     // Reading it still works.
     second
         .request("thread/read", json!({"threadId": thread_id}))

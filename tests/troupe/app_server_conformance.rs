@@ -36,6 +36,7 @@ fn response_file(method: &str) -> Option<&'static str> {
         "thread/loaded/list" => "v2/ThreadLoadedListResponse.json",
         "turn/start" => "v2/TurnStartResponse.json",
         "turn/interrupt" => "v2/TurnInterruptResponse.json",
+        "thread/shellCommand" => "v2/ThreadShellCommandResponse.json",
         "model/list" => "v2/ModelListResponse.json",
         "config/read" => "v2/ConfigReadResponse.json",
         _ => return None,
@@ -184,6 +185,15 @@ async fn every_message_of_a_rich_session_validates_against_codexs_schema() {
     client.start_turn(&thread_id, "delegate").await;
     drive(&mut client, &thread_id, None).await;
 
+    // The user's own command, in a turn of its own.
+    client
+        .request(
+            "thread/shellCommand",
+            json!({"threadId": thread_id, "command": "echo from-the-user", "timeoutMs": 5000}),
+        )
+        .await;
+    client.until_turn_completed(&thread_id).await;
+
     // Fork, resume, read, list, and the rest.
     let fork = client
         .request(
@@ -292,6 +302,29 @@ async fn every_message_of_a_rich_session_validates_against_codexs_schema() {
             methods_seen.contains(method),
             "{method} in {methods_seen:?}"
         );
+    }
+    // The fields Codex's schema leaves optional are sent as Codex sends them.
+    let user_shell = client
+        .received
+        .iter()
+        .any(|m| m["method"] == "item/completed" && m["params"]["item"]["source"] == "userShell");
+    assert!(user_shell, "a userShell command item");
+    for message in &client.received {
+        if message["method"] == "item/completed" {
+            assert!(
+                message["params"]
+                    .as_object()
+                    .unwrap()
+                    .contains_key("contentTokenCount"),
+                "{message}"
+            );
+        }
+        if message["method"] == "thread/tokenUsage/updated" {
+            for side in ["total", "last"] {
+                let usage = &message["params"]["tokenUsage"][side];
+                assert!(usage["cacheWriteInputTokens"].is_i64(), "{message}");
+            }
+        }
     }
     let spawned = client.received.iter().any(|m| {
         m["method"] == "item/completed" && m["params"]["item"]["type"] == "collabAgentToolCall"

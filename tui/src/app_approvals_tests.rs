@@ -137,7 +137,8 @@ fn bang_runs_a_shell_command_in_an_idle_main_thread_only() {
         vec![Action::Submit {
             client: 0,
             op: Op::RunUserShellCommand {
-                command: "echo hi".into()
+                command: "echo hi".into(),
+                timeout_ms: None,
             }
         }]
     );

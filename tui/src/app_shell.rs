@@ -27,7 +27,10 @@ impl App {
         }
         let mut actions = vec![Action::Submit {
             client: self.threads[index].client,
-            op: Op::RunUserShellCommand { command },
+            op: Op::RunUserShellCommand {
+                command,
+                timeout_ms: None,
+            },
         }];
         actions.extend(self.remember_prompt(index, typed));
         actions

@@ -40,6 +40,7 @@ fn an_unused_session_prints_nothing_and_a_used_one_its_tokens_and_resume_hint() 
         output_tokens: 34,
         reasoning_output_tokens: 0,
         total_tokens: 1234,
+        cache_write_input_tokens: 0,
     };
     assert_eq!(
         exit_lines(&app),

@@ -90,7 +90,7 @@ fn a_stream_of_blocks_becomes_items_and_usage() {
     let mut events = Vec::new();
     for data in [
         event(
-            json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "cache_read_input_tokens": 90, "output_tokens": 1}}}),
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "cache_read_input_tokens": 90, "cache_creation_input_tokens": 5, "output_tokens": 1}}}),
         ),
         event(
             json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
@@ -145,9 +145,10 @@ fn a_stream_of_blocks_becomes_items_and_usage() {
         (
             usage.input_tokens,
             usage.cached_input_tokens,
-            usage.output_tokens
+            usage.output_tokens,
+            usage.cache_write_input_tokens
         ),
-        (100, 90, 30)
+        (105, 90, 30, 5)
     );
 }
 

@@ -167,6 +167,7 @@ impl AnthropicDecoder {
             let written = number("cache_creation_input_tokens").unwrap_or(0);
             self.usage.input_tokens = input + read + written;
             self.usage.cached_input_tokens = read;
+            self.usage.cache_write_input_tokens = written;
         }
         if let Some(output) = number("output_tokens") {
             self.usage.output_tokens = output;

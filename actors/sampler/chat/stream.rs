@@ -253,5 +253,7 @@ pub fn parse_usage(usage: &Value) -> TokenUsage {
             .get("total_tokens")
             .and_then(Value::as_u64)
             .unwrap_or(input + output),
+        // Chat Completions reports no cache writes.
+        cache_write_input_tokens: 0,
     }
 }

@@ -152,6 +152,12 @@ export class Store {
         thread.wireStatus = p.status;
         return this.touch(thread);
       }
+      // The server follows a thread another process runs: read-only on this page.
+      case 'troupe/thread/held': {
+        const thread = this.thread(p.threadId);
+        thread.heldBy = p.heldBy;
+        return this.touch(thread);
+      }
       case 'turn/started': {
         const thread = this.thread(p.threadId);
         const turn = this.turn(thread, p.turn.id);
@@ -274,8 +280,10 @@ export class Store {
       return (wire.activeFlags ?? []).includes('waitingOnApproval') ? 'approval' : 'running';
     }
     if (wire.type === 'systemError') return 'failed';
-    // Held by another process, the server's answer is newer than any read of its turns.
-    const last = thread.heldBy ? thread.lastTurn : thread.turns.at(-1)?.status ?? thread.lastTurn;
+    // Held by another process and read, not followed: the server's answer is newer than any
+    // read of its turns. Followed, its turns are live.
+    const polled = thread.heldBy && !thread.subscribed;
+    const last = polled ? thread.lastTurn : thread.turns.at(-1)?.status ?? thread.lastTurn;
     if (last === 'failed') return 'failed';
     if (last === 'completed') return 'done';
     if (last === 'interrupted' || last === 'incomplete') return 'interrupted';
