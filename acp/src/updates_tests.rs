@@ -172,3 +172,32 @@ fn a_sub_agent_is_a_tool_call_titled_with_its_task() {
     });
     assert_eq!(done[0]["status"], "completed");
 }
+
+#[test]
+fn a_sub_agents_command_is_logged_once_begun_or_only_ended() {
+    let mut mapper = UpdateMapper::default();
+    let child = ThreadId::new();
+    let relay = |msg: EventMsg| EventMsg::AgentEvent {
+        thread_id: child,
+        task_path: "/root/a1".into(),
+        msg: Box::new(msg),
+    };
+    let end = |call_id: &str, script: &str| EventMsg::ExecCommandEnd {
+        call_id: call_id.into(),
+        command: vec!["bash".into(), "-lc".into(), script.into()],
+        exit_code: Some(0),
+        aggregated_output: String::new(),
+        duration_ms: 1,
+        timed_out: false,
+        user_shell: false,
+    };
+    // Live: the begin is logged, its end adds nothing.
+    mapper.on_event(&relay(exec_begin("c1", "echo live")));
+    assert!(mapper.on_event(&relay(end("c1", "echo live"))).is_empty());
+    // Replayed: begins are not recorded, so the end logs the command.
+    let replayed = mapper.on_event(&relay(end("c2", "echo replayed")));
+    assert_eq!(
+        replayed[0]["content"][0]["content"]["text"],
+        "$ echo live\n$ echo replayed\n"
+    );
+}
