@@ -29,8 +29,8 @@ pub async fn run(args: AcpArgs) -> Result<ExitCode> {
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let files = troupe_acp::files::EditorBridge::new();
     let registry = ToolRegistry::with_builtin_tools().with_editor_files(files.clone());
-    // No thread index (sled: its caches are most of a small process's memory, and an editor
-    // keeps the server running all day). Sessions are found, and their agents re-attached,
+    // No thread index: sled's buffers and threads were two thirds of this server's memory, and
+    // an editor keeps it running all day. Sessions are found, and their agents re-attached,
     // from the rollout files; the next command that opens the index catches it up.
     let runtime = Runtime::start(registry).await?;
     let options = troupe_acp::AcpOptions {
