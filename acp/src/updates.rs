@@ -258,14 +258,21 @@ impl UpdateMapper {
                 prompt,
                 ..
             } => {
+                let mut out = Vec::new();
                 if tool == "spawn_agent" {
                     if let Some(task) = prompt {
                         for thread in receiver_thread_ids {
-                            self.spawned.insert(*thread, task.clone());
+                            // The child's first events can overtake the spawn's (they come
+                            // from its watcher, not the turn): its call then gets its title now.
+                            if self.agents.contains_key(thread) {
+                                out.push(update(&agent_call_id(thread), json!({"title": task})));
+                            } else {
+                                self.spawned.insert(*thread, task.clone());
+                            }
                         }
                     }
                 }
-                Vec::new()
+                out
             }
             EventMsg::AgentEvent {
                 thread_id,

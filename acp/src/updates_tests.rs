@@ -201,3 +201,30 @@ fn a_sub_agents_command_is_logged_once_begun_or_only_ended() {
         "$ echo live\n$ echo replayed\n"
     );
 }
+
+#[test]
+fn a_sub_agent_whose_events_overtake_its_spawn_gets_its_title_from_the_spawn() {
+    let mut mapper = UpdateMapper::default();
+    let child = ThreadId::new();
+    let first = mapper.on_event(&EventMsg::AgentEvent {
+        thread_id: child,
+        task_path: "/root/a1".into(),
+        msg: Box::new(EventMsg::AgentMessage {
+            message: "started".into(),
+        }),
+    });
+    assert_eq!(first[0]["title"], "/root/a1");
+    let spawn = mapper.on_event(&EventMsg::CollabToolCall {
+        call_id: "a1".into(),
+        tool: "spawn_agent".into(),
+        sender_thread_id: ThreadId::new(),
+        receiver_thread_ids: vec![child],
+        prompt: Some("count the files".into()),
+        agents_states: Default::default(),
+        status: troupe_messages::agents::CollabCallStatus::Completed,
+    });
+    assert_eq!(spawn.len(), 1, "{spawn:?}");
+    assert_eq!(spawn[0]["sessionUpdate"], "tool_call_update");
+    assert_eq!(spawn[0]["toolCallId"], agent_call_id(&child));
+    assert_eq!(spawn[0]["title"], "count the files");
+}
