@@ -7,7 +7,7 @@ Starts MOCK_BIN and `TROUPE_BIN acp` in fresh temporary homes, opens SESSIONS se
 raw JSON-RPC lines, waits 2 s, then prints /proc/PID/smaps_rollup, the thread names, the
 mappings with the most resident memory, and the largest anonymous mappings.
 """
-import collections, json, os, re, subprocess, sys, tempfile, time
+import collections, json, os, re, shutil, subprocess, sys, tempfile, time
 
 troupe, mock = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 sessions = int(sys.argv[3]) if len(sys.argv) > 3 else 10
@@ -74,3 +74,5 @@ agent.stdin.close()
 agent.wait(timeout=20)
 model.kill()
 print("thread index created:", os.path.exists(f"{home}/state"))
+shutil.rmtree(home, ignore_errors=True)
+shutil.rmtree(cwd, ignore_errors=True)
