@@ -27,7 +27,6 @@ use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use troupe_actors::runtime::Runtime;
-use troupe_actors::thread_store::ThreadStore;
 use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::settings::SessionSettings;
@@ -43,7 +42,6 @@ pub struct AcpOptions {
     pub home: PathBuf,
     /// `-c key=value` overrides for every session.
     pub overrides: Vec<String>,
-    pub store: Option<Arc<ThreadStore>>,
     /// The bridge the runtime's tool registry was given (`ToolRegistry::with_editor_files`).
     pub files: Arc<EditorBridge>,
 }
@@ -285,11 +283,14 @@ impl Server {
         params: protocol::LoadSessionParams,
     ) -> Result<Value, RpcError> {
         let settings = self.settings(&params.cwd, &params.mcp_servers)?;
-        let summary = troupe_actors::thread_store::ops::find(
-            &self.options.home,
-            self.options.store.as_deref(),
-            &params.session_id,
-        )
+        // From the rollout files: `troupe acp` keeps no index (see `bin/src/acp.rs`).
+        let home = self.options.home.clone();
+        let query = params.session_id.clone();
+        let summary = tokio::task::spawn_blocking(move || {
+            troupe_actors::thread_store::ops::find(&home, None, &query)
+        })
+        .await
+        .map_err(|err| RpcError::internal(err.to_string()))?
         .map_err(|err| RpcError::new(rpc::RESOURCE_NOT_FOUND, err.to_string()))?;
         let session_id = summary.id.to_string();
         if session_id != params.session_id {
@@ -299,7 +300,7 @@ impl Server {
             ));
         }
         let rollout = PathBuf::from(&summary.rollout_path);
-        let (history, mapper) = replay::history(&rollout).await;
+        let (history, mapper) = replay::history(&self.options.home, &rollout).await;
         for update in history {
             self.peer.notify(
                 "session/update",

@@ -3,7 +3,7 @@
 
 use crate::commands::{self, command_kind, command_title, shows_in_terminal};
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
 use troupe_messages::tools::{FileChange, FileChangeKind, PlanItem, StepStatus};
@@ -34,6 +34,9 @@ pub struct UpdateMapper {
 #[derive(Debug, Default)]
 struct AgentCall {
     log: String,
+    /// Commands whose begin was logged; an end without one (a replay: begins are not
+    /// recorded) logs the command itself.
+    begun: HashSet<String>,
 }
 
 /// The tool call id a sub-agent appears under.
@@ -259,14 +262,21 @@ impl UpdateMapper {
                 prompt,
                 ..
             } => {
+                let mut out = Vec::new();
                 if tool == "spawn_agent" {
                     if let Some(task) = prompt {
                         for thread in receiver_thread_ids {
-                            self.spawned.insert(*thread, task.clone());
+                            // The child's first events can overtake the spawn's (they come
+                            // from its watcher, not the turn): its call then gets its title now.
+                            if self.agents.contains_key(thread) {
+                                out.push(update(&agent_call_id(thread), json!({"title": task})));
+                            } else {
+                                self.spawned.insert(*thread, task.clone());
+                            }
                         }
                     }
                 }
-                Vec::new()
+                out
             }
             EventMsg::AgentEvent {
                 thread_id,
@@ -332,11 +342,18 @@ impl UpdateMapper {
                 "rawInput": {"agent": thread.to_string(), "taskPath": task_path},
             }));
         }
+        let agent = self.agents.entry(*thread).or_default();
         let line = match msg {
             EventMsg::AgentMessage { message } => Some(message.clone()),
-            EventMsg::ExecCommandBegin { command, .. } => {
+            EventMsg::ExecCommandBegin {
+                call_id, command, ..
+            } => {
+                agent.begun.insert(call_id.clone());
                 Some(format!("$ {}", command_title(command)))
             }
+            EventMsg::ExecCommandEnd {
+                call_id, command, ..
+            } if !agent.begun.remove(call_id) => Some(format!("$ {}", command_title(command))),
             EventMsg::PatchApplyEnd {
                 changes, success, ..
             } => Some(format!(
@@ -353,13 +370,11 @@ impl UpdateMapper {
             _ => None,
         };
         if let Some(line) = line {
-            if let Some(agent) = self.agents.get_mut(thread) {
-                if agent.log.len() < AGENT_LOG_LIMIT {
-                    agent.log.push_str(&line);
-                    agent.log.push('\n');
-                }
-                out.push(update(&id, json!({"content": [text_content(&agent.log)]})));
+            if agent.log.len() < AGENT_LOG_LIMIT {
+                agent.log.push_str(&line);
+                agent.log.push('\n');
             }
+            out.push(update(&id, json!({"content": [text_content(&agent.log)]})));
         }
         if let Some(status) = status {
             out.push(update(&id, json!({"status": status})));

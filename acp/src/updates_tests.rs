@@ -173,3 +173,59 @@ fn a_sub_agent_is_a_tool_call_titled_with_its_task() {
     });
     assert_eq!(done[0]["status"], "completed");
 }
+
+#[test]
+fn a_sub_agents_command_is_logged_once_begun_or_only_ended() {
+    let mut mapper = UpdateMapper::default();
+    let child = ThreadId::new();
+    let relay = |msg: EventMsg| EventMsg::AgentEvent {
+        thread_id: child,
+        task_path: "/root/a1".into(),
+        msg: Box::new(msg),
+    };
+    let end = |call_id: &str, script: &str| EventMsg::ExecCommandEnd {
+        call_id: call_id.into(),
+        command: vec!["bash".into(), "-lc".into(), script.into()],
+        exit_code: Some(0),
+        aggregated_output: String::new(),
+        duration_ms: 1,
+        timed_out: false,
+        user_shell: false,
+    };
+    // Live: the begin is logged, its end adds nothing.
+    mapper.on_event(&relay(exec_begin("c1", "echo live")));
+    assert!(mapper.on_event(&relay(end("c1", "echo live"))).is_empty());
+    // Replayed: begins are not recorded, so the end logs the command.
+    let replayed = mapper.on_event(&relay(end("c2", "echo replayed")));
+    assert_eq!(
+        replayed[0]["content"][0]["content"]["text"],
+        "$ echo live\n$ echo replayed\n"
+    );
+}
+
+#[test]
+fn a_sub_agent_whose_events_overtake_its_spawn_gets_its_title_from_the_spawn() {
+    let mut mapper = UpdateMapper::default();
+    let child = ThreadId::new();
+    let first = mapper.on_event(&EventMsg::AgentEvent {
+        thread_id: child,
+        task_path: "/root/a1".into(),
+        msg: Box::new(EventMsg::AgentMessage {
+            message: "started".into(),
+        }),
+    });
+    assert_eq!(first[0]["title"], "/root/a1");
+    let spawn = mapper.on_event(&EventMsg::CollabToolCall {
+        call_id: "a1".into(),
+        tool: "spawn_agent".into(),
+        sender_thread_id: ThreadId::new(),
+        receiver_thread_ids: vec![child],
+        prompt: Some("count the files".into()),
+        agents_states: Default::default(),
+        status: troupe_messages::agents::CollabCallStatus::Completed,
+    });
+    assert_eq!(spawn.len(), 1, "{spawn:?}");
+    assert_eq!(spawn[0]["sessionUpdate"], "tool_call_update");
+    assert_eq!(spawn[0]["toolCallId"], agent_call_id(&child));
+    assert_eq!(spawn[0]["title"], "count the files");
+}

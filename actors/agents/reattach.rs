@@ -1,9 +1,10 @@
-//! A root resumed after its process died (a SIGKILL mid-investigation): its agents are on
-//! disk, not running. They are re-attached to the resumed root from the index, so
-//! `list_agents` shows them and `wait_agent` reports the ones whose turn never ended.
+//! A root resumed after its process died (a SIGKILL mid-investigation) or stopped: its
+//! agents are on disk, not running. They are re-attached to the resumed root from the index
+//! (or, in a runtime without one, from the rollout files), so `list_agents` shows them and
+//! `wait_agent` reports the ones whose turn never ended.
 
 use super::tree::{AgentTree, Reattached};
-use crate::thread_store::{reconcile, ThreadStore};
+use crate::thread_store::{agents_on_disk, reconcile, ThreadStore};
 use ractor::ActorRef;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -82,9 +83,40 @@ pub async fn reattach_from_index(
         if let Err(err) = reconcile::reconcile(&store, &home) {
             tracing::warn!("index not reconciled before re-attaching agents: {err}");
         }
-        store.all().map(|all| tree_of(&all, root))
+        store
+            .all()
+            .map(|all| tree_of(&all, root))
+            .map_err(|err| err.to_string())
     })
     .await;
+    attach(tree, root, session, found);
+}
+
+/// Re-attaches the agents of the resumed root `root` found in the rollout files under
+/// `home`, for a runtime without the index.
+pub async fn reattach_from_disk(
+    tree: &Arc<AgentTree>,
+    home: PathBuf,
+    root: ThreadId,
+    session: &ActorRef<SessionMsg>,
+) {
+    let found = tokio::task::spawn_blocking(move || {
+        let (summaries, unreadable) = agents_on_disk::agent_summaries(&home, root);
+        for problem in unreadable {
+            tracing::warn!("an agent of {root} is not re-attached: {problem}");
+        }
+        Ok(tree_of(&summaries, root))
+    })
+    .await;
+    attach(tree, root, session, found);
+}
+
+fn attach(
+    tree: &Arc<AgentTree>,
+    root: ThreadId,
+    session: &ActorRef<SessionMsg>,
+    found: Result<Result<Vec<Reattached>, String>, tokio::task::JoinError>,
+) {
     match found {
         Ok(Ok(agents)) => tree.reattach(root, session, agents),
         Ok(Err(err)) => tracing::warn!("cannot re-attach the agents of {root}: {err}"),

@@ -68,6 +68,48 @@ pub fn load(path: &Path) -> Result<LoadedRollout, RolloutError> {
     parse(path, &data)
 }
 
+/// The longest first line [`read_meta`] reads: a session meta is a few hundred bytes.
+const META_LINE_LIMIT: u64 = 1 << 20;
+
+/// The session meta of the rollout at `path`, from its first line alone (finding a thread's
+/// agents among many rollouts must not read every history whole).
+pub fn read_meta(path: &Path) -> Result<SessionMeta, RolloutError> {
+    use std::io::{BufRead, Read};
+    let io = |source| RolloutError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = troupe_config::regular_file::open(path).map_err(io)?;
+    let mut reader = std::io::BufReader::new(file.take(META_LINE_LIMIT));
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).map_err(io)? == 0 {
+            return Err(RolloutError::NotARollout {
+                path: path.to_path_buf(),
+                reason: "it has no session_meta line (empty file?)".into(),
+            });
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+    }
+    match serde_json::from_slice::<RolloutLine>(&line) {
+        Ok(RolloutLine {
+            record: RolloutRecord::SessionMeta(meta),
+            ..
+        }) => Ok(meta),
+        Ok(_) => Err(RolloutError::NotARollout {
+            path: path.to_path_buf(),
+            reason: "line 1 is not the session_meta line".into(),
+        }),
+        Err(err) => Err(RolloutError::NotARollout {
+            path: path.to_path_buf(),
+            reason: format!("line 1: {err}"),
+        }),
+    }
+}
+
 /// Parses rollout bytes read from `path`.
 pub fn parse(path: &Path, data: &[u8]) -> Result<LoadedRollout, RolloutError> {
     let mut meta: Option<SessionMeta> = None;

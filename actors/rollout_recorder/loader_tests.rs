@@ -183,3 +183,21 @@ fn a_garbage_middle_line_is_damage_that_resume_skips() {
     assert!(rollout.damaged.is_empty(), "{:?}", rollout.damaged);
     assert_eq!(rollout.warnings.len(), 1);
 }
+
+#[test]
+fn read_meta_reads_the_first_line_only_and_refuses_what_is_not_a_rollout() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    // A damaged later line does not matter: only the meta is read.
+    std::fs::write(&path, format!("\n{}\ngarbage\n", meta_line(2))).unwrap();
+    assert_eq!(read_meta(&path).unwrap().version, 2);
+    for data in [
+        "".to_string(),
+        format!("{}\n", item_line("a")),
+        "garbage\n".into(),
+    ] {
+        std::fs::write(&path, data).unwrap();
+        let err = read_meta(&path).unwrap_err();
+        assert!(matches!(err, RolloutError::NotARollout { .. }), "{err}");
+    }
+}

@@ -115,11 +115,14 @@ async fn open_thread(
     );
     let started = start_session(&manager, services, thread_id, settings, path.clone(), start).await;
     let session = started.as_ref().ok().cloned();
-    if let (true, Some(store), Some(session)) = (resumed_root, store, &session) {
+    if let (true, Some(session)) = (resumed_root, &session) {
         // Its agents died with its old process: re-attached (on disk, not running) before
         // the caller can submit anything, so the first tool call already sees them.
-        crate::agents::reattach::reattach_from_index(&agents, store, home, thread_id, session)
-            .await;
+        use crate::agents::reattach::{reattach_from_disk, reattach_from_index};
+        match store {
+            Some(store) => reattach_from_index(&agents, store, home, thread_id, session).await,
+            None => reattach_from_disk(&agents, home, thread_id, session).await,
+        }
     }
     let _ = manager.send_message(ThreadManagerMsg::ThreadOpened { thread_id, session });
     Ok(ThreadHandle {

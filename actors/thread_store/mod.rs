@@ -10,6 +10,7 @@
 //! that finds the store locked runs without it (its rollouts are still written, and the next
 //! process that opens the index picks them up from the files).
 
+pub mod agents_on_disk;
 pub mod ops;
 pub mod reconcile;
 pub mod rewind;

@@ -26,15 +26,16 @@ pub async fn run(args: AcpArgs) -> Result<ExitCode> {
             ..Default::default()
         },
     )?;
-    let store = troupe_cli::threads::open_store(&home, troupe_cli::threads::Reconcile::Run);
     let mut signals = StopSignals::install().context("cannot catch SIGINT/SIGTERM/SIGHUP")?;
     let files = troupe_acp::files::EditorBridge::new();
     let registry = ToolRegistry::with_builtin_tools().with_editor_files(files.clone());
-    let runtime = Runtime::start_with_store(registry, store.clone()).await?;
+    // No thread index: sled's buffers and threads were two thirds of this server's memory, and
+    // an editor keeps it running all day. Sessions are found, and their agents re-attached,
+    // from the rollout files; the next command that opens the index catches it up.
+    let runtime = Runtime::start(registry).await?;
     let options = troupe_acp::AcpOptions {
         home,
         overrides: args.config,
-        store,
         files,
     };
     let handle = runtime.clone();

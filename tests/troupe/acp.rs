@@ -101,6 +101,16 @@ fn message_text(seen: &Value) -> String {
         .collect()
 }
 
+/// The title a tool call ends with: its `tool_call`'s, or a later update's.
+fn last_title(updates: &[&Value]) -> String {
+    updates
+        .iter()
+        .filter_map(|u| u["title"].as_str())
+        .next_back()
+        .unwrap_or_default()
+        .to_string()
+}
+
 fn shell_args(script: &str) -> String {
     json!({"command": ["bash", "-lc", script]}).to_string()
 }
@@ -262,6 +272,72 @@ fn load_replays_an_earlier_session_and_continues_it() {
     let requests = harness.mock.requests();
     let body = requests.last().unwrap().body.to_string();
     assert!(body.contains("the first answer") && body.contains("the second question"));
+}
+
+#[test]
+fn load_reattaches_the_sessions_sub_agents_without_the_index() {
+    use crate::subagents_support::{call, spawn_call, wait_call};
+    let harness = Harness::new(vec![
+        MockResponse::tool_calls(vec![spawn_call(
+            "a1",
+            "counter",
+            "child-marker: count things",
+            "none",
+        )]),
+        wait_call("w1"),
+        MockResponse::text("root done"),
+        // After the load: the model asks which agents its thread has.
+        MockResponse::tool_calls(vec![call("l1", "list_agents", json!({}))]),
+        MockResponse::text("listed"),
+    ]);
+    harness.mock.route(
+        "child-marker",
+        vec![
+            MockResponse::shell("c1", &["echo", "from-child"]),
+            MockResponse::text("child done"),
+        ],
+    );
+    // The first server runs the turn and stops; a second one loads the session.
+    let seen = run_client(&harness, "load", &FULL_ACCESS);
+    assert_eq!(seen["prompt"]["stopReason"], "end_turn", "{seen}");
+    let agent: Vec<&Value> = seen["replayed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| &n["update"])
+        .filter(|u| {
+            u["toolCallId"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("agent-"))
+        })
+        .collect();
+    assert!(
+        !agent.is_empty(),
+        "no sub-agent replayed: {}",
+        seen["replayed"]
+    );
+    assert_eq!(agent[0]["sessionUpdate"], "tool_call", "{agent:?}");
+    assert!(last_title(&agent).contains("count things"), "{agent:?}");
+    let log: String = agent
+        .iter()
+        .filter_map(|u| u["content"][0]["content"]["text"].as_str())
+        .collect();
+    assert!(
+        log.contains("$ echo from-child") && log.contains("child done"),
+        "{log}"
+    );
+    assert_eq!(agent.last().unwrap()["status"], "completed");
+    // The loaded root's tree holds its agent again: `list_agents` names it.
+    let body = harness.mock.requests().last().unwrap().body.clone();
+    let outputs = troupe_test_support::tool_outputs(&body);
+    let listed = outputs.last().unwrap();
+    assert!(
+        listed.contains("\"task_name\":\"/root/counter\"")
+            && listed.contains("\"status\":\"completed\""),
+        "{listed}"
+    );
+    // Neither server opened the thread index.
+    assert!(!harness.home.path().join("state").exists());
 }
 
 #[test]
@@ -567,10 +643,7 @@ fn a_sub_agent_is_one_tool_call_with_its_own_updates() {
         .collect();
     assert_eq!(agent[0]["sessionUpdate"], "tool_call", "{agent:?}");
     assert_eq!(agent[0]["kind"], "think");
-    assert!(
-        agent[0]["title"].as_str().unwrap().contains("count things"),
-        "{agent:?}"
-    );
+    assert!(last_title(&agent).contains("count things"), "{agent:?}");
     let log: String = agent
         .iter()
         .filter_map(|u| u["content"][0]["content"]["text"].as_str())
