@@ -40,7 +40,7 @@ use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::{SessionMsg, ThreadManagerMsg, TurnMsg};
-use troupe_messages::ops::{Op, ReviewDecision, Submission};
+use troupe_messages::ops::{Op, ReviewDecision, Submission, UserInput};
 use troupe_messages::rollout::{CompactedRecord, HistoryPart, RolloutRecord};
 use troupe_messages::settings::{FsyncPolicy, SessionSettings};
 use troupe_messages::usage::TokenUsage;
@@ -340,52 +340,63 @@ impl SessionState {
         myself.stop(Some("shutdown".into()));
     }
 
+    /// Input the user typed: joins the running turn, waits for the turn that is ending or
+    /// the user's shell command, or starts a turn.
+    async fn on_user_input(
+        &mut self,
+        myself: &ActorRef<SessionMsg>,
+        submission_id: String,
+        items: Vec<UserInput>,
+    ) {
+        match &self.turn {
+            Some(turn) => {
+                let actor = turn.actor.clone();
+                // Typed while a turn runs: refused now if it can never fit, as it would
+                // be at the start of a turn.
+                let message = crate::turn::prompt::user_message(&items);
+                if let Err(message) = self.check_fits(&[message]) {
+                    let error = TurnError::Model(
+                        troupe_messages::errors::ModelError::ContextWindowExceeded { message },
+                    );
+                    self.emit(
+                        &submission_id,
+                        EventMsg::Error {
+                            error,
+                            fatal: false,
+                        },
+                    )
+                    .await;
+                    return;
+                }
+                let seq = self.queue.push(items.clone());
+                let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
+            }
+            None => match self.ending.as_mut() {
+                // The last turn's end is not recorded yet: this input's turn follows it.
+                Some(ending) => {
+                    self.queue.push(items);
+                    ending.then_start = Some(submission_id);
+                }
+                // The user's shell command is running: its record joins the history
+                // first, then this input's turn starts.
+                None if self.user_shell.running.is_some() => {
+                    self.queue.push(items);
+                    if let Some(running) = self.user_shell.running.as_mut() {
+                        running.then_start = Some(submission_id);
+                    }
+                }
+                None => {
+                    let mut inputs = self.queue.take_all();
+                    inputs.extend(items);
+                    self.start_turn(myself, submission_id, inputs).await;
+                }
+            },
+        }
+    }
+
     async fn on_submit(&mut self, myself: &ActorRef<SessionMsg>, submission: Submission) {
         match submission.op {
-            Op::UserInput { items } => match &self.turn {
-                Some(turn) => {
-                    let actor = turn.actor.clone();
-                    // Typed while a turn runs: refused now if it can never fit, as it would
-                    // be at the start of a turn.
-                    let message = crate::turn::prompt::user_message(&items);
-                    if let Err(message) = self.check_fits(&[message]) {
-                        let error = TurnError::Model(
-                            troupe_messages::errors::ModelError::ContextWindowExceeded { message },
-                        );
-                        self.emit(
-                            &submission.id,
-                            EventMsg::Error {
-                                error,
-                                fatal: false,
-                            },
-                        )
-                        .await;
-                        return;
-                    }
-                    let seq = self.queue.push(items.clone());
-                    let _ = actor.send_message(TurnMsg::InjectInput { seq, items });
-                }
-                None => match self.ending.as_mut() {
-                    // The last turn's end is not recorded yet: this input's turn follows it.
-                    Some(ending) => {
-                        self.queue.push(items);
-                        ending.then_start = Some(submission.id);
-                    }
-                    // The user's shell command is running: its record joins the history
-                    // first, then this input's turn starts.
-                    None if self.user_shell.running.is_some() => {
-                        self.queue.push(items);
-                        if let Some(running) = self.user_shell.running.as_mut() {
-                            running.then_start = Some(submission.id);
-                        }
-                    }
-                    None => {
-                        let mut inputs = self.queue.take_all();
-                        inputs.extend(items);
-                        self.start_turn(myself, submission.id, inputs).await;
-                    }
-                },
-            },
+            Op::UserInput { items } => self.on_user_input(myself, submission.id, items).await,
             Op::AgentInput { items, start_turn } => {
                 self.on_agent_input(myself, submission.id, items, start_turn)
                     .await

@@ -505,7 +505,7 @@ impl Pump {
                 if let Some(overrides) = overrides {
                     let update = Box::new(overrides.update());
                     if let Err(err) = self.thread.submit(Op::UpdateTurnSettings { update }) {
-                        client.send(wire::error(&id, err.to_string()));
+                        client.send(wire::error(&id, err));
                         return;
                     }
                     if let Some(shared) = &self.settings {
@@ -523,7 +523,7 @@ impl Pump {
                 }) {
                     Ok(_) => self.turn_waiters.push((client, id)),
                     Err(err) => {
-                        client.send(wire::error(&id, err.to_string()));
+                        client.send(wire::error(&id, err));
                     }
                 }
             }
@@ -544,7 +544,7 @@ impl Pump {
                                 serde_json::to_value(TurnSteerResponse { turn_id })
                                     .unwrap_or(Value::Null),
                             ),
-                            Err(err) => wire::error(&id, err.to_string()),
+                            Err(err) => wire::error(&id, err),
                         };
                         client.send(reply);
                     }
@@ -663,7 +663,7 @@ impl Pump {
                 self.subscribe(&client);
                 let reply = match self.thread.submit(Op::Compact) {
                     Ok(_) => wire::response(&id, json!({})),
-                    Err(err) => wire::error(&id, err.to_string()),
+                    Err(err) => wire::error(&id, err),
                 };
                 client.send(reply);
             }
