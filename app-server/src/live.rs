@@ -237,7 +237,19 @@ impl Pump {
                     Some(Incoming::Event(event)) => self.on_event(&event.msg, wire::now_ms()),
                     Some(Incoming::Line(line)) => self.on_line(&line),
                     None => {
-                        // The session stopped by itself: tell its listeners it is not loaded.
+                        // The session stopped by itself (or its holder let go): close the
+                        // control first, so that a request sent on hearing `notLoaded` finds
+                        // the thread unloaded and loads it again rather than reaching this
+                        // pump as it ends; what was already queued goes to the handover.
+                        control.close();
+                        while let Ok(request) = control.try_recv() {
+                            match request {
+                                Control::Unsubscribe { conn } => {
+                                    self.subscribers.retain(|c| c.conn != conn);
+                                }
+                                other => handover.leftover.push(other),
+                            }
+                        }
                         let status = ThreadStatusChangedNotification {
                             thread_id: self.thread_id.clone(),
                             status: ThreadStatus::NotLoaded,
