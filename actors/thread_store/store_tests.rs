@@ -95,8 +95,23 @@ fn entries_survive_reopening() {
         store.put(&summary("a", 1)).unwrap();
         store.flush().unwrap();
     }
-    let store = ThreadStore::open(home.path()).unwrap();
+    let store = reopen(home.path());
     assert_eq!(store.get(A).unwrap(), Some(summary("a", 1)));
+}
+
+/// Opens the store a handle of this process just dropped: sled lets go of its file lock when
+/// its background flusher, which holds the database too, has stopped, a moment after the
+/// last handle is dropped.
+fn reopen(home: &Path) -> ThreadStore {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match ThreadStore::open(home) {
+            Err(StoreError::Locked { .. }) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
 }
 
 #[test]
