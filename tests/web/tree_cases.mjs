@@ -69,17 +69,21 @@ export function addTreeCases(cases, { openPage, connected, startThread, waitTurn
       await page.waitForFunction(() => [...document.querySelectorAll('.thread-row')].every((r) => r.dataset.status === 'running'), null, { timeout: WAIT });
       assert(await running.count() === 1 && await idle.count() === 0, 'the running filter shows the idle thread, or not the running one');
       await page.selectOption('#status-filter', '');
-      // Opened, it is read from its rollout (what is recorded so far), and read-only here.
+      // Opened, it is followed (its history, then what the holder records); its running turn
+      // can be steered and interrupted from here, new turns start only there.
       await running.click();
       await page.locator('#transcript .item-userMessage', { hasText: 'held-running-task: sleep' }).waitFor({ timeout: WAIT });
-      await page.locator('#composer-target', { hasText: 'open in another process' }).waitFor({ timeout: WAIT });
-      assert(await page.locator('#send').isDisabled() && await page.locator('#interrupt').isDisabled(), 'the composer acts on a thread another process holds');
+      await page.locator('#composer-target', { hasText: 'steer or interrupt its turn here' }).waitFor({ timeout: WAIT });
+      assert(await page.locator('#send').textContent() === 'Steer', 'a followed running turn cannot be steered');
       assert(await page.locator('#notice').isHidden(), `an error is shown: ${await page.locator('#notice').textContent()}`);
       await shot(page, 'held-elsewhere');
-      // Its turn interrupted there: this page sees it end.
-      await there.locator('#interrupt:enabled').click({ timeout: WAIT });
+      // The supervisor interrupts it from this page: the holder's turn ends, both pages see it.
+      await page.locator('#interrupt:enabled').click({ timeout: WAIT });
       await waitTurnStatus(there, 'interrupted');
       await page.locator('.thread-row[data-status=interrupted]', { hasText: 'held-running-task' }).waitFor({ timeout: WAIT });
+      // Idle there now: nothing to act on here.
+      await page.locator('#send:disabled').waitFor({ timeout: WAIT });
+      assert(await page.locator('#interrupt').isDisabled(), 'interrupt is offered with no turn running');
       await there.context().close();
     },
   });

@@ -253,16 +253,21 @@ function selectedThread() {
 // same textContent replaces the text node and costs the frame a layout.
 function updateComposer() {
   const thread = selectedThread();
-  // A thread another process holds is read-only here: that process takes its input.
+  // A thread another process holds starts its turns there. Followed (the server tails it and
+  // passes steering, interrupts and answers to the holder), its running turn can be steered
+  // and interrupted here; only read from its rollout, it is read-only.
   const held = thread?.heldBy;
-  const running = Boolean(thread) && !held && ['running', 'approval'].includes(Store.statusOf(thread));
+  const followed = Boolean(held) && thread.subscribed;
+  const running = Boolean(thread) && (!held || followed) && ['running', 'approval'].includes(Store.statusOf(thread));
   setIf($('send'), 'textContent', !thread ? 'Start thread' : running ? 'Steer' : 'Send');
-  setIf($('send'), 'disabled', Boolean(held));
+  setIf($('send'), 'disabled', Boolean(held) && !running);
   setIf($('interrupt'), 'disabled', !running);
   setIf($('new-thread-options'), 'hidden', Boolean(thread));
+  const holder = held ? `${threadTitle(thread)} is open in another process (pid ${held.pid})` : '';
   setIf($('composer-target'), 'textContent', !thread ? 'new thread'
-    : held ? `${threadTitle(thread)} is open in another process (pid ${held.pid}): read-only here`
-      : `to ${threadTitle(thread)}`);
+    : followed ? `${holder}: steer or interrupt its turn here; new turns start there`
+      : held ? `${holder}: read-only here`
+        : `to ${threadTitle(thread)}`);
 }
 
 async function send(event) {
