@@ -69,11 +69,53 @@ impl EventRenderer for HumanOutput {
 }
 
 impl HumanOutput {
-    #[allow(
-        clippy::too_many_lines,
-        reason = "one arm per event variant, each a few lines of output"
-    )]
     fn show(&mut self, msg: &EventMsg) {
+        match msg {
+            EventMsg::SessionConfigured { .. }
+            | EventMsg::TurnComplete { .. }
+            | EventMsg::TurnAborted { .. }
+            | EventMsg::StreamRetry { .. }
+            | EventMsg::Warning { .. }
+            | EventMsg::Error { .. } => self.show_lifecycle(msg),
+            EventMsg::AgentReasoning { .. } | EventMsg::AgentMessage { .. } => {
+                self.show_stream(msg)
+            }
+            EventMsg::ExecCommandBegin { .. }
+            | EventMsg::ExecCommandEnd { .. }
+            | EventMsg::PatchApplyEnd { .. }
+            | EventMsg::PlanUpdated { .. } => self.show_work(msg),
+            EventMsg::HookStarted { .. }
+            | EventMsg::HookCompleted { .. }
+            | EventMsg::PermissionsGranted { .. }
+            | EventMsg::CollabToolCall { .. }
+            | EventMsg::AgentEvent { .. }
+            | EventMsg::GoalUpdated { .. } => self.show_beside(msg),
+            // Deltas: the finished message/reasoning is shown whole. Approval requests are
+            // answered (and said) by the exec loop. The rest is bookkeeping the finished
+            // items already show.
+            EventMsg::TurnStarted { .. }
+            | EventMsg::InputInjected { .. }
+            | EventMsg::AgentMessageDelta { .. }
+            | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecCommandOutputDelta { .. }
+            | EventMsg::ExecApprovalRequest { .. }
+            | EventMsg::ApplyPatchApprovalRequest { .. }
+            | EventMsg::RequestUserInput { .. }
+            | EventMsg::ToolCallBegin { .. }
+            | EventMsg::ToolCallEnd { .. }
+            | EventMsg::McpToolCallBegin { .. }
+            | EventMsg::McpToolCallEnd { .. }
+            | EventMsg::PatchApplyBegin { .. }
+            | EventMsg::TurnDiff { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::ContextCompacted { .. }
+            | EventMsg::TokenCount { .. }
+            | EventMsg::ShutdownComplete => {}
+        }
+    }
+
+    /// The session's header, the turn's end, retries, warnings and errors.
+    fn show_lifecycle(&mut self, msg: &EventMsg) {
         match msg {
             EventMsg::SessionConfigured {
                 thread_id,
@@ -88,9 +130,46 @@ impl HumanOutput {
                 cwd.display(),
                 sandbox_mode.as_str()
             )),
-            EventMsg::ExecCommandBegin { command, cwd, .. } => {
-                self.line(&format!("exec\n{} in {}", command_line(command), cwd.display()))
+            EventMsg::TurnComplete { usage, .. } => {
+                self.line(&format!("tokens used\n{}", usage.total_tokens))
             }
+            EventMsg::TurnAborted { reason, .. } => {
+                self.line(&format!("turn aborted: {reason:?}"))
+            }
+            EventMsg::StreamRetry {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => self.line(&format!(
+                "reconnecting {attempt}/{max_attempts} in {delay_ms}ms: {reason}"
+            )),
+            EventMsg::Warning { message } => self.line(&format!("warning: {message}")),
+            EventMsg::Error { error, .. } => {
+                let text = visible(&self.prefixed(&format!("ERROR: {}", error_text(error))));
+                let _ = writeln!(std::io::stderr().lock(), "{text}");
+            }
+            _ => {}
+        }
+    }
+
+    /// The model's finished message and reasoning (deltas are not shown).
+    fn show_stream(&mut self, msg: &EventMsg) {
+        match msg {
+            EventMsg::AgentReasoning { text } => self.line(&format!("thinking\n{text}")),
+            EventMsg::AgentMessage { message } => self.line(&format!("troupe\n{message}")),
+            _ => {}
+        }
+    }
+
+    /// Commands, patches and plans.
+    fn show_work(&mut self, msg: &EventMsg) {
+        match msg {
+            EventMsg::ExecCommandBegin { command, cwd, .. } => self.line(&format!(
+                "exec\n{} in {}",
+                command_line(command),
+                cwd.display()
+            )),
             EventMsg::ExecCommandEnd {
                 exit_code,
                 aggregated_output,
@@ -157,24 +236,23 @@ impl HumanOutput {
                 }
                 self.line(&text);
             }
-            EventMsg::AgentReasoning { text } => self.line(&format!("thinking\n{text}")),
-            EventMsg::AgentMessage { message } => self.line(&format!("troupe\n{message}")),
-            EventMsg::StreamRetry {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            } => self.line(&format!(
-                "reconnecting {attempt}/{max_attempts} in {delay_ms}ms: {reason}"
-            )),
-            EventMsg::Warning { message } => self.line(&format!("warning: {message}")),
+            _ => {}
+        }
+    }
+
+    /// Hooks, granted permissions, goals and sub-agents.
+    fn show_beside(&mut self, msg: &EventMsg) {
+        match msg {
             EventMsg::HookStarted {
                 event_name,
                 command,
                 tool_name,
                 ..
             } => {
-                let about = tool_name.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+                let about = tool_name
+                    .as_deref()
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default();
                 self.line(&format!("hook {}{about}: {command}", event_name.as_str()))
             }
             EventMsg::HookCompleted {
@@ -184,16 +262,15 @@ impl HumanOutput {
                 message,
                 ..
             } => {
-                let about = message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
+                let about = message
+                    .as_deref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default();
                 self.line(&format!(
                     "hook {} {} in {duration_ms} ms{about}",
                     event_name.as_str(),
                     decision.as_str()
                 ))
-            }
-            EventMsg::Error { error, .. } => {
-                let text = visible(&self.prefixed(&format!("ERROR: {}", error_text(error))));
-                let _ = writeln!(std::io::stderr().lock(), "{text}");
             }
             EventMsg::PermissionsGranted {
                 scope, permissions, ..
@@ -208,7 +285,10 @@ impl HumanOutput {
                 prompt,
                 ..
             } => {
-                let about = prompt.as_deref().map(|p| format!(": {p}")).unwrap_or_default();
+                let about = prompt
+                    .as_deref()
+                    .map(|p| format!(": {p}"))
+                    .unwrap_or_default();
                 self.line(&format!("collab {tool}{about}"))
             }
             // The ending is the tool output the model reads; agents report on their own.
@@ -225,12 +305,6 @@ impl HumanOutput {
                 }
                 self.agent = outer;
             }
-            EventMsg::TurnComplete { usage, .. } => {
-                self.line(&format!("tokens used\n{}", usage.total_tokens))
-            }
-            EventMsg::TurnAborted { reason, .. } => {
-                self.line(&format!("turn aborted: {reason:?}"))
-            }
             EventMsg::GoalUpdated { goal, continuing } => {
                 let budget = goal
                     .token_budget
@@ -244,27 +318,7 @@ impl HumanOutput {
                     goal.tokens_used
                 ))
             }
-            // Deltas: the finished message/reasoning is shown whole. Approval requests are
-            // answered (and said) by the exec loop. The rest is bookkeeping the finished
-            // items already show.
-            EventMsg::TurnStarted { .. }
-            | EventMsg::InputInjected { .. }
-            | EventMsg::AgentMessageDelta { .. }
-            | EventMsg::AgentReasoningDelta { .. }
-            | EventMsg::ExecCommandOutputDelta { .. }
-            | EventMsg::ExecApprovalRequest { .. }
-            | EventMsg::ApplyPatchApprovalRequest { .. }
-            | EventMsg::RequestUserInput { .. }
-            | EventMsg::ToolCallBegin { .. }
-            | EventMsg::ToolCallEnd { .. }
-            | EventMsg::McpToolCallBegin { .. }
-            | EventMsg::McpToolCallEnd { .. }
-            | EventMsg::PatchApplyBegin { .. }
-            | EventMsg::TurnDiff { .. }
-            | EventMsg::ItemRecorded { .. }
-            | EventMsg::ContextCompacted { .. }
-            | EventMsg::TokenCount { .. }
-            | EventMsg::ShutdownComplete => {}
+            _ => {}
         }
     }
 }

@@ -63,11 +63,53 @@ impl JsonEvents {
     }
 
     /// The lines one event produces (often none).
-    #[allow(
-        clippy::too_many_lines,
-        reason = "one arm per event variant, each a few lines of JSON"
-    )]
     pub fn convert(&mut self, msg: &EventMsg) -> Vec<ThreadEvent> {
+        match msg {
+            EventMsg::SessionConfigured { .. }
+            | EventMsg::TurnStarted { .. }
+            | EventMsg::TurnComplete { .. }
+            | EventMsg::TurnAborted { .. }
+            | EventMsg::Warning { .. }
+            | EventMsg::StreamRetry { .. }
+            | EventMsg::Error { .. }
+            | EventMsg::AgentMessage { .. }
+            | EventMsg::AgentReasoning { .. } => self.convert_lifecycle(msg),
+            EventMsg::ExecCommandBegin { .. }
+            | EventMsg::ExecCommandEnd { .. }
+            | EventMsg::PatchApplyBegin { .. }
+            | EventMsg::PatchApplyEnd { .. }
+            | EventMsg::PlanUpdated { .. } => self.convert_work(msg),
+            EventMsg::McpToolCallBegin { .. }
+            | EventMsg::McpToolCallEnd { .. }
+            | EventMsg::CollabToolCall { .. } => self.convert_tools(msg),
+            EventMsg::HookStarted { .. }
+            | EventMsg::HookCompleted { .. }
+            | EventMsg::PermissionsGranted { .. } => self.convert_hooks(msg),
+            // Codex's `exec --json` has no line for these: deltas (items are sent whole),
+            // approval requests (exec denies them and warns), questions (exec answers them
+            // and warns), goal bookkeeping (each follow-up turn has its own turn lines), and
+            // internal bookkeeping.
+            EventMsg::InputInjected { .. }
+            | EventMsg::AgentMessageDelta { .. }
+            | EventMsg::AgentReasoningDelta { .. }
+            | EventMsg::ExecCommandOutputDelta { .. }
+            | EventMsg::ExecApprovalRequest { .. }
+            | EventMsg::ApplyPatchApprovalRequest { .. }
+            | EventMsg::ToolCallBegin { .. }
+            | EventMsg::ToolCallEnd { .. }
+            | EventMsg::TurnDiff { .. }
+            | EventMsg::ItemRecorded { .. }
+            | EventMsg::ContextCompacted { .. }
+            | EventMsg::TokenCount { .. }
+            | EventMsg::AgentEvent { .. }
+            | EventMsg::GoalUpdated { .. }
+            | EventMsg::RequestUserInput { .. }
+            | EventMsg::ShutdownComplete => Vec::new(),
+        }
+    }
+
+    /// The thread and turn lifecycle, the model's messages, retries, warnings and errors.
+    fn convert_lifecycle(&mut self, msg: &EventMsg) -> Vec<ThreadEvent> {
         match msg {
             EventMsg::SessionConfigured { thread_id, .. } => vec![ThreadEvent::ThreadStarted {
                 thread_id: thread_id.to_string(),
@@ -76,58 +118,63 @@ impl JsonEvents {
                 self.last_error = None;
                 vec![ThreadEvent::TurnStarted]
             }
-            EventMsg::HookStarted {
-                run_id,
-                event_name,
-                command,
-                tool_name,
-                ..
-            } => {
-                let item = self.item(ItemDetails::HookRun {
-                    event_name: event_name.as_str().into(),
-                    command: command.clone(),
-                    tool_name: tool_name.clone(),
-                    decision: None,
-                    message: None,
-                    duration_ms: None,
-                    status: ItemStatus::InProgress,
+            EventMsg::TurnComplete { usage, .. } => {
+                let mut lines = self.finish_todo_list();
+                lines.push(ThreadEvent::TurnCompleted {
+                    usage: usage_of(usage),
                 });
-                self.commands.insert(run_id.clone(), item.id.clone());
-                vec![ThreadEvent::ItemStarted { item }]
+                lines
             }
-            EventMsg::HookCompleted {
-                run_id,
-                event_name,
-                command,
-                duration_ms,
-                decision,
-                message,
-            } => {
-                let id = match self.commands.remove(run_id) {
-                    Some(id) => id,
-                    None => self.item_id(),
-                };
-                let status = if *decision == troupe_messages::hooks::HookDecision::Failed {
-                    ItemStatus::Failed
-                } else {
-                    ItemStatus::Completed
-                };
-                let item = ThreadItem {
-                    id,
-                    details: ItemDetails::HookRun {
-                        event_name: event_name.as_str().into(),
-                        command: command.clone(),
-                        tool_name: None,
-                        decision: Some(decision.as_str().into()),
-                        message: message.clone(),
-                        duration_ms: Some(*duration_ms),
-                        status,
-                    },
-                };
+            EventMsg::TurnAborted { reason, .. } => {
+                let message = self.last_error.take().unwrap_or_else(|| match reason {
+                    AbortReason::Interrupted => "the turn was interrupted".into(),
+                    AbortReason::Shutdown => "the thread was shut down".into(),
+                    AbortReason::Failed => "the turn failed".into(),
+                });
+                let mut lines = self.finish_todo_list();
+                lines.push(ThreadEvent::TurnFailed {
+                    error: ThreadError { message },
+                });
+                lines
+            }
+            EventMsg::Warning { message } => {
+                let item = self.item(ItemDetails::Error {
+                    message: message.clone(),
+                });
                 vec![ThreadEvent::ItemCompleted { item }]
             }
-            // Codex's `exec --json` has no item for a grant.
-            EventMsg::PermissionsGranted { .. } => Vec::new(),
+            EventMsg::StreamRetry {
+                attempt,
+                max_attempts,
+                reason,
+                ..
+            } => vec![ThreadEvent::Error {
+                message: format!("Reconnecting... {attempt}/{max_attempts} ({reason})"),
+            }],
+            EventMsg::Error { error, fatal } => {
+                let message = error_text(error);
+                if *fatal {
+                    self.last_error = Some(message.clone());
+                }
+                vec![ThreadEvent::Error { message }]
+            }
+            EventMsg::AgentMessage { message } => {
+                let item = self.item(ItemDetails::AgentMessage {
+                    text: message.clone(),
+                });
+                vec![ThreadEvent::ItemCompleted { item }]
+            }
+            EventMsg::AgentReasoning { text } => {
+                let item = self.item(ItemDetails::Reasoning { text: text.clone() });
+                vec![ThreadEvent::ItemCompleted { item }]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Commands, patches and plans.
+    fn convert_work(&mut self, msg: &EventMsg) -> Vec<ThreadEvent> {
+        match msg {
             EventMsg::ExecCommandBegin {
                 call_id, command, ..
             } => {
@@ -219,76 +266,13 @@ impl JsonEvents {
                     }
                 }
             }
-            EventMsg::AgentMessage { message } => {
-                let item = self.item(ItemDetails::AgentMessage {
-                    text: message.clone(),
-                });
-                vec![ThreadEvent::ItemCompleted { item }]
-            }
-            EventMsg::AgentReasoning { text } => {
-                let item = self.item(ItemDetails::Reasoning { text: text.clone() });
-                vec![ThreadEvent::ItemCompleted { item }]
-            }
-            EventMsg::Warning { message } => {
-                let item = self.item(ItemDetails::Error {
-                    message: message.clone(),
-                });
-                vec![ThreadEvent::ItemCompleted { item }]
-            }
-            EventMsg::StreamRetry {
-                attempt,
-                max_attempts,
-                reason,
-                ..
-            } => vec![ThreadEvent::Error {
-                message: format!("Reconnecting... {attempt}/{max_attempts} ({reason})"),
-            }],
-            EventMsg::Error { error, fatal } => {
-                let message = error_text(error);
-                if *fatal {
-                    self.last_error = Some(message.clone());
-                }
-                vec![ThreadEvent::Error { message }]
-            }
-            EventMsg::TurnComplete { usage, .. } => {
-                let mut lines = self.finish_todo_list();
-                lines.push(ThreadEvent::TurnCompleted {
-                    usage: usage_of(usage),
-                });
-                lines
-            }
-            EventMsg::TurnAborted { reason, .. } => {
-                let message = self.last_error.take().unwrap_or_else(|| match reason {
-                    AbortReason::Interrupted => "the turn was interrupted".into(),
-                    AbortReason::Shutdown => "the thread was shut down".into(),
-                    AbortReason::Failed => "the turn failed".into(),
-                });
-                let mut lines = self.finish_todo_list();
-                lines.push(ThreadEvent::TurnFailed {
-                    error: ThreadError { message },
-                });
-                lines
-            }
-            // Codex's `exec --json` has no line for these: deltas (items are sent whole),
-            // approval requests (exec denies them and warns), questions (exec answers them
-            // and warns), goal bookkeeping (each follow-up turn has its own turn lines), and
-            // internal bookkeeping.
-            EventMsg::InputInjected { .. }
-            | EventMsg::AgentMessageDelta { .. }
-            | EventMsg::AgentReasoningDelta { .. }
-            | EventMsg::ExecCommandOutputDelta { .. }
-            | EventMsg::ExecApprovalRequest { .. }
-            | EventMsg::ApplyPatchApprovalRequest { .. }
-            | EventMsg::ToolCallBegin { .. }
-            | EventMsg::ToolCallEnd { .. }
-            | EventMsg::TurnDiff { .. }
-            | EventMsg::ItemRecorded { .. }
-            | EventMsg::ContextCompacted { .. }
-            | EventMsg::TokenCount { .. }
-            | EventMsg::AgentEvent { .. }
-            | EventMsg::GoalUpdated { .. }
-            | EventMsg::RequestUserInput { .. }
-            | EventMsg::ShutdownComplete => Vec::new(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// MCP tool calls and sub-agent calls.
+    fn convert_tools(&mut self, msg: &EventMsg) -> Vec<ThreadEvent> {
+        match msg {
             EventMsg::McpToolCallBegin {
                 call_id,
                 server,
@@ -395,6 +379,66 @@ impl JsonEvents {
                     ThreadEvent::ItemCompleted { item }
                 }]
             }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Hooks and granted permissions.
+    fn convert_hooks(&mut self, msg: &EventMsg) -> Vec<ThreadEvent> {
+        match msg {
+            EventMsg::HookStarted {
+                run_id,
+                event_name,
+                command,
+                tool_name,
+                ..
+            } => {
+                let item = self.item(ItemDetails::HookRun {
+                    event_name: event_name.as_str().into(),
+                    command: command.clone(),
+                    tool_name: tool_name.clone(),
+                    decision: None,
+                    message: None,
+                    duration_ms: None,
+                    status: ItemStatus::InProgress,
+                });
+                self.commands.insert(run_id.clone(), item.id.clone());
+                vec![ThreadEvent::ItemStarted { item }]
+            }
+            EventMsg::HookCompleted {
+                run_id,
+                event_name,
+                command,
+                duration_ms,
+                decision,
+                message,
+            } => {
+                let id = match self.commands.remove(run_id) {
+                    Some(id) => id,
+                    None => self.item_id(),
+                };
+                let status = if *decision == troupe_messages::hooks::HookDecision::Failed {
+                    ItemStatus::Failed
+                } else {
+                    ItemStatus::Completed
+                };
+                let item = ThreadItem {
+                    id,
+                    details: ItemDetails::HookRun {
+                        event_name: event_name.as_str().into(),
+                        command: command.clone(),
+                        tool_name: None,
+                        decision: Some(decision.as_str().into()),
+                        message: message.clone(),
+                        duration_ms: Some(*duration_ms),
+                        status,
+                    },
+                };
+                vec![ThreadEvent::ItemCompleted { item }]
+            }
+            // Codex's `exec --json` has no item for a grant.
+            EventMsg::PermissionsGranted { .. } => Vec::new(),
+            _ => Vec::new(),
         }
     }
 

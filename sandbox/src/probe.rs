@@ -20,7 +20,9 @@ macro_rules! landlock_limits {
          the same command, and cannot remove, rename or link entries there; deny-read paths \
          (Troupe's stored keys among them) cannot be read, but the names in each directory \
          on the way to one stay listable and an entry added to such a directory after the \
-         command started cannot be read by it; the network is cut by seccomp and Landlock only; chmod/utime/xattr changes to files you own stay \
+         command started cannot be read by it; the network is cut by seccomp and Landlock only, \
+         so while it is off no Unix socket can be opened (`socketpair` aside) unless \
+         `allow_unix_sockets` names one, which then opens them all; chmod/utime/xattr changes to files you own stay \
          possible even outside the writable roots"
     };
 }

@@ -147,9 +147,17 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
             // leader, so it can always start its own session.
             session::detach(leads_session).map_err(|e| Failure::Setup(format!("setsid: {e}")))?;
             let proxy_port = plan.proxy.as_ref().map(|p| p.port);
-            Confinement::prepare(&plan.writable, &[], &[], plan.network_on, proxy_port, false)?
-                .hiding(plan.hidden_outside_writable_roots())
-                .exec(&spec.cwd, &command)
+            Confinement::prepare(
+                &plan.writable,
+                &[],
+                &[],
+                plan.network_on,
+                proxy_port,
+                false,
+                &[],
+            )?
+            .hiding(plan.hidden_outside_writable_roots())
+            .exec(&spec.cwd, &command)
         }
         HelperBackend::Landlock => {
             if plan.proxy.is_some() {
@@ -176,6 +184,7 @@ fn run(args: &[OsString]) -> Result<Never, Failure> {
                 plan.network_on,
                 None,
                 true,
+                &plan.file_system.allow_unix_sockets,
             )?
             .exec(&spec.cwd, &command)
         }
@@ -415,11 +424,14 @@ impl Confinement {
         network_on: bool,
         proxy_port: Option<u16>,
         landlock_required: bool,
+        unix_sockets: &[PathBuf],
     ) -> Result<Self, Failure> {
         let inet = if network_on {
             seccomp::Inet::Open
         } else if proxy_port.is_some() {
             seccomp::Inet::LoopbackOnly
+        } else if landlock_required && unix_sockets.is_empty() {
+            seccomp::Inet::Sealed
         } else {
             seccomp::Inet::Closed
         };

@@ -1,5 +1,6 @@
 //! The seccomp layer: syscalls a sandboxed command never needs and that would let it leave
-//! or weaken the sandbox answer EPERM; with the network off, sockets other than AF_UNIX too;
+//! or weaken the sandbox answer EPERM; with the network off, sockets other than AF_UNIX too
+//! (and AF_UNIX as well where no mount view masks the host's sockets);
 //! and no command may push input into a terminal (`TIOCSTI`, `TIOCLINUX`).
 
 use seccompiler::{
@@ -106,6 +107,11 @@ pub enum Inet {
     LoopbackOnly,
     /// None (the network is off).
     Closed,
+    /// None, AF_UNIX included: the network is off and no mount view hides the host's
+    /// pathname sockets (the landlock backend; Landlock has no right over `connect` to one),
+    /// so a command could otherwise reach any service listening on one (docker's, a
+    /// database's). `socketpair` stays allowed: it reaches nothing outside.
+    Sealed,
 }
 
 pub fn build(inet: Inet, keep_session: bool) -> Result<Vec<BpfProgram>, String> {
@@ -137,6 +143,9 @@ pub fn build(inet: Inet, keep_session: bool) -> Result<Vec<BpfProgram>, String> 
         Inet::Closed => {
             let not_unix = cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
             rules.insert(libc::SYS_socket, vec![rule(vec![not_unix])?]);
+        }
+        Inet::Sealed => {
+            rules.insert(libc::SYS_socket, vec![]);
         }
         Inet::LoopbackOnly => {
             // Refused when the family is none of the three (one rule, conditions and-ed).

@@ -80,8 +80,9 @@ fn setup(args: &[OsString]) -> Result<Prepared, Failure> {
         Some(table) => table.sockets_to_mask()?,
         None => Default::default(),
     };
-    let confinement = Confinement::prepare(&plan.writable, &[], &[], plan.network_on, None, false)?
-        .hiding(plan.hidden_outside_writable_roots());
+    let confinement =
+        Confinement::prepare(&plan.writable, &[], &[], plan.network_on, None, false, &[])?
+            .hiding(plan.hidden_outside_writable_roots());
     let mut blocked = SigSet::empty();
     blocked.add(Signal::SIGCHLD);
     blocked

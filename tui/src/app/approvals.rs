@@ -213,5 +213,5 @@ pub fn verdict(decision: &ReviewDecision, retry: Option<&SandboxRetry>) -> Strin
 }
 
 #[cfg(test)]
-#[path = "app_approvals_tests.rs"]
+#[path = "approvals_tests.rs"]
 mod tests;
