@@ -14,6 +14,7 @@
 //! directories over the size limit, paths that are not UTF-8, and the excluded paths a caller
 //! names (the store itself, deny-read paths).
 
+mod delta;
 mod diff;
 mod error;
 mod fsat;
@@ -23,14 +24,18 @@ mod objects;
 mod prune;
 mod restore;
 mod take;
+mod tracker;
+mod walk;
+mod watches;
 
 pub use diff::{diff, Change, ChangeKind};
 pub use error::CheckpointError;
-pub use manifest::{Manifest, Node, RootState, Skipped, StatKey};
+pub use manifest::{Manifest, Node, RootState, Skipped, StatKey, Written};
 pub use objects::{write_atomically, Store};
 pub use prune::{prune, PruneLimits, PruneReport};
 pub use restore::RestoreReport;
 pub use take::{Options, RootSpec};
+pub use tracker::Tracker;
 
 /// Up to `limit` bytes of the regular file `rel` beneath `root`, read the way a restore
 /// reaches it (no symlink followed, nothing outside the root); `None` when it holds more.
@@ -61,6 +66,10 @@ pub const NEVER_WALKED: &[&str] = &[".git", ".troupe"];
 #[cfg(test)]
 #[path = "store_tests.rs"]
 mod store_tests;
+
+#[cfg(test)]
+#[path = "tracker_tests.rs"]
+mod tracker_tests;
 
 #[cfg(test)]
 #[path = "roundtrip_tests.rs"]
