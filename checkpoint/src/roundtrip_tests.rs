@@ -7,6 +7,7 @@
 //! each must record the same trees as a full walk; they are written as deltas where they
 //! can be, and restored from what a load of that chain gives back.
 
+use super::tracker_tests::without_stat;
 use super::{Manifest, Options, Store, Tracker};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -181,7 +182,7 @@ fn step(root: &Path, rng: &mut StdRng, git: bool) {
     }
 }
 
-fn options() -> Options {
+pub(super) fn options() -> Options {
     Options {
         max_dir_bytes: u64::MAX,
         max_root_bytes: u64::MAX,
@@ -204,20 +205,7 @@ fn take(
     let shape = |m: &Manifest| {
         m.roots
             .iter()
-            .map(|r| {
-                let entries: Vec<(String, super::Node)> = r
-                    .entries
-                    .iter()
-                    .map(|(path, node)| {
-                        let mut node = node.clone();
-                        if let super::Node::File { stat, .. } = &mut node {
-                            *stat = super::StatKey::default();
-                        }
-                        (path.clone(), node)
-                    })
-                    .collect();
-                (r.root.clone(), entries, r.skipped.clone())
-            })
+            .map(|r| (r.root.clone(), without_stat(r), r.skipped.clone()))
             .collect::<Vec<_>>()
     };
     assert_eq!(

@@ -2,17 +2,9 @@
 //! ignore rules changing, a file changed through a link outside the root, a directory
 //! replaced or moved, and the written deltas surviving the pruning of their base.
 
-use super::{prune, Manifest, Node, Options, PruneLimits, StatKey, Store, Tracker};
+use super::roundtrip_tests::options;
+use super::{prune, Manifest, Node, PruneLimits, StatKey, Store, Tracker};
 use std::path::{Path, PathBuf};
-
-fn options() -> Options {
-    Options {
-        max_dir_bytes: u64::MAX,
-        max_root_bytes: u64::MAX,
-        exclude: Vec::new(),
-        keep: true,
-    }
-}
 
 fn setup() -> (tempfile::TempDir, PathBuf, Store, Tracker) {
     let work = tempfile::tempdir().unwrap();
@@ -25,10 +17,14 @@ fn setup() -> (tempfile::TempDir, PathBuf, Store, Tracker) {
     (work, root, store, Tracker::new(options(), true))
 }
 
-/// What a manifest records, the stat cache aside.
+/// What a manifest records of its first root, the stat cache aside.
 fn shape(manifest: &Manifest) -> Vec<(String, Node)> {
-    manifest.roots[0]
-        .entries
+    without_stat(&manifest.roots[0])
+}
+
+/// A root's entries with their stat keys cleared.
+pub(super) fn without_stat(root: &super::RootState) -> Vec<(String, Node)> {
+    root.entries
         .iter()
         .map(|(path, node)| {
             let mut node = node.clone();
