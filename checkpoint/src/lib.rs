@@ -3,8 +3,10 @@
 //! A checkpoint is a [`Manifest`]: for each root, every path (relative, `/`-separated) with
 //! its kind, full permission bits, and content hash or link target. Contents live once in a
 //! content-addressed object store (SHA-256); a manifest is written last, atomically, so a
-//! checkpoint torn by a crash is never seen. Taking one is incremental: a file whose size,
-//! times, inode and device match the previous manifest is not read again.
+//! checkpoint torn by a crash is never seen, and written as its changes from the previous one
+//! where that is smaller ([`Store::write_manifest_over`]). Taking one is incremental: a file
+//! whose size, times, inode and device match the previous manifest is not read again, and a
+//! [`Tracker`] lists again only the directories inotify says changed.
 //!
 //! Restoring never leaves the root: every access walks beneath an open descriptor of the
 //! root with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, so a symlink planted anywhere
