@@ -21,7 +21,7 @@ use crate::take::{now_ns, Options, RootSpec, Taking};
 use crate::walk::{walk, OnDir, WalkFrom, Walked, MAX_ENTRIES};
 use crate::watches::{Dirty, Watches};
 use std::collections::{BTreeSet, HashMap};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -387,7 +387,18 @@ impl Refresh<'_> {
     /// Records `item` as it is now; a new directory is watched, then walked whole. False
     /// when the quick path cannot record it as the full walk would.
     fn update(&mut self, item: &Walked) -> Result<bool, CheckpointError> {
-        let known_dir = matches!(self.state.entries.get(&item.rel), Some(Node::Dir { .. }));
+        let known_dir = match self.state.entries.get(&item.rel) {
+            // A directory whose mode changed may no longer be listable (the walk would
+            // leave out what it holds): walked whole.
+            Some(Node::Dir { mode }) if item.meta.is_dir() => {
+                if *mode != item.meta.permissions().mode() & 0o7777 {
+                    return Ok(false);
+                }
+                true
+            }
+            Some(Node::Dir { .. }) => true,
+            _ => false,
+        };
         let mut items = Vec::new();
         if item.meta.is_dir() && !known_dir {
             if item.meta.dev() != self.root_dev {

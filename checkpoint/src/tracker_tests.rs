@@ -149,3 +149,22 @@ fn deltas_load_back_and_survive_the_pruning_of_their_base() {
         assert!(store.load_manifest(&kept.id).unwrap().same_trees(kept));
     }
 }
+
+#[test]
+fn a_directory_made_unreadable_is_left_out_as_the_walk_leaves_it_out() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_work, root, store, mut tracker) = setup();
+    take(&mut tracker, &store, &root);
+    let deep = root.join("src/deep");
+    std::fs::set_permissions(&deep, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let readable = std::fs::read_dir(&deep).is_ok();
+    let roots = vec![root.clone()];
+    let quick = tracker.take(&store, &roots, None);
+    std::fs::set_permissions(&deep, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let quick = quick.unwrap();
+    if !readable {
+        // Not as root: the walk cannot list it, so neither may the tracker keep its files.
+        assert!(!paths(&quick).contains(&"src/deep/b.rs".to_string()));
+    }
+    take(&mut tracker, &store, &root);
+}
