@@ -24,6 +24,7 @@ pub mod index;
 mod manifest;
 mod objects;
 mod prune;
+mod refresh;
 mod restore;
 mod take;
 mod tracker;
