@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 use troupe_checkpoint::index::{self, IndexLine, Phase};
-use troupe_checkpoint::{prune, Manifest, Options, PruneLimits, Store};
+use troupe_checkpoint::{prune, Manifest, Options, PruneLimits, Store, Tracker};
 use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::SessionSettings;
@@ -47,6 +47,9 @@ pub struct SessionCheckpoints {
     last: Option<CheckpointGate>,
     /// The newest manifest: the next checkpoint's stat cache (loaded from the index once).
     previous: Arc<Mutex<Option<Manifest>>>,
+    /// What the roots looked like at the last checkpoint, kept up to date by inotify, so
+    /// a checkpoint lists only the directories that changed.
+    tracker: Arc<Mutex<Option<Tracker>>>,
     pruned: bool,
 }
 
@@ -56,6 +59,7 @@ impl SessionCheckpoints {
             thread_id,
             last: None,
             previous: Arc::default(),
+            tracker: Arc::default(),
             pruned: false,
         }
     }
@@ -82,6 +86,7 @@ impl SessionCheckpoints {
             roots: turn_roots(settings),
             options: options(settings, true),
             previous: self.previous.clone(),
+            tracker: self.tracker.clone(),
             prune: (!std::mem::replace(&mut self.pruned, true)).then_some(PruneLimits {
                 max_age_days: settings.checkpoints.max_age_days,
                 max_total_bytes: settings.checkpoints.max_total_mb.saturating_mul(1 << 20),
@@ -159,6 +164,7 @@ struct Job {
     roots: Vec<PathBuf>,
     options: Options,
     previous: Arc<Mutex<Option<Manifest>>>,
+    tracker: Arc<Mutex<Option<Tracker>>>,
     prune: Option<PruneLimits>,
 }
 
@@ -175,11 +181,26 @@ impl Job {
                 .and_then(|line| line.checkpoint.as_deref())
                 .and_then(|id| store.load_manifest(id).ok());
         }
-        let manifest = store.take(&self.roots, previous.as_ref(), &self.options)?;
+        let mut tracker = self
+            .tracker
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if tracker
+            .as_ref()
+            .is_none_or(|t| *t.options() != self.options)
+        {
+            *tracker = Some(Tracker::new(self.options.clone(), true));
+        }
+        let taken = match tracker.as_mut() {
+            Some(tracker) => tracker.take(&store, &self.roots, previous.as_ref()),
+            None => store.take(&self.roots, previous.as_ref(), &self.options),
+        };
+        drop(tracker);
+        let mut manifest = taken?;
         let id = match previous.as_ref() {
             Some(old) if old.same_trees(&manifest) => old.id.clone(),
             _ => {
-                store.write_manifest(&manifest)?;
+                store.write_manifest_over(&mut manifest, previous.as_ref())?;
                 manifest.id.clone()
             }
         };

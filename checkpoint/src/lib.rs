@@ -3,8 +3,10 @@
 //! A checkpoint is a [`Manifest`]: for each root, every path (relative, `/`-separated) with
 //! its kind, full permission bits, and content hash or link target. Contents live once in a
 //! content-addressed object store (SHA-256); a manifest is written last, atomically, so a
-//! checkpoint torn by a crash is never seen. Taking one is incremental: a file whose size,
-//! times, inode and device match the previous manifest is not read again.
+//! checkpoint torn by a crash is never seen, and written as its changes from the previous one
+//! where that is smaller ([`Store::write_manifest_over`]). Taking one is incremental: a file
+//! whose size, times, inode and device match the previous manifest is not read again, and a
+//! [`Tracker`] lists again only the directories inotify says changed.
 //!
 //! Restoring never leaves the root: every access walks beneath an open descriptor of the
 //! root with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, so a symlink planted anywhere
@@ -14,6 +16,7 @@
 //! directories over the size limit, paths that are not UTF-8, and the excluded paths a caller
 //! names (the store itself, deny-read paths).
 
+mod delta;
 mod diff;
 mod error;
 mod fsat;
@@ -21,16 +24,21 @@ pub mod index;
 mod manifest;
 mod objects;
 mod prune;
+mod refresh;
 mod restore;
 mod take;
+mod tracker;
+mod walk;
+mod watches;
 
 pub use diff::{diff, Change, ChangeKind};
 pub use error::CheckpointError;
-pub use manifest::{Manifest, Node, RootState, Skipped, StatKey};
+pub use manifest::{Manifest, Node, RootState, Skipped, StatKey, Written};
 pub use objects::{write_atomically, Store};
 pub use prune::{prune, PruneLimits, PruneReport};
 pub use restore::RestoreReport;
 pub use take::{Options, RootSpec};
+pub use tracker::Tracker;
 
 /// Up to `limit` bytes of the regular file `rel` beneath `root`, read the way a restore
 /// reaches it (no symlink followed, nothing outside the root); `None` when it holds more.
@@ -61,6 +69,10 @@ pub const NEVER_WALKED: &[&str] = &[".git", ".troupe"];
 #[cfg(test)]
 #[path = "store_tests.rs"]
 mod store_tests;
+
+#[cfg(test)]
+#[path = "tracker_tests.rs"]
+mod tracker_tests;
 
 #[cfg(test)]
 #[path = "roundtrip_tests.rs"]

@@ -18,6 +18,22 @@ pub struct Manifest {
     /// Files read (hashed) to take it: those the previous checkpoint could not vouch for.
     #[serde(skip)]
     pub files_read: usize,
+    /// How it is written on disk ([`crate::Store::write_manifest_over`]).
+    #[serde(skip)]
+    pub written: Written,
+}
+
+/// How a checkpoint is written: whole, or as changes from `base`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The checkpoint it is written as changes from (none: written whole).
+    pub base: Option<String>,
+    /// Deltas from the last checkpoint written whole, this one included.
+    pub chain: u32,
+    /// Their bytes.
+    pub chain_bytes: u64,
+    /// The bytes of that checkpoint written whole.
+    pub whole_bytes: u64,
 }
 
 /// One root's state.
@@ -137,4 +153,13 @@ pub(crate) fn under_skipped(path: &str, skipped: &[Skipped]) -> bool {
                 .strip_prefix(s.path.as_str())
                 .is_some_and(|rest| rest.starts_with('/'))
     })
+}
+
+/// Whether `path` is `dir` or lies under it ("" is the whole root).
+pub(crate) fn is_under(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path == dir
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
 }

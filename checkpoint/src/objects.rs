@@ -62,6 +62,39 @@ impl Store {
     /// exists already is not written again). Returns (hash, bytes read).
     pub(crate) fn put(
         &self,
+        source: &mut std::fs::File,
+        keep: bool,
+    ) -> Result<(String, u64), CheckpointError> {
+        let len = source.metadata().map_or(u64::MAX, |m| m.len());
+        if len > IN_MEMORY {
+            return self.put_streamed(source, keep);
+        }
+        // Hashed first, so an object the store has already costs no file created.
+        let mut bytes = Vec::with_capacity(len as usize);
+        source
+            .read_to_end(&mut bytes)
+            .map_err(CheckpointError::io("cannot read a file of", &self.dir))?;
+        let hash = hex(&Sha256::digest(&bytes));
+        let size = bytes.len() as u64;
+        if keep {
+            let path = self.object_path(&hash);
+            if !path.exists() {
+                let parent = path.parent().unwrap_or(&self.dir);
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent)
+                    .map_err(CheckpointError::io("cannot create", parent))?;
+                write_object(&self.dir.join("tmp"), &path, &bytes)?;
+            }
+        }
+        Ok((hash, size))
+    }
+
+    /// [`Store::put`] for a file too large to hold in memory: copied to a temp file while
+    /// it is hashed.
+    fn put_streamed(
+        &self,
         source: &mut impl Read,
         keep: bool,
     ) -> Result<(String, u64), CheckpointError> {
@@ -143,7 +176,12 @@ impl Store {
         write_atomically(&self.dir.join("tmp"), &path, &bytes)
     }
 
+    /// Checkpoint `id`, whether written whole or as a delta.
     pub fn load_manifest(&self, id: &str) -> Result<Manifest, CheckpointError> {
+        self.load_chained(id, 0)
+    }
+
+    pub(crate) fn load_chained(&self, id: &str, depth: u32) -> Result<Manifest, CheckpointError> {
         if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
             return Err(CheckpointError::Missing(id.to_string()));
         }
@@ -151,15 +189,16 @@ impl Store {
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Err(CheckpointError::Missing(id.to_string()))
+                return self.load_delta(id, depth);
             }
             Err(err) => return Err(CheckpointError::io("cannot read", &path)(err)),
         };
-        let manifest: Manifest =
+        let mut manifest: Manifest =
             serde_json::from_slice(&bytes).map_err(|err| CheckpointError::Corrupt {
                 id: id.to_string(),
                 reason: err.to_string(),
             })?;
+        manifest.written.whole_bytes = bytes.len() as u64;
         if manifest.version > MANIFEST_VERSION {
             return Err(CheckpointError::Corrupt {
                 id: id.to_string(),
@@ -178,20 +217,7 @@ impl Store {
 /// Writes `bytes` to `path` through a temp file in `tmp_dir` (same filesystem), fsynced,
 /// renamed into place, the directory fsynced.
 pub fn write_atomically(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    let tmp = tmp_dir.join(crate::fsat::temp_name());
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()
-    })();
-    if let Err(err) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(CheckpointError::io("cannot write", &tmp)(err));
-    }
+    let tmp = write_temp(tmp_dir, bytes)?;
     if let Some(parent) = path.parent() {
         std::fs::DirBuilder::new()
             .recursive(true)
@@ -206,6 +232,37 @@ pub fn write_atomically(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// Files up to this size are read whole to be hashed (and stored only when new).
+const IN_MEMORY: u64 = 8 << 20;
+
+/// `bytes` in a new file of `tmp_dir`, fsynced: its path.
+fn write_temp(tmp_dir: &Path, bytes: &[u8]) -> Result<PathBuf, CheckpointError> {
+    let tmp = tmp_dir.join(crate::fsat::temp_name());
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    })();
+    if let Err(err) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(CheckpointError::io("cannot write", &tmp)(err));
+    }
+    Ok(tmp)
+}
+
+/// Writes a new object: temp file, fsync, rename (an object is never seen half written).
+fn write_object(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    let tmp = write_temp(tmp_dir, bytes)?;
+    std::fs::rename(&tmp, path).map_err(|err| {
+        let _ = std::fs::remove_file(&tmp);
+        CheckpointError::io("cannot store", path)(err)
+    })
 }
 
 pub(crate) fn now_ms() -> u64 {

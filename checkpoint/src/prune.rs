@@ -30,9 +30,18 @@ pub fn prune(store: &Store, limits: PruneLimits) -> Result<PruneReport, Checkpoi
     let mut report = PruneReport::default();
     let protected = protected_ids(store)?;
     let manifests_dir = store.dir().join("manifests");
-    let mut manifests: Vec<(String, u64)> = read_dir_names(&manifests_dir)
+    let mut ids: Vec<String> = read_dir_names(&manifests_dir)
         .into_iter()
-        .filter_map(|name| name.strip_suffix(".json").map(str::to_string))
+        .filter_map(|name| {
+            name.strip_suffix(".delta.json")
+                .or_else(|| name.strip_suffix(".json"))
+                .map(str::to_string)
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let mut manifests: Vec<(String, u64)> = ids
+        .into_iter()
         .map(|id| {
             let created = id
                 .split('-')
@@ -46,14 +55,16 @@ pub fn prune(store: &Store, limits: PruneLimits) -> Result<PruneReport, Checkpoi
     let max_age_ms = limits.max_age_days.saturating_mul(86_400_000);
     let now = now_ms();
     let mut kept: Vec<(String, Manifest)> = Vec::new();
+    let mut old: Vec<String> = Vec::new();
     for (id, created) in manifests {
         if !protected.contains(&id) && now.saturating_sub(created) > max_age_ms {
-            remove_manifest(store, &id, &mut report);
-            continue;
-        }
-        if let Ok(manifest) = store.load_manifest(&id) {
+            old.push(id);
+        } else if let Ok(manifest) = store.load_manifest(&id) {
             kept.push((id, manifest));
         }
+    }
+    for id in &old {
+        remove_manifest(store, id, &kept, &mut report);
     }
     // Reference counts and sizes of the objects the kept checkpoints name.
     let mut refs: HashMap<String, (usize, u64)> = HashMap::new();
@@ -70,7 +81,7 @@ pub fn prune(store: &Store, limits: PruneLimits) -> Result<PruneReport, Checkpoi
         if protected.contains(id) {
             continue;
         }
-        remove_manifest(store, id, &mut report);
+        remove_manifest(store, id, &kept, &mut report);
         for (hash, _) in objects_of(manifest) {
             if let Some(entry) = refs.get_mut(&hash) {
                 entry.0 -= 1;
@@ -104,8 +115,20 @@ pub fn prune(store: &Store, limits: PruneLimits) -> Result<PruneReport, Checkpoi
     Ok(report)
 }
 
-fn remove_manifest(store: &Store, id: &str, report: &mut PruneReport) {
-    if std::fs::remove_file(store.manifest_path(id)).is_ok() {
+/// Removes checkpoint `id`; the kept ones written as changes from it are first written
+/// whole (if that fails, `id` stays: they need it).
+fn remove_manifest(store: &Store, id: &str, kept: &[(String, Manifest)], report: &mut PruneReport) {
+    for (dependent, manifest) in kept {
+        if manifest.written.base.as_deref() == Some(id) {
+            if store.write_manifest(manifest).is_err() {
+                return;
+            }
+            let _ = std::fs::remove_file(store.delta_path(dependent));
+        }
+    }
+    let whole = std::fs::remove_file(store.manifest_path(id)).is_ok();
+    let delta = std::fs::remove_file(store.delta_path(id)).is_ok();
+    if whole || delta {
         report.manifests_removed += 1;
     }
 }

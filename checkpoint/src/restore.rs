@@ -195,6 +195,11 @@ impl RootRestore<'_> {
             }
             Node::File { mode, hash, .. } => {
                 let bytes = self.store.read_object(hash).map_err(|e| e.to_string())?;
+                if kind == ChangeKind::Modified {
+                    if let Some(done) = overwrite_in_place(&dir, &name, &bytes, *mode) {
+                        return done;
+                    }
+                }
                 let tmp = fsat::temp_name();
                 let fd = fsat::open_beneath(
                     &dir,
@@ -237,6 +242,35 @@ impl RootRestore<'_> {
             }
         }
     }
+}
+
+/// Writes a changed file over its old content when it is a regular file with no other
+/// link (a write through a second link would change a file elsewhere, perhaps outside the
+/// root) that the owner may write: no new inode, which on a file system short of recently
+/// freed inodes costs far more than the write. Anything else, or any failure before the
+/// first byte is written, is left to the temp-file-and-rename path (`None`).
+fn overwrite_in_place(
+    dir: &OwnedFd,
+    name: &str,
+    bytes: &[u8],
+    mode: u32,
+) -> Option<Result<(), String>> {
+    use std::os::unix::fs::FileExt;
+    let fd = fsat::open_beneath(dir, name, OFlag::O_WRONLY | OFlag::O_NONBLOCK, 0).ok()?;
+    let stat = nix::sys::stat::fstat(fd.as_raw_fd()).ok()?;
+    if stat.st_mode & libc::S_IFMT != libc::S_IFREG || stat.st_nlink != 1 {
+        return None;
+    }
+    let file = std::fs::File::from(fd);
+    // Once writing has begun, a failure is final: the temp path would not do better.
+    Some(
+        file.write_all_at(bytes, 0)
+            .and_then(|()| file.set_len(bytes.len() as u64))
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                fchmod(file.as_raw_fd(), Mode::from_bits_truncate(mode)).map_err(|e| e.to_string())
+            }),
+    )
 }
 
 /// Renames `tmp` over `name` in `dir`: a link there is replaced, never followed.

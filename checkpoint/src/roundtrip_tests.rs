@@ -2,8 +2,13 @@
 //! nested directories and directory removals, a checkpoint after each step; restoring any
 //! checkpoint must give back that tree byte for byte (modes and links included), and leave
 //! the files `.gitignore` ignores alone. Seeded, so a failure names its case.
+//!
+//! Checkpoints are taken through a [`Tracker`] (inotify, relisting only what changed) and
+//! each must record the same trees as a full walk; they are written as deltas where they
+//! can be, and restored from what a load of that chain gives back.
 
-use super::{Manifest, Options, Store};
+use super::tracker_tests::without_stat;
+use super::{Manifest, Options, Store, Tracker};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -177,13 +182,38 @@ fn step(root: &Path, rng: &mut StdRng, git: bool) {
     }
 }
 
-fn options() -> Options {
+pub(super) fn options() -> Options {
     Options {
         max_dir_bytes: u64::MAX,
         max_root_bytes: u64::MAX,
         exclude: Vec::new(),
         keep: true,
     }
+}
+
+/// Takes a checkpoint through `tracker` and checks it against a full walk (contents,
+/// kinds, modes and what is left out; the stat cache aside).
+fn take(
+    tracker: &mut Tracker,
+    store: &Store,
+    roots: &[PathBuf],
+    last: Option<&Manifest>,
+    seed: u64,
+) -> Manifest {
+    let quick = tracker.take(store, roots, last).unwrap();
+    let walked = store.take(roots, last, &options()).unwrap();
+    let shape = |m: &Manifest| {
+        m.roots
+            .iter()
+            .map(|r| (r.root.clone(), without_stat(r), r.skipped.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        shape(&quick),
+        shape(&walked),
+        "seed {seed}: the tracker and the walk differ"
+    );
+    quick
 }
 
 fn run_case(seed: u64, git: bool) {
@@ -201,12 +231,15 @@ fn run_case(seed: u64, git: bool) {
     let roots = vec![root.clone()];
     let mut taken: Vec<(Manifest, BTreeMap<String, Seen>)> = Vec::new();
     let mut last: Option<Manifest> = None;
+    let mut tracker = Tracker::new(options(), true);
     for _ in 0..rng.gen_range(4..10) {
         for _ in 0..rng.gen_range(1..6) {
             step(&root, &mut rng, git);
         }
-        let manifest = store.take(&roots, last.as_ref(), &options()).unwrap();
-        store.write_manifest(&manifest).unwrap();
+        let mut manifest = take(&mut tracker, &store, &roots, last.as_ref(), seed);
+        store
+            .write_manifest_over(&mut manifest, last.as_ref())
+            .unwrap();
         taken.push((manifest.clone(), snapshot(&root, false)));
         last = Some(manifest);
     }
@@ -218,8 +251,12 @@ fn run_case(seed: u64, git: bool) {
             step(&root, &mut rng, git);
         }
         let ignored_before = snapshot(&root, true);
-        let current = store.take(&roots, last.as_ref(), &options()).unwrap();
+        let current = take(&mut tracker, &store, &roots, last.as_ref(), seed);
         let target = store.load_manifest(&taken[index].0.id).unwrap();
+        assert!(
+            target.same_trees(&taken[index].0),
+            "seed {seed}: loaded back differently"
+        );
         let report = store.restore(&current, &target).unwrap();
         let kept = |rel: &String| {
             report
@@ -251,7 +288,7 @@ fn run_case(seed: u64, git: bool) {
             ignored_before, ignored_after,
             "seed {seed}: ignored files changed"
         );
-        last = Some(store.take(&roots, Some(&current), &options()).unwrap());
+        last = Some(take(&mut tracker, &store, &roots, Some(&current), seed));
     }
     if let Some(head) = git_head {
         assert_eq!(std::fs::read(root.join(".git/HEAD")).unwrap(), head);

@@ -5,7 +5,8 @@ use crate::error::CheckpointError;
 use crate::fsat;
 use crate::manifest::{Manifest, Node, RootState, Skipped, StatKey, MANIFEST_VERSION};
 use crate::objects::{now_ms, Store};
-use std::collections::{BTreeMap, HashMap};
+use crate::walk::{walk, OnDir, WalkFrom, Walked, MAX_ENTRIES};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -14,12 +15,8 @@ use std::path::{Path, PathBuf};
 /// clock): its stat key is recorded as untrusted, so the next checkpoint reads it again.
 const RACY_NS: i64 = 100_000_000;
 
-/// Paths walked in one root at most: a root with more (a turn started in a home directory)
-/// is left out whole rather than holding the turn's tools up while it is walked.
-const MAX_ENTRIES: usize = 250_000;
-
 /// What to cover.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// A directory (not the root) holding more than this, in bytes, is left out whole.
     pub max_dir_bytes: u64,
@@ -35,9 +32,23 @@ pub struct Options {
 /// A root to cover: its canonical path.
 pub type RootSpec = PathBuf;
 
-struct Walked {
-    rel: String,
-    meta: std::fs::Metadata,
+/// What a walk saw beyond the manifest, for a [`crate::Tracker`].
+#[derive(Debug, Default)]
+pub(crate) struct WalkFacts {
+    /// Files with more than one link: a change through another link raises no event in
+    /// their directory, so a tracker stats them at every checkpoint.
+    pub multi_links: BTreeSet<String>,
+    /// A directory on another device than the root (a mount inside it).
+    pub other_device: bool,
+}
+
+/// One checkpoint's context while taking it.
+pub(crate) struct Taking<'a> {
+    pub store: &'a Store,
+    pub root_fd: std::os::fd::OwnedFd,
+    pub keep: bool,
+    pub start_ns: i64,
+    pub files_read: usize,
 }
 
 impl Store {
@@ -51,45 +62,62 @@ impl Store {
         options: &Options,
     ) -> Result<Manifest, CheckpointError> {
         let start_ns = now_ns();
-        let mut exclude = options.exclude.clone();
-        exclude.push(self.dir().to_path_buf());
+        let exclude = self.exclusions(options);
         let mut states = Vec::with_capacity(roots.len());
         let mut files_read = 0;
         for root in roots {
             let prev = previous.and_then(|m| m.root(root));
-            states.push(self.take_root(
+            let (state, _) = self.take_root(
                 root,
                 prev,
                 options,
                 &exclude,
                 start_ns,
+                None,
                 &mut files_read,
-            )?);
+            )?;
+            states.push(state);
         }
-        Ok(Manifest {
-            version: MANIFEST_VERSION,
-            id: Store::new_id(),
-            created_ms: now_ms(),
-            roots: states,
-            files_read,
-        })
+        Ok(Manifest::new(states, files_read))
     }
 
-    fn take_root(
+    /// The paths never walked: the caller's, and the store itself.
+    pub(crate) fn exclusions(&self, options: &Options) -> Vec<PathBuf> {
+        let mut exclude = options.exclude.clone();
+        exclude.push(self.dir().to_path_buf());
+        exclude
+    }
+
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the full walk's inputs; a tracker passes its watch hook too"
+    )]
+    pub(crate) fn take_root(
         &self,
         root: &Path,
         previous: Option<&RootState>,
         options: &Options,
         exclude: &[PathBuf],
         start_ns: i64,
+        on_dir: Option<OnDir>,
         files_read: &mut usize,
-    ) -> Result<RootState, CheckpointError> {
+    ) -> Result<(RootState, WalkFacts), CheckpointError> {
         let root_fd = fsat::open_root(root).map_err(|_| CheckpointError::BadRoot(root.into()))?;
+        let mut facts = WalkFacts::default();
         let mut skipped = Vec::new();
-        let Some(walked) = walk(root, exclude, &mut skipped) else {
-            return Ok(whole_root_skipped(
-                root,
-                format!("the whole root: more than {MAX_ENTRIES} paths to walk"),
+        let from = WalkFrom {
+            root,
+            start: "",
+            max_depth: None,
+            on_dir,
+        };
+        let Some(walked) = walk(&from, exclude, &mut skipped) else {
+            return Ok((
+                whole_root_skipped(
+                    root,
+                    format!("the whole root: more than {MAX_ENTRIES} paths to walk"),
+                ),
+                facts,
             ));
         };
         skip_large_dirs(&walked, options.max_dir_bytes, &mut skipped);
@@ -99,87 +127,127 @@ impl Store {
             .map(|w| w.meta.len())
             .sum();
         if covered > options.max_root_bytes {
-            return Ok(whole_root_skipped(
-                root,
-                format!(
-                    "the whole root: {} MB to copy, over the store's limit (checkpoints.max_total_mb)",
-                    covered / (1024 * 1024)
+            return Ok((
+                whole_root_skipped(
+                    root,
+                    format!(
+                        "the whole root: {} MB to copy, over the store's limit (checkpoints.max_total_mb)",
+                        covered / (1024 * 1024)
+                    ),
                 ),
+                facts,
             ));
         }
+        let root_dev = std::fs::symlink_metadata(root)
+            .map_err(CheckpointError::io("cannot read", root))?
+            .dev();
+        let mut taking = Taking {
+            store: self,
+            root_fd,
+            keep: options.keep,
+            start_ns,
+            files_read: 0,
+        };
         let mut entries = BTreeMap::new();
         for item in walked {
             if crate::manifest::under_skipped(&item.rel, &skipped) {
                 continue;
             }
-            let meta = &item.meta;
-            let mode = meta.permissions().mode() & 0o7777;
-            let kind = meta.file_type();
-            let node = if kind.is_dir() {
-                Node::Dir { mode }
-            } else if kind.is_symlink() {
-                match read_link(&root_fd, &item.rel) {
-                    Some(target) => Node::Symlink { target },
-                    None => {
-                        skipped.push(Skipped {
-                            path: item.rel,
-                            reason: "a link whose target is not UTF-8 or unreadable".into(),
-                        });
-                        continue;
-                    }
+            if item.meta.is_dir() && item.meta.dev() != root_dev {
+                facts.other_device = true;
+            }
+            if item.meta.is_file() && item.meta.nlink() > 1 {
+                facts.multi_links.insert(item.rel.clone());
+            }
+            let cached = previous.and_then(|p| p.entries.get(&item.rel));
+            match taking.node(&item, cached)? {
+                Ok(node) => {
+                    entries.insert(item.rel, node);
                 }
-            } else if kind.is_file() {
-                let stat = stat_key(meta, start_ns);
-                let cached = previous
-                    .and_then(|p| p.entries.get(&item.rel))
-                    .and_then(|node| match node {
-                        Node::File {
-                            size,
-                            hash,
-                            stat: old,
-                            ..
-                        } if old.trusted() && *old == stat && *size == meta.len() => {
-                            Some(hash.clone())
-                        }
-                        _ => None,
-                    });
-                let (hash, size) = match cached {
-                    Some(hash) => (hash, meta.len()),
-                    None => match fsat::open_file(&root_fd, &item.rel) {
-                        Ok(mut file) => {
-                            *files_read += 1;
-                            self.put(&mut file, options.keep)?
-                        }
-                        Err(errno) => {
-                            skipped.push(Skipped {
-                                path: item.rel,
-                                reason: format!("unreadable: {errno}"),
-                            });
-                            continue;
-                        }
-                    },
-                };
-                Node::File {
-                    mode,
-                    size,
-                    hash,
-                    stat,
-                }
-            } else {
-                skipped.push(Skipped {
+                Err(reason) => skipped.push(Skipped {
                     path: item.rel,
-                    reason: "not a file, directory or link (a socket, fifo or device)".into(),
-                });
-                continue;
-            };
-            entries.insert(item.rel, node);
+                    reason,
+                }),
+            }
         }
+        *files_read += taking.files_read;
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(RootState {
-            root: root.to_path_buf(),
-            entries,
-            skipped,
-        })
+        Ok((
+            RootState {
+                root: root.to_path_buf(),
+                entries,
+                skipped,
+            },
+            facts,
+        ))
+    }
+}
+
+impl Taking<'_> {
+    /// What `item` is, reading (and storing) a file only when `previous` cannot vouch for
+    /// it; `Ok(Err(reason))` when it is left out.
+    pub(crate) fn node(
+        &mut self,
+        item: &Walked,
+        previous: Option<&Node>,
+    ) -> Result<Result<Node, String>, CheckpointError> {
+        let meta = &item.meta;
+        let mode = meta.permissions().mode() & 0o7777;
+        let kind = meta.file_type();
+        if kind.is_dir() {
+            return Ok(Ok(Node::Dir { mode }));
+        }
+        if kind.is_symlink() {
+            return Ok(match read_link(&self.root_fd, &item.rel) {
+                Some(target) => Ok(Node::Symlink { target }),
+                None => Err("a link whose target is not UTF-8 or unreadable".into()),
+            });
+        }
+        if !kind.is_file() {
+            return Ok(Err(
+                "not a file, directory or link (a socket, fifo or device)".into(),
+            ));
+        }
+        let stat = stat_key(meta, self.start_ns);
+        let cached = previous.and_then(|node| match node {
+            Node::File {
+                size,
+                hash,
+                stat: old,
+                ..
+            } if old.trusted() && *old == stat && *size == meta.len() => Some(hash.clone()),
+            _ => None,
+        });
+        let (hash, size) = match cached {
+            Some(hash) => (hash, meta.len()),
+            None => match fsat::open_file(&self.root_fd, &item.rel) {
+                Ok(mut file) => {
+                    self.files_read += 1;
+                    self.store.put(&mut file, self.keep)?
+                }
+                Err(errno) => return Ok(Err(format!("unreadable: {errno}"))),
+            },
+        };
+        Ok(Ok(Node::File {
+            mode,
+            size,
+            hash,
+            stat,
+        }))
+    }
+}
+
+impl Manifest {
+    /// A new checkpoint of `roots`, with a fresh id.
+    pub(crate) fn new(roots: Vec<RootState>, files_read: usize) -> Manifest {
+        Manifest {
+            version: MANIFEST_VERSION,
+            id: Store::new_id(),
+            created_ms: now_ms(),
+            roots,
+            files_read,
+            written: crate::manifest::Written::default(),
+        }
     }
 }
 
@@ -192,83 +260,6 @@ fn whole_root_skipped(root: &Path, reason: String) -> RootState {
             path: String::new(),
             reason,
         }],
-    }
-}
-
-/// Every path under `root` that `.gitignore` does not ignore, `.git`/`.troupe` and the
-/// excluded paths aside; links are listed, never followed. `None` past [`MAX_ENTRIES`].
-fn walk(root: &Path, exclude: &[PathBuf], skipped: &mut Vec<Skipped>) -> Option<Vec<Walked>> {
-    let exclude = exclude.to_vec();
-    let walker = ignore::WalkBuilder::new(root)
-        .standard_filters(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .parents(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(move |entry| {
-            let name = entry.file_name().to_string_lossy();
-            let never = entry.depth() > 0
-                && crate::NEVER_WALKED
-                    .iter()
-                    .any(|n| name.eq_ignore_ascii_case(n));
-            !never && !exclude.iter().any(|x| entry.path().starts_with(x))
-        })
-        .build();
-    let mut out = Vec::new();
-    for entry in walker {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(err) => {
-                // A directory that cannot be read is left out, with what it holds; an
-                // error naming no path ("." matches no entry) is only reported.
-                let path = error_path(&err)
-                    .and_then(|p| p.strip_prefix(root).ok())
-                    .and_then(|p| p.to_str())
-                    .filter(|p| !p.is_empty())
-                    .unwrap_or(".")
-                    .to_string();
-                skipped.push(Skipped {
-                    path,
-                    reason: format!("not walked: {err}"),
-                });
-                continue;
-            }
-        };
-        if entry.depth() == 0 {
-            continue;
-        }
-        if out.len() >= MAX_ENTRIES {
-            return None;
-        }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let Some(rel) = rel.to_str().map(str::to_string) else {
-            skipped.push(Skipped {
-                path: rel.to_string_lossy().into_owned(),
-                reason: "its name is not UTF-8".into(),
-            });
-            continue;
-        };
-        match std::fs::symlink_metadata(entry.path()) {
-            Ok(meta) => out.push(Walked { rel, meta }),
-            Err(err) => skipped.push(Skipped {
-                path: rel,
-                reason: format!("unreadable: {err}"),
-            }),
-        }
-    }
-    Some(out)
-}
-
-fn error_path(err: &ignore::Error) -> Option<&Path> {
-    match err {
-        ignore::Error::WithPath { path, .. } => Some(path),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            error_path(err)
-        }
-        _ => None,
     }
 }
 
@@ -329,7 +320,7 @@ fn stat_key(meta: &std::fs::Metadata, start_ns: i64) -> StatKey {
     }
 }
 
-fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)
