@@ -8,7 +8,7 @@ use super::spawn::{spawn, SpawnArgs, SpawnContext};
 use super::specs;
 use super::tree::{AgentNews, AgentTree, Caller, NewsKind, RemoteLink};
 use super::watcher::news_line;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use ractor::ActorRef;
 use serde::de::DeserializeOwned;

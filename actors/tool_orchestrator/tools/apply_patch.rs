@@ -2,7 +2,7 @@
 //! commands intercepted from `shell` / `exec_command`): check, announce, write, report.
 
 use crate::tool_orchestrator::editor_files::ThreadFiles;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! What the model reads back from `exec_command` / `write_stdin`.
 
-use super::session::Collected;
-use crate::tool_orchestrator::registry::ToolOutcome;
+use crate::tool_orchestrator::unified_exec::session::Collected;
+use crate::tool_orchestrator::contract::ToolOutcome;
 use std::time::Instant;
 
 /// Bytes per token when turning `max_output_tokens` into a byte budget (a rough average).
