@@ -181,3 +181,7 @@ pub async fn run(ctx: &ToolContext, request: &CommandRequest) -> ToolOutcome {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "exec_flow_tests.rs"]
+mod tests;

@@ -10,28 +10,28 @@
 // The turn's shared state: PTY sessions, the turn's diff, the command's environment.
 pub mod editor_files;
 pub mod intercept;
+pub mod services;
 pub mod shell_env;
 pub mod turn_diff;
 pub mod unified_exec;
-pub mod services;
 // The handler contract, then the registry that holds handlers by trait object.
 pub mod contract;
 pub mod registry;
 // Policy: permissions, the approval gate, network approval, the command flow.
-pub mod permissions;
 pub mod approval_gate;
-pub mod network_approval;
 pub mod exec_attempt;
-pub mod sandbox_retry;
 pub mod exec_flow;
+pub mod network_approval;
+pub mod permissions;
+pub mod sandbox_retry;
 // The handlers (`tools::builtin()`).
 pub mod tools;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::sandbox_linux::{LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
-use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 use registry::ToolRegistry;
 use services::TurnServices;
 use std::sync::Arc;
@@ -343,10 +343,7 @@ impl Batch {
 
 /// A call between its PreToolUse and PostToolUse hooks: a block before means it does not
 /// run and the model reads the reason; a block after replaces the output with the feedback.
-async fn run_with_hooks(
-    handler: Arc<dyn ToolHandler>,
-    mut ctx: ToolContext,
-) -> ToolOutcome {
+async fn run_with_hooks(handler: Arc<dyn ToolHandler>, mut ctx: ToolContext) -> ToolOutcome {
     let hooks = ctx.services.hooks.clone();
     let call = match hooks.pre_tool_use(&ctx.call).await {
         Ok(call) => call,

@@ -34,7 +34,10 @@ pub fn builtin() -> ToolRegistry {
     registry.register(Arc::new(write_stdin::WriteStdinHandler));
     for tool in mcp_resources::ResourceTool::ALL {
         let manager = registry.mcp().clone();
-        registry.register(Arc::new(mcp_resources::McpResourceHandler { tool, manager }));
+        registry.register(Arc::new(mcp_resources::McpResourceHandler {
+            tool,
+            manager,
+        }));
     }
     registry.register(Arc::new(request_permissions::RequestPermissionsHandler));
     registry.register(Arc::new(view_image::ViewImageHandler));

@@ -1,9 +1,9 @@
 //! The `shell` tool: argv, workdir, timeout; approval and sandboxing are in `exec_flow`.
 
 use super::apply_patch as apply_patch_tool;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use crate::tool_orchestrator::exec_flow::{self, CommandRequest};
 use crate::tool_orchestrator::intercept;
-use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
