@@ -22,8 +22,9 @@ pub mod worktree;
 
 use crate::tool_orchestrator::contract::ToolHandler;
 use ractor::ActorRef;
+use specs::CollabTool;
 use std::sync::Arc;
-use tools::{CollabHandler, CollabTool};
+use tools::CollabHandler;
 use troupe_messages::mailboxes::ThreadManagerMsg;
 
 pub use tree::AgentTree;

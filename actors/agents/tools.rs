@@ -5,7 +5,7 @@
 
 use super::paths::resolve_target;
 use super::spawn::{spawn, SpawnArgs, SpawnContext};
-use super::specs;
+use super::specs::{self, CollabTool};
 use super::tree::{AgentNews, AgentTree, Caller, NewsKind, RemoteLink};
 use super::watcher::news_line;
 use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
@@ -30,30 +30,6 @@ use troupe_messages::tools::{ToolPayload, ToolSpec};
 const WAIT_DEFAULT_MS: u64 = 30_000;
 const WAIT_MIN_MS: u64 = 100;
 const WAIT_MAX_MS: u64 = 3_600_000;
-
-/// Which collaboration tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CollabTool {
-    Spawn,
-    SendMessage,
-    Followup,
-    Wait,
-    Interrupt,
-    List,
-    Close,
-}
-
-impl CollabTool {
-    pub const ALL: [CollabTool; 7] = [
-        CollabTool::Spawn,
-        CollabTool::SendMessage,
-        CollabTool::Followup,
-        CollabTool::Wait,
-        CollabTool::Interrupt,
-        CollabTool::List,
-        CollabTool::Close,
-    ];
-}
 
 /// How `tool` is offered under `settings`: not at all when `[agents]` is off, and
 /// `spawn_agent` not at `max_depth`.

@@ -171,7 +171,7 @@ async fn harness(answer: ReviewDecision, confined: bool) -> Harness {
 
 fn command(argv: &[&str], cwd: PathBuf, escalation: bool) -> CommandRequest {
     CommandRequest {
-        command: argv.iter().map(|s| s.to_string()).collect(),
+        command: argv.iter().map(ToString::to_string).collect(),
         cwd,
         timeout: Duration::from_secs(5),
         escalation,
