@@ -14,6 +14,7 @@ pub mod reattach;
 pub mod remote;
 pub mod remote_spawn;
 pub mod spawn;
+pub mod spawn_request;
 pub mod specs;
 pub mod tools;
 pub mod tree;

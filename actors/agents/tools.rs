@@ -4,7 +4,8 @@
 //! depth is below `max_depth`. Every refusal is an error output; the caller's turn goes on.
 
 use super::paths::resolve_target;
-use super::spawn::{spawn, SpawnArgs, SpawnContext};
+use super::spawn::spawn;
+use super::spawn_request::{SpawnArgs, SpawnContext};
 use super::specs::{self, CollabTool};
 use super::tree::{AgentNews, AgentTree, Caller, NewsKind, RemoteLink};
 use super::watcher::news_line;

@@ -5,8 +5,9 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
-// The modules in layers, bottom first; each names only those above it in this list (see
-// ARCHITECTURE.md, "The tool orchestrator in layers"; `scripts/import-circles` checks it).
+// The modules in layers, bottom first: a module names only modules of its own layer or of
+// those under it, never one above (ARCHITECTURE.md, "The tool orchestrator in layers";
+// `scripts/import-circles actors tool_orchestrator` finds any circle).
 // The turn's shared state: PTY sessions, the turn's diff, the command's environment.
 pub mod editor_files;
 pub mod intercept;
