@@ -71,3 +71,7 @@ impl ToolRegistry {
         &self.mcp
     }
 }
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;
