@@ -7,7 +7,7 @@
 
 // The modules in layers, bottom first: a module names only modules of its own layer or of
 // those under it, never one above (ARCHITECTURE.md, "The tool orchestrator in layers";
-// `scripts/import-circles actors tool_orchestrator` finds any circle).
+// `layers_tests.rs` fails on any import circle).
 // The turn's shared state: PTY sessions, the turn's diff, the command's environment.
 pub mod editor_files;
 pub mod intercept;
@@ -388,3 +388,7 @@ fn panic_text(error: tokio::task::JoinError) -> String {
 #[cfg(test)]
 #[path = "shell_env_tests.rs"]
 mod shell_env_tests;
+
+#[cfg(test)]
+#[path = "layers_tests.rs"]
+mod layers_tests;
