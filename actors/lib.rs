@@ -11,9 +11,10 @@
 //! - [`sampler`]: one model request at a time with retries (`SamplerActor`): the wires
 //!   (Responses over SSE or WebSocket, Chat Completions, Anthropic Messages), keys, the replay
 //!   provider.
-//! - [`tool_orchestrator`]: one response's tool calls (`ToolOrchestratorActor`): the approval
-//!   gate, `exec_flow`, the registry, `tools/` (one file per tool), `unified_exec/` (PTY
-//!   sessions), the turn diff.
+//! - [`tool_orchestrator`]: one response's tool calls (`ToolOrchestratorActor`), in layers
+//!   (ARCHITECTURE.md): the turn's state (PTY sessions in `unified_exec/`, the turn diff), the
+//!   handler contract, the registry, the policy (approval gate, `exec_flow`), `tools/` (one
+//!   file per tool).
 //! - [`agents`]: sub-agents: the `AgentTree`, the collaboration tools, spawning and watching a
 //!   child, worktrees, and `RemoteSessionActor` for a child on a worker of the pool.
 //! - [`sandbox_none`], [`sandbox_linux`]: the sandbox backends (`NoneSandboxActor`,

@@ -5,6 +5,7 @@
 //! ([`spawn`]), follows their events ([`watcher`]) and serves the tools ([`tools`]).
 
 pub mod child_settings;
+pub mod editor_files;
 pub mod git_checkout;
 pub mod git_workspace;
 pub mod notice;
@@ -13,33 +14,37 @@ pub mod reattach;
 pub mod remote;
 pub mod remote_spawn;
 pub mod spawn;
+pub mod spawn_request;
 pub mod specs;
 pub mod tools;
 pub mod tree;
 pub mod watcher;
 pub mod worktree;
 
-use crate::tool_orchestrator::registry::ToolRegistry;
+use crate::tool_orchestrator::contract::ToolHandler;
 use ractor::ActorRef;
+use specs::CollabTool;
 use std::sync::Arc;
-use tools::{CollabHandler, CollabTool};
+use tools::CollabHandler;
 use troupe_messages::mailboxes::ThreadManagerMsg;
 
 pub use tree::AgentTree;
 
-/// Adds the collaboration tools, bound to `tree` and the thread manager, to `registry`.
-pub fn register_tools(
-    registry: &mut ToolRegistry,
+/// The collaboration tools, bound to `tree` and the thread manager (which registers them).
+pub fn collab_tools(
     tree: &Arc<AgentTree>,
     manager: &ActorRef<ThreadManagerMsg>,
-) {
-    for tool in CollabTool::ALL {
-        registry.register(Arc::new(CollabHandler {
-            tool,
-            tree: tree.clone(),
-            manager: manager.clone(),
-        }));
-    }
+) -> Vec<Arc<dyn ToolHandler>> {
+    CollabTool::ALL
+        .into_iter()
+        .map(|tool| {
+            Arc::new(CollabHandler {
+                tool,
+                tree: tree.clone(),
+                manager: manager.clone(),
+            }) as Arc<dyn ToolHandler>
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::agents::spawn::task_text;
+use crate::agents::spawn_request::task_text;
 use crate::agents::watcher::notification;
 use troupe_messages::ids::ThreadId;
 

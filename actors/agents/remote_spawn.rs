@@ -7,7 +7,7 @@
 
 use super::git_workspace::{drop_base_ref, push_base, BasePushed};
 use super::remote::{RemoteArgs, RemoteSessionActor};
-use super::spawn::{task_text, SpawnArgs, SpawnContext, Spawned};
+use super::spawn_request::{task_text, SpawnArgs, SpawnContext, Spawned};
 use super::tree::{AgentNode, RemoteLink};
 use super::watcher::{watch, Watched};
 use ractor::Actor;

@@ -1,6 +1,6 @@
 use super::remote::request_for;
 use super::remote_spawn::{check_remote_args, resolve_placement};
-use super::spawn::SpawnArgs;
+use super::spawn_request::SpawnArgs;
 use pretty_assertions::assert_eq;
 use troupe_cluster::wire::ThreadRequest;
 use troupe_messages::cluster::{ClusterConfig, Placement};

@@ -8,12 +8,14 @@
 use super::child_settings::{child_settings, ChildRequest};
 use super::paths::{check_task_name, child_path, nickname};
 use super::remote_spawn::{check_remote_args, resolve_placement, start_remote_child};
-use super::tree::{AgentNode, AgentTree, Caller, WorktreeSlot};
+use super::spawn_request::{
+    parse_fork_turns, task_text, ForkTurns, SpawnArgs, SpawnContext, Spawned,
+};
+use super::tree::{AgentNode, WorktreeSlot};
 use super::watcher::{watch, Watched};
 use super::worktree::{create, retire, Worktree};
 use ractor::rpc::CallResult;
 use ractor::ActorRef;
-use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -29,65 +31,6 @@ use troupe_messages::settings::SessionSettings;
 const WATCH_CAPACITY: usize = 4096;
 /// How long a spawn waits for the thread manager or the parent's session.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Arguments of `spawn_agent`, as Codex names them.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SpawnArgs {
-    pub task_name: String,
-    pub message: String,
-    #[serde(default)]
-    pub fork_turns: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub reasoning_effort: Option<String>,
-    #[serde(default)]
-    pub agent_type: Option<String>,
-    /// Run in a new git worktree of the caller's repository, on a branch of its own.
-    #[serde(default)]
-    pub worktree: bool,
-    /// `local`, `remote` (a worker of the pool) or `auto`; default `[cluster] placement`.
-    #[serde(default)]
-    pub placement: Option<String>,
-}
-
-/// Whether the child starts from its parent's history.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForkTurns {
-    All,
-    None,
-}
-
-pub fn parse_fork_turns(value: Option<&str>) -> Result<ForkTurns, String> {
-    match value.map(str::trim) {
-        None | Some("all") => Ok(ForkTurns::All),
-        Some("none") => Ok(ForkTurns::None),
-        Some(other) => Err(format!(
-            "`fork_turns` `{other}` is not supported; use `all` (the default) or `none`"
-        )),
-    }
-}
-
-/// A spawned child, as the tool reports it.
-#[derive(Debug, Clone)]
-pub struct Spawned {
-    pub task_path: String,
-    pub thread_id: troupe_messages::ids::ThreadId,
-    pub nickname: String,
-    /// Something the model should know about how the child was started (uncommitted
-    /// changes a remote child's git workspace does not carry).
-    pub warning: Option<String>,
-}
-
-/// Everything a spawn needs from its caller.
-pub struct SpawnContext<'a> {
-    pub tree: &'a Arc<AgentTree>,
-    pub manager: &'a ActorRef<ThreadManagerMsg>,
-    pub caller: &'a Caller,
-    pub caller_session: &'a ActorRef<SessionMsg>,
-    pub settings: &'a SessionSettings,
-}
 
 /// Spawns the child; every refusal is an error text for the model.
 pub async fn spawn(ctx: SpawnContext<'_>, args: SpawnArgs) -> Result<Spawned, String> {
@@ -312,14 +255,6 @@ async fn start_child(
         nickname,
         warning: None,
     })
-}
-
-/// The child's first user message: its task, with its canonical path.
-pub fn task_text(task_path: &str, parent_path: &str, message: &str) -> String {
-    format!(
-        "[You are agent `{task_path}`, spawned by `{parent_path}`; your final answer is \
-         delivered to it.]\n\n{message}"
-    )
 }
 
 async fn parent_history(session: &ActorRef<SessionMsg>) -> Result<Vec<ResponseItem>, String> {

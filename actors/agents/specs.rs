@@ -1,11 +1,34 @@
 //! How the collaboration tools are advertised: Codex's names and argument names, our words.
 
-use super::tools::CollabTool;
 use serde_json::json;
 use std::collections::BTreeMap;
 use troupe_messages::agents::AgentRole;
 use troupe_messages::cluster::Placement;
 use troupe_messages::tools::ToolSpec;
+
+/// Which collaboration tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollabTool {
+    Spawn,
+    SendMessage,
+    Followup,
+    Wait,
+    Interrupt,
+    List,
+    Close,
+}
+
+impl CollabTool {
+    pub const ALL: [CollabTool; 7] = [
+        CollabTool::Spawn,
+        CollabTool::SendMessage,
+        CollabTool::Followup,
+        CollabTool::Wait,
+        CollabTool::Interrupt,
+        CollabTool::List,
+        CollabTool::Close,
+    ];
+}
 
 fn function(name: &str, description: String, parameters: serde_json::Value) -> ToolSpec {
     ToolSpec::Function {

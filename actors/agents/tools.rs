@@ -4,11 +4,12 @@
 //! depth is below `max_depth`. Every refusal is an error output; the caller's turn goes on.
 
 use super::paths::resolve_target;
-use super::spawn::{spawn, SpawnArgs, SpawnContext};
-use super::specs;
+use super::spawn::spawn;
+use super::spawn_request::{SpawnArgs, SpawnContext};
+use super::specs::{self, CollabTool};
 use super::tree::{AgentNews, AgentTree, Caller, NewsKind, RemoteLink};
 use super::watcher::news_line;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use ractor::ActorRef;
 use serde::de::DeserializeOwned;
@@ -30,30 +31,6 @@ use troupe_messages::tools::{ToolPayload, ToolSpec};
 const WAIT_DEFAULT_MS: u64 = 30_000;
 const WAIT_MIN_MS: u64 = 100;
 const WAIT_MAX_MS: u64 = 3_600_000;
-
-/// Which collaboration tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CollabTool {
-    Spawn,
-    SendMessage,
-    Followup,
-    Wait,
-    Interrupt,
-    List,
-    Close,
-}
-
-impl CollabTool {
-    pub const ALL: [CollabTool; 7] = [
-        CollabTool::Spawn,
-        CollabTool::SendMessage,
-        CollabTool::Followup,
-        CollabTool::Wait,
-        CollabTool::Interrupt,
-        CollabTool::List,
-        CollabTool::Close,
-    ];
-}
 
 /// How `tool` is offered under `settings`: not at all when `[agents]` is off, and
 /// `spawn_agent` not at `max_depth`.

@@ -12,7 +12,7 @@ pub mod tool_input;
 pub mod writable;
 
 use crate::tool_orchestrator::shell_env::spawn_env;
-use crate::tool_orchestrator::unified_exec::sessions::EventSink;
+use crate::turn::outbox::EventSink;
 use futures::future::join_all;
 use output::{interpret, HookVerdict};
 use serde_json::{json, Map, Value};

@@ -196,12 +196,14 @@ impl Actor for ThreadManagerActor {
         let agents = Arc::new(AgentTree::default());
         agents.remote.set_store(args.store.clone());
         let mut registry = (*args.registry).clone();
-        crate::agents::register_tools(&mut registry, &agents, &myself);
+        for handler in crate::agents::collab_tools(&agents, &myself) {
+            registry.register(handler);
+        }
         // A frontend's editor also holds the files of the sub-agents working in them.
         if let Some(inner) = registry.editor_files().cloned() {
             let tree = agents.clone();
             registry = registry.with_editor_files(Arc::new(
-                crate::tool_orchestrator::editor_files::TreeEditorFiles { inner, tree },
+                crate::agents::editor_files::TreeEditorFiles { inner, tree },
             ));
         }
         Ok(ThreadManagerState {

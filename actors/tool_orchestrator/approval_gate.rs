@@ -2,7 +2,7 @@
 //! session cache first, then a request event to the session and a wait for the decision,
 //! which the session delivers in one hop by resolving the call's entry in `PendingApprovals`.
 
-use super::registry::{ToolContext, ToolOutcome};
+use super::contract::{ToolContext, ToolOutcome};
 use crate::approvals::cache::ApprovalKey;
 use crate::approvals::requirement::{ApprovalRequirement, SANDBOX_PROMPT_DISALLOWED};
 use crate::locking::lock;

@@ -3,9 +3,9 @@
 //!
 //! Troupe still decides everything: the patch is parsed, every path is located under the
 //! thread's writable roots (`Confinement`) and approved before the editor is asked to read
-//! or write it; the editor only stands in for the bytes.
+//! or write it; the editor only stands in for the bytes. (The agent tree's view of it, a
+//! sub-agent using its root's editor, is `agents::editor_files`.)
 
-use crate::agents::AgentTree;
 use futures::future::BoxFuture;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,22 +24,4 @@ pub trait ThreadFiles: Send + Sync {
     fn read_text(&self, path: PathBuf) -> BoxFuture<'static, Result<Option<String>, String>>;
     /// Replaces the file's text (the editor saves it or keeps it as an unsaved buffer).
     fn write_text(&self, path: PathBuf, text: String) -> BoxFuture<'static, Result<(), String>>;
-}
-
-/// A frontend's [`EditorFiles`] seen through the runtime's agent tree: a local sub-agent
-/// working in its root's files (not in a git worktree of its own) uses its root's editor,
-/// so its patches land in the same buffers as the root's.
-pub struct TreeEditorFiles {
-    pub inner: Arc<dyn EditorFiles>,
-    pub tree: Arc<AgentTree>,
-}
-
-impl EditorFiles for TreeEditorFiles {
-    fn for_thread(&self, thread: ThreadId) -> Option<Arc<dyn ThreadFiles>> {
-        self.inner.for_thread(thread).or_else(|| {
-            self.tree
-                .files_root(thread)
-                .and_then(|root| self.inner.for_thread(root))
-        })
-    }
 }

@@ -4,10 +4,8 @@
 //! network that was missing, or for no sandbox (`sandbox_retry.rs`).
 
 use super::approval_gate::approve;
-use super::registry::{ToolContext, ToolOutcome};
-use super::shell_env::spawn_env;
-use super::tools::shell::ShellToolArgs;
-use super::tools::shell::{format_for_model, REPLY_GRACE};
+use super::contract::{ToolContext, ToolOutcome};
+use super::exec_attempt::{attempt, outcome};
 use crate::approvals::cache::command_key;
 use crate::approvals::requirement::{
     command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
@@ -15,16 +13,13 @@ use crate::approvals::requirement::{
 use crate::approvals::safe_commands::{is_known_safe, is_safe_simple};
 use crate::approvals::shell_split::analyze;
 use crate::locking::lock;
-use std::path::PathBuf;
-use std::time::Duration;
 use troupe_messages::events::EventMsg;
-use troupe_messages::mailboxes::SandboxMsg;
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
-use troupe_messages::tools::{ExecRequest, ExecResult};
 use troupe_sandbox::profile::{escalated, is_likely_sandbox_denial};
 
 pub use super::approval_gate::REJECTED_BY_USER;
+pub use super::exec_attempt::CommandRequest;
 
 /// What the approval stage decided for a command.
 pub struct Decision {
@@ -125,23 +120,15 @@ pub fn wants_escalation(
     }
 }
 
-/// Runs a validated shell call through approval and the sandbox.
-pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolOutcome {
+/// Runs a command (a validated `shell` call) through approval and the sandbox.
+pub async fn run(ctx: &ToolContext, request: &CommandRequest) -> ToolOutcome {
     let policy = ctx.settings.approval_policy;
-    let escalation = match wants_escalation(
-        "shell",
-        args.sandbox_permissions.as_deref(),
-        args.with_escalated_permissions,
-    ) {
-        Ok(escalation) => escalation,
-        Err(message) => return ToolOutcome::error(message),
-    };
     let decision = match decide(
         ctx,
-        &args.command,
-        &cwd,
-        escalation,
-        args.justification.as_deref(),
+        &request.command,
+        &request.cwd,
+        request.escalation,
+        request.justification.as_deref(),
     )
     .await
     {
@@ -160,24 +147,24 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
     } else {
         profile.clone()
     };
-    let first = attempt(ctx, args, &cwd, &first_profile).await;
+    let first = attempt(ctx, request, &first_profile).await;
     let sandboxed = first_profile.file_system_kind() == FileSystemSandboxKind::Restricted;
     let denied = match &first {
         Ok(exec) => sandboxed && is_likely_sandbox_denial(exec.exit_code, &exec.aggregated_output),
         Err(_) => false,
     };
     if !denied {
-        return outcome(first, args, ctx);
+        return outcome(first, request);
     }
     if ctx.settings.context.collaboration_mode == CollaborationMode::Plan {
-        let mut result = outcome(first, args, ctx);
+        let mut result = outcome(first, request);
         result.content = format!("{}\n({PLAN_MODE_NO_ESCALATION})", result.content);
         return result;
     }
     let already = approved || lock(&ctx.approvals.cache).all_approved(&key);
     match retry_requirement(policy, fs_kind, already) {
         ApprovalRequirement::Forbidden { reason } => {
-            let mut result = outcome(first, args, ctx);
+            let mut result = outcome(first, request);
             result.content = format!(
                 "{}\n(the sandbox blocked this command; not retried: {reason})",
                 result.content
@@ -185,123 +172,16 @@ pub async fn run(ctx: &ToolContext, args: &ShellToolArgs, cwd: PathBuf) -> ToolO
             result
         }
         ApprovalRequirement::Skip { .. } => {
-            let second = attempt(ctx, args, &cwd, &escalated(&profile)).await;
-            outcome(second, args, ctx)
+            let second = attempt(ctx, request, &escalated(&profile)).await;
+            outcome(second, request)
         }
         // What to ask (the one thing missing, or no sandbox) is decided from the failure.
         ApprovalRequirement::NeedsApproval { .. } => {
-            super::sandbox_retry::ask_and_retry(ctx, args, &cwd, &profile, first, &key).await
+            super::sandbox_retry::ask_and_retry(ctx, request, &profile, first, &key).await
         }
     }
 }
 
-/// One attempt on the backend the profile calls for; failing closed when no sandbox exists.
-pub(super) async fn attempt(
-    ctx: &ToolContext,
-    args: &ShellToolArgs,
-    cwd: &std::path::Path,
-    profile: &PermissionProfile,
-) -> Result<ExecResult, String> {
-    let backend = match profile {
-        // External: someone outside Troupe confines the process; we add no layer.
-        PermissionProfile::Disabled | PermissionProfile::External { .. } => ctx.sandbox.clone(),
-        PermissionProfile::Managed { .. } => match &ctx.confined {
-            Ok(actor) => actor.clone(),
-            Err(why) => return Err(format!("no sandbox available, command not run: {why}")),
-        },
-    };
-    let timeout = Duration::from_millis(
-        args.timeout_ms
-            .unwrap_or(ctx.settings.default_shell_timeout_ms),
-    );
-    // With the network off, the command's own proxy (when configured) is its way out; it
-    // lives until this attempt returns.
-    let proxy = match super::network_approval::start_for(ctx, profile, &args.command) {
-        Ok(proxy) => proxy,
-        Err(why) => {
-            ctx.services.tell(EventMsg::Warning {
-                message: format!("{why}; the command runs without network"),
-            });
-            None
-        }
-    };
-    let mut env = spawn_env(&ctx.settings);
-    if let Some(proxy) = &proxy {
-        env.extend(proxy.env());
-    }
-    let request = ExecRequest {
-        argv: args.command.clone(),
-        cwd: cwd.to_path_buf(),
-        env,
-        timeout,
-        max_output_bytes: ctx.settings.tool_output_max_bytes,
-        profile: profile.clone(),
-        network_proxy: proxy.as_ref().map(|p| p.bridge.clone()),
-    };
-    // The runtime's budget of concurrent commands (shared by all agents): a command waits
-    // here for a slot, before it counts as begun. Closed only if the runtime is going away.
-    let _permit = match &ctx.command_budget {
-        Some(budget) => budget.clone().acquire_owned().await.ok(),
-        None => None,
-    };
-    ctx.services
-        .begin_command(&ctx.call.call_id, &args.command, cwd);
-    let output = ctx.services.output_sink(&ctx.call.call_id);
-    let spawn = |reply| SandboxMsg::Spawn {
-        request: Box::new(request),
-        output: Some(output),
-        reply,
-    };
-    let result = match crate::ask::ask(&backend, spawn, timeout + REPLY_GRACE).await {
-        Ok(inner) => inner,
-        Err(crate::ask::AskError::Timeout) => Err("the sandbox did not answer in time".into()),
-        Err(crate::ask::AskError::Stopped) => {
-            Err("the sandbox backend stopped before the command finished".into())
-        }
-    };
-    report_end(ctx, &args.command, &result);
-    result
-}
-
-pub(super) fn outcome(
-    result: Result<ExecResult, String>,
-    args: &ShellToolArgs,
-    ctx: &ToolContext,
-) -> ToolOutcome {
-    let timeout = Duration::from_millis(
-        args.timeout_ms
-            .unwrap_or(ctx.settings.default_shell_timeout_ms),
-    );
-    match result {
-        Ok(exec) => ToolOutcome {
-            success: exec.exit_code == Some(0),
-            content: format_for_model(&exec, timeout),
-            parts: Vec::new(),
-        },
-        Err(message) => ToolOutcome::error(format!("execution error: {message}")),
-    }
-}
-
-fn report_end(ctx: &ToolContext, command: &[String], result: &Result<ExecResult, String>) {
-    let (exit_code, output, duration_ms, timed_out) = match result {
-        Ok(exec) => (
-            exec.exit_code,
-            exec.aggregated_output.clone(),
-            exec.duration.as_millis() as u64,
-            exec.timed_out,
-        ),
-        Err(message) => (None, message.clone(), 0, false),
-    };
-    ctx.services.end_command(
-        &ctx.call.call_id,
-        EventMsg::ExecCommandEnd {
-            call_id: ctx.call.call_id.clone(),
-            command: command.to_vec(),
-            exit_code,
-            aggregated_output: output,
-            duration_ms,
-            timed_out,
-            user_shell: false,
-        },
-    );
-}
+#[cfg(test)]
+#[path = "exec_flow_tests.rs"]
+mod tests;

@@ -5,25 +5,35 @@
 //! earlier calls and blocks later ones (a fair read/write gate taken in call order). Each call
 //! runs in its own task, so a panicking handler becomes an error output, not a dead actor.
 
-pub mod approval_gate;
+// The modules in layers, bottom first: a module names only modules of its own layer or of
+// those under it, never one above (ARCHITECTURE.md, "The tool orchestrator in layers";
+// `layers_tests.rs` fails on any import circle).
+// The turn's shared state: PTY sessions, the turn's diff, the command's environment.
 pub mod editor_files;
-pub mod exec_flow;
 pub mod intercept;
-pub mod network_approval;
-pub mod permissions;
-pub mod registry;
-pub mod sandbox_retry;
 pub mod services;
 pub mod shell_env;
-pub mod tools;
 pub mod turn_diff;
 pub mod unified_exec;
+// The handler contract, then the registry that holds handlers by trait object.
+pub mod contract;
+pub mod registry;
+// Policy: permissions, the approval gate, network approval, the command flow.
+pub mod approval_gate;
+pub mod exec_attempt;
+pub mod exec_flow;
+pub mod network_approval;
+pub mod permissions;
+pub mod sandbox_retry;
+// The handlers (`tools::builtin()`).
+pub mod tools;
 
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::sandbox_linux::{LinuxSandboxActor, LinuxSandboxArgs};
 use crate::sandbox_none::NoneSandboxActor;
+use contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
-use registry::{Concurrency, ToolContext, ToolOutcome, ToolRegistry};
+use registry::ToolRegistry;
 use services::TurnServices;
 use std::sync::Arc;
 use tokio::sync::RwLock;
@@ -306,7 +316,7 @@ impl Batch {
     }
 
     /// The handler for a call, only if the tool was advertised in the request.
-    fn route(&self, call: &ToolCall) -> Option<Arc<dyn registry::ToolHandler>> {
+    fn route(&self, call: &ToolCall) -> Option<Arc<dyn ToolHandler>> {
         self.advertised
             .iter()
             .any(|spec| spec.name() == call.tool_name)
@@ -334,10 +344,7 @@ impl Batch {
 
 /// A call between its PreToolUse and PostToolUse hooks: a block before means it does not
 /// run and the model reads the reason; a block after replaces the output with the feedback.
-async fn run_with_hooks(
-    handler: Arc<dyn registry::ToolHandler>,
-    mut ctx: ToolContext,
-) -> ToolOutcome {
+async fn run_with_hooks(handler: Arc<dyn ToolHandler>, mut ctx: ToolContext) -> ToolOutcome {
     let hooks = ctx.services.hooks.clone();
     let call = match hooks.pre_tool_use(&ctx.call).await {
         Ok(call) => call,
@@ -381,3 +388,7 @@ fn panic_text(error: tokio::task::JoinError) -> String {
 #[cfg(test)]
 #[path = "shell_env_tests.rs"]
 mod shell_env_tests;
+
+#[cfg(test)]
+#[path = "layers_tests.rs"]
+mod layers_tests;

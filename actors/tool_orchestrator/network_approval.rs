@@ -6,7 +6,7 @@
 //! `description: network-access <host>`), then the user (`ExecApprovalRequest` whose
 //! command is `network-access <host>`). A host refused gets `403` from the proxy.
 
-use super::registry::ToolContext;
+use super::contract::ToolContext;
 use crate::approvals::cache::ApprovalKey;
 use crate::hooks::tool_input::hook_tool;
 use crate::locking::lock;

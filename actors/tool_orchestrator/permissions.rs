@@ -1,7 +1,7 @@
 //! The permission profile a call runs under: the session's sandbox settings widened by the
 //! `request_permissions` grants the thread holds (for the session, and for this turn).
 
-use super::registry::{ToolContext, ToolOutcome};
+use super::contract::{ToolContext, ToolOutcome};
 use crate::locking::lock;
 use troupe_messages::permissions::PermissionGrants;
 use troupe_messages::policy::{CollaborationMode, PermissionProfile};

@@ -10,10 +10,9 @@
 //! was recognised.
 
 use super::approval_gate::ask;
-use super::exec_flow::{attempt, outcome};
+use super::contract::{ToolContext, ToolOutcome};
+use super::exec_attempt::{attempt, outcome, CommandRequest};
 use super::permissions::effective_profile;
-use super::registry::{ToolContext, ToolOutcome};
-use super::tools::shell::ShellToolArgs;
 use crate::approvals::cache::ApprovalKey;
 use crate::locking::lock;
 use std::path::Path;
@@ -32,12 +31,12 @@ use troupe_sandbox::profile::escalated;
 /// does it; the outcome is the second run's, or the first's with the denial.
 pub async fn ask_and_retry(
     ctx: &ToolContext,
-    args: &ShellToolArgs,
-    cwd: &Path,
+    request: &CommandRequest,
     profile: &PermissionProfile,
     first: Result<ExecResult, String>,
     keys: &[ApprovalKey],
 ) -> ToolOutcome {
+    let cwd = request.cwd.as_path();
     let output = match &first {
         Ok(exec) => exec.aggregated_output.clone(),
         Err(_) => String::new(),
@@ -46,17 +45,17 @@ pub async fn ask_and_retry(
     let retry = grant
         .as_ref()
         .map_or(SandboxRetry::Unconfined, |(retry, _)| retry.clone());
-    let request = EventMsg::ExecApprovalRequest {
+    let question = EventMsg::ExecApprovalRequest {
         call_id: ctx.call.call_id.clone(),
-        command: args.command.clone(),
+        command: request.command.clone(),
         cwd: cwd.to_path_buf(),
         reason: Some(retry.question()),
         sandbox_retry: Some(retry),
     };
-    let decision = match ask(ctx, request).await {
+    let decision = match ask(ctx, question).await {
         Ok(decision) => decision,
         Err(denied) => {
-            let mut result = outcome(first, args, ctx);
+            let mut result = outcome(first, request);
             result.content = format!("{}\n({})", result.content, denied.content);
             return result;
         }
@@ -84,8 +83,8 @@ pub async fn ask_and_retry(
             }
         }
     };
-    let second = attempt(ctx, args, cwd, &second_profile).await;
-    outcome(second, args, ctx)
+    let second = attempt(ctx, request, &second_profile).await;
+    outcome(second, request)
 }
 
 /// What the failure shows was missing, when it can be granted: the question to ask and the

@@ -6,10 +6,11 @@
 //! every session still held, each with its `ExecCommandEnd`.
 
 use super::turn_diff::TurnDiffTracker;
-use super::unified_exec::sessions::{EventSink, KILLED_EXIT_CODE};
+use super::unified_exec::sessions::KILLED_EXIT_CODE;
 use super::unified_exec::ExecSessions;
 use crate::hooks::TurnHooks;
 use crate::locking::lock;
+use crate::turn::outbox::EventSink;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -18,7 +18,6 @@ use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::sampler::{SamplerActor, SamplerArgs};
 use crate::tool_orchestrator::registry::ToolRegistry;
 use crate::tool_orchestrator::services::TurnServices;
-use crate::tool_orchestrator::unified_exec::sessions::EventSink;
 use crate::tool_orchestrator::{ToolOrchestratorActor, ToolOrchestratorArgs};
 use outbox::TurnOutbox;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
@@ -303,12 +302,8 @@ impl Actor for TurnActor {
         .await?;
         // Tool events go straight to the session, counted by the turn's outbox: they arrive
         // even while the turn stops, and before the turn's end.
-        let events: EventSink = {
-            let outbox = args.outbox.clone();
-            Arc::new(move |msg| outbox.event(msg))
-        };
         let services = Arc::new(TurnServices::new(
-            events,
+            args.outbox.event_sink(),
             args.settings.tool_output_max_bytes,
             args.hooks.clone(),
         ));

@@ -16,6 +16,11 @@ use troupe_messages::events::{AbortReason, EventMsg};
 use troupe_messages::ids::TurnId;
 use troupe_messages::mailboxes::SessionMsg;
 
+/// Where the events of a turn's tool calls, PTY sessions and hooks go: the session, as this
+/// turn's ([`TurnOutbox::event_sink`]; a unit test collects them instead). Lives here, at the
+/// bottom, so the orchestrator and the hooks take the route without naming the turn actor.
+pub type EventSink = Arc<dyn Fn(EventMsg) + Send + Sync>;
+
 /// A turn's counted sender to its session; clones share the count.
 #[derive(Debug, Clone)]
 pub struct TurnOutbox {
@@ -50,6 +55,12 @@ impl TurnOutbox {
             turn_id: self.turn_id,
             msg,
         });
+    }
+
+    /// This outbox as an [`EventSink`]: every event counted and sent as this turn's.
+    pub fn event_sink(&self) -> EventSink {
+        let outbox = self.clone();
+        Arc::new(move |msg| outbox.event(msg))
     }
 
     /// How many messages went out so far.

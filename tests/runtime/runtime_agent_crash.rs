@@ -7,9 +7,10 @@ use futures::future::BoxFuture;
 use serde_json::json;
 use std::sync::Arc;
 use troupe_actors::runtime::Runtime;
-use troupe_actors::tool_orchestrator::registry::{
-    Concurrency, ToolContext, ToolHandler, ToolOutcome, ToolRegistry,
+use troupe_actors::tool_orchestrator::contract::{
+    Concurrency, ToolContext, ToolHandler, ToolOutcome,
 };
+use troupe_actors::tool_orchestrator::registry::ToolRegistry;
 use troupe_messages::events::EventMsg;
 use troupe_messages::tools::ToolSpec;
 use troupe_mock_model::{MockModel, MockResponse};

@@ -371,7 +371,7 @@ async fn plan_mode_offers_read_only_tools_and_says_so() {
 /// A tool that would change things: hidden in plan mode.
 struct WriterTool;
 
-impl troupe_actors::tool_orchestrator::registry::ToolHandler for WriterTool {
+impl troupe_actors::tool_orchestrator::contract::ToolHandler for WriterTool {
     fn spec(&self) -> troupe_messages::tools::ToolSpec {
         troupe_messages::tools::ToolSpec::Function {
             name: "write_things".into(),
@@ -380,14 +380,14 @@ impl troupe_actors::tool_orchestrator::registry::ToolHandler for WriterTool {
             parameters: serde_json::json!({"type": "object"}),
         }
     }
-    fn concurrency(&self) -> troupe_actors::tool_orchestrator::registry::Concurrency {
-        troupe_actors::tool_orchestrator::registry::Concurrency::Exclusive
+    fn concurrency(&self) -> troupe_actors::tool_orchestrator::contract::Concurrency {
+        troupe_actors::tool_orchestrator::contract::Concurrency::Exclusive
     }
     fn handle(
         &self,
-        _ctx: troupe_actors::tool_orchestrator::registry::ToolContext,
-    ) -> futures::future::BoxFuture<'static, troupe_actors::tool_orchestrator::registry::ToolOutcome>
+        _ctx: troupe_actors::tool_orchestrator::contract::ToolContext,
+    ) -> futures::future::BoxFuture<'static, troupe_actors::tool_orchestrator::contract::ToolOutcome>
     {
-        Box::pin(async { troupe_actors::tool_orchestrator::registry::ToolOutcome::error("unused") })
+        Box::pin(async { troupe_actors::tool_orchestrator::contract::ToolOutcome::error("unused") })
     }
 }

@@ -67,7 +67,7 @@ async fn trusted_project_rules_apply() {
 /// A stand-in for a patch tool: asks the patch gate about the files in its arguments.
 struct FakePatch;
 
-impl troupe_actors::tool_orchestrator::registry::ToolHandler for FakePatch {
+impl troupe_actors::tool_orchestrator::contract::ToolHandler for FakePatch {
     fn spec(&self) -> troupe_messages::tools::ToolSpec {
         troupe_messages::tools::ToolSpec::Function {
             name: "fake_patch".into(),
@@ -76,13 +76,13 @@ impl troupe_actors::tool_orchestrator::registry::ToolHandler for FakePatch {
             parameters: json!({"type": "object"}),
         }
     }
-    fn concurrency(&self) -> troupe_actors::tool_orchestrator::registry::Concurrency {
-        troupe_actors::tool_orchestrator::registry::Concurrency::Exclusive
+    fn concurrency(&self) -> troupe_actors::tool_orchestrator::contract::Concurrency {
+        troupe_actors::tool_orchestrator::contract::Concurrency::Exclusive
     }
     fn handle(
         &self,
-        ctx: troupe_actors::tool_orchestrator::registry::ToolContext,
-    ) -> futures::future::BoxFuture<'static, troupe_actors::tool_orchestrator::registry::ToolOutcome>
+        ctx: troupe_actors::tool_orchestrator::contract::ToolContext,
+    ) -> futures::future::BoxFuture<'static, troupe_actors::tool_orchestrator::contract::ToolOutcome>
     {
         Box::pin(async move {
             let troupe_messages::tools::ToolPayload::Function { arguments } = &ctx.call.payload
@@ -99,7 +99,7 @@ impl troupe_actors::tool_orchestrator::registry::ToolHandler for FakePatch {
             match troupe_actors::tool_orchestrator::approval_gate::approve_patch(&ctx, &files, None)
                 .await
             {
-                Ok(()) => troupe_actors::tool_orchestrator::registry::ToolOutcome::ok("applied"),
+                Ok(()) => troupe_actors::tool_orchestrator::contract::ToolOutcome::ok("applied"),
                 Err(outcome) => outcome,
             }
         })

@@ -1,8 +1,8 @@
 //! The `apply_patch` tool, and the one path every patch takes (the tool itself, and
 //! commands intercepted from `shell` / `exec_command`): check, announce, write, report.
 
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use crate::tool_orchestrator::editor_files::ThreadFiles;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

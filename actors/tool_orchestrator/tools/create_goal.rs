@@ -3,8 +3,8 @@
 //! while an unfinished one exists.
 
 use super::goal_report::ask;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use crate::tool_orchestrator::unified_exec::parse;
+use crate::tool_orchestrator::contract::parse_args as parse;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

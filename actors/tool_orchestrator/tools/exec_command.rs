@@ -3,11 +3,13 @@
 //! for `write_stdin`. The sessions themselves live in `unified_exec/`.
 
 use super::apply_patch as apply_patch_tool;
+use super::exec_output as output;
+use crate::tool_orchestrator::contract::parse_args as parse;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use crate::tool_orchestrator::intercept;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use crate::tool_orchestrator::shell_env::spawn_env;
 use crate::tool_orchestrator::unified_exec::{
-    offered, output, parse, sessions, yield_time, PtySession, SessionKey, DEFAULT_MAX_OUTPUT_TOKENS,
+    offered, sessions, yield_time, PtySession, SessionKey, DEFAULT_MAX_OUTPUT_TOKENS,
 };
 use futures::future::BoxFuture;
 use serde::Deserialize;

@@ -1,8 +1,8 @@
 //! `get_goal`: the thread's goal, its budget and what it used (Codex 0.169's spec).
 
 use super::goal_report::ask;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use crate::tool_orchestrator::unified_exec::parse;
+use crate::tool_orchestrator::contract::parse_args as parse;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! the report the model reads back, in Codex 0.169's shape
 //! (`{"goal":…,"remainingTokens":…,"completionBudgetReport":…}`).
 
-use crate::tool_orchestrator::registry::{ToolContext, ToolOutcome};
+use crate::tool_orchestrator::contract::{ToolContext, ToolOutcome};
 use ractor::rpc::CallResult;
 use serde_json::json;
 use std::time::Duration;

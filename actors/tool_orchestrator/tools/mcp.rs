@@ -5,7 +5,7 @@
 
 use crate::approvals::cache::ApprovalKey;
 use crate::tool_orchestrator::approval_gate;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use troupe_mcp::{approval, output, McpManager};

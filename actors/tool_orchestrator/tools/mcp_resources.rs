@@ -3,7 +3,7 @@
 //! has an enabled MCP server. Each call is shown to frontends as an MCP tool call (server
 //! `troupe` when no server is named, as Codex names its own), and answers with Codex's JSON.
 
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use std::sync::Arc;

@@ -11,8 +11,8 @@
 
 use crate::locking::lock;
 use crate::tool_orchestrator::approval_gate::{ask, REJECTED_BY_USER};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use crate::tool_orchestrator::permissions::effective_profile;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

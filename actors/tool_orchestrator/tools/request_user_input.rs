@@ -5,8 +5,8 @@
 //! an overlay, the app-server sends `item/tool/requestUserInput`, `exec` answers with the
 //! recommended options and says so). The answers go back as `{"answers":{id:{"answers":[…]}}}`.
 
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use crate::tool_orchestrator::unified_exec::parse;
+use crate::tool_orchestrator::contract::parse_args as parse;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

@@ -1,14 +1,15 @@
 //! The `shell` tool: argv, workdir, timeout; approval and sandboxing are in `exec_flow`.
 
 use super::apply_patch as apply_patch_tool;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::exec_flow::{self, CommandRequest};
 use crate::tool_orchestrator::intercept;
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::time::Duration;
 use troupe_messages::settings::{SessionSettings, ShellToolType};
-use troupe_messages::tools::{ExecResult, ToolCall, ToolPayload, ToolSpec};
+use troupe_messages::tools::{ToolCall, ToolPayload, ToolSpec};
 
 /// Arguments of the `shell` tool, as the model writes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,9 +36,6 @@ pub struct ShellToolArgs {
 
 /// Handler of the `shell` tool.
 pub struct ShellHandler;
-
-/// Extra time the orchestrator waits past a command's own timeout before giving up on it.
-pub const REPLY_GRACE: Duration = Duration::from_secs(10);
 
 impl ToolHandler for ShellHandler {
     fn spec(&self) -> ToolSpec {
@@ -122,27 +120,25 @@ async fn run_shell(ctx: ToolContext) -> ToolOutcome {
         };
         return apply_patch_tool::apply(&ctx, invocation.patch, cwd).await;
     }
-    crate::tool_orchestrator::exec_flow::run(&ctx, &args, cwd).await
-}
-
-/// The JSON text the model reads, shaped like Codex's shell output.
-pub fn format_for_model(exec: &ExecResult, timeout: Duration) -> String {
-    let mut output = exec.aggregated_output.clone();
-    if exec.timed_out {
-        output = format!(
-            "command timed out after {} milliseconds\n{output}",
-            timeout.as_millis()
-        );
-    }
-    json!({
-        "output": output,
-        "metadata": {
-            "exit_code": exec.exit_code.unwrap_or(-1),
-            "duration_seconds": (exec.duration.as_secs_f64() * 10.0).round() / 10.0,
-            "timed_out": exec.timed_out,
-        }
-    })
-    .to_string()
+    let escalation = match exec_flow::wants_escalation(
+        "shell",
+        args.sandbox_permissions.as_deref(),
+        args.with_escalated_permissions,
+    ) {
+        Ok(escalation) => escalation,
+        Err(message) => return ToolOutcome::error(message),
+    };
+    let request = CommandRequest {
+        command: args.command,
+        cwd,
+        timeout: Duration::from_millis(
+            args.timeout_ms
+                .unwrap_or(ctx.settings.default_shell_timeout_ms),
+        ),
+        escalation,
+        justification: args.justification,
+    };
+    exec_flow::run(&ctx, &request).await
 }
 
 #[cfg(test)]

@@ -1,6 +1,5 @@
-use super::{format_for_model, parse_shell_args};
-use std::time::Duration;
-use troupe_messages::tools::{ExecResult, ToolPayload};
+use super::parse_shell_args;
+use troupe_messages::tools::ToolPayload;
 
 fn function(arguments: &str) -> ToolPayload {
     ToolPayload::Function {
@@ -29,26 +28,4 @@ fn invalid_arguments_say_what_is_wrong() {
     assert!(err.contains("must name a program"), "{err}");
     let err = parse_shell_args(&function(r#"{"command":["ls"],"bogus":1}"#)).unwrap_err();
     assert!(err.contains("bogus"), "{err}");
-}
-
-#[test]
-fn model_output_shape() {
-    let exec = ExecResult {
-        exit_code: None,
-        stdout: String::new(),
-        stderr: String::new(),
-        aggregated_output: "partial".into(),
-        truncated_bytes: 0,
-        duration: Duration::from_millis(1234),
-        timed_out: true,
-    };
-    let value: serde_json::Value =
-        serde_json::from_str(&format_for_model(&exec, Duration::from_millis(1000))).unwrap();
-    assert_eq!(value["metadata"]["exit_code"], -1);
-    assert_eq!(value["metadata"]["timed_out"], true);
-    assert_eq!(value["metadata"]["duration_seconds"], 1.2);
-    assert_eq!(
-        value["output"],
-        "command timed out after 1000 milliseconds\npartial"
-    );
 }

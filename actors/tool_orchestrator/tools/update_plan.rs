@@ -1,7 +1,7 @@
 //! `update_plan`: the model's step list. Nothing runs; the plan is shown to the user as an
 //! event, and the model is told it was recorded.
 
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

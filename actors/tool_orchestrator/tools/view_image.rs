@@ -8,8 +8,8 @@
 //! Format by magic bytes and the size limit come from `local_image` (shared with `exec -i`).
 
 use super::local_image::{data_url_of_file, open_image, ImageError};
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
-use crate::tool_orchestrator::unified_exec::parse;
+use crate::tool_orchestrator::contract::parse_args as parse;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;

@@ -5,7 +5,7 @@
 //! except under danger-full-access, where Codex sends live access as well. Only the
 //! Responses wire has this tool: config refuses it for a chat or anthropic provider.
 
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use futures::future::BoxFuture;
 use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::{SessionSettings, WebSearchMode};

@@ -1,9 +1,11 @@
 //! `write_stdin`: types into a running `exec_command` session and returns what it printed
 //! within `yield_time_ms`; the session's exit is reported once, by whichever call sees it.
 
-use crate::tool_orchestrator::registry::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
+use super::exec_output as output;
+use crate::tool_orchestrator::contract::parse_args as parse;
+use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use crate::tool_orchestrator::unified_exec::{
-    offered, output, parse, yield_time, SessionKey, DEFAULT_MAX_OUTPUT_TOKENS,
+    offered, yield_time, SessionKey, DEFAULT_MAX_OUTPUT_TOKENS,
 };
 use futures::future::BoxFuture;
 use serde::Deserialize;

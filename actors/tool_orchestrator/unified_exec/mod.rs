@@ -1,10 +1,9 @@
-//! Unified exec: the PTY sessions behind `exec_command` and `write_stdin` (the handlers are in
-//! `tools/`). A command still running gets a session id, and `write_stdin` types into it and
-//! collects more. The sessions live in the turn's `TurnServices` (so they outlive a call and
+//! Unified exec: the PTY sessions behind `exec_command` and `write_stdin` (the handlers, and
+//! what the model reads back, are in `tools/`; nothing here knows the handler contract). A
+//! command still running gets a session id, and `write_stdin` types into it and collects more. The sessions live in the turn's `TurnServices` (so they outlive a call and
 //! die with the turn); each session's end is reported exactly once — by whichever call sees
 //! it exit, or by the turn's end, which kills it (`sessions.rs`).
 
-pub mod output;
 pub mod session;
 pub mod sessions;
 
@@ -13,22 +12,11 @@ pub use sessions::{ExecSessions, SessionKey};
 
 use std::time::Duration;
 use troupe_messages::settings::{SessionSettings, ShellToolType};
-use troupe_messages::tools::ToolPayload;
 
 const MIN_YIELD_MS: u64 = 50;
 const MAX_YIELD_MS: u64 = 30_000;
 /// Output beyond this many tokens is cut from the middle unless the call asks otherwise.
 pub(crate) const DEFAULT_MAX_OUTPUT_TOKENS: usize = 10_000;
-
-pub(crate) fn parse<T: serde::de::DeserializeOwned>(
-    tool: &str,
-    payload: &ToolPayload,
-) -> Result<T, String> {
-    let ToolPayload::Function { arguments } = payload else {
-        return Err(format!("{tool} expects JSON function arguments"));
-    };
-    serde_json::from_str(arguments).map_err(|err| format!("invalid arguments for {tool}: {err}"))
-}
 
 pub(crate) fn yield_time(requested: Option<u64>, default: u64) -> Duration {
     Duration::from_millis(

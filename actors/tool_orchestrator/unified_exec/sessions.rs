@@ -9,13 +9,14 @@
 //! while holding the set's lock: once `end_all` returns, every end of the turn has been sent,
 //! ahead of anything the turn sends afterwards (its end, its abort).
 
-use super::output::truncate_middle;
 use super::session::PtySession;
 use crate::locking::lock;
+use crate::turn::outbox::EventSink;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use troupe_messages::events::{EventMsg, ExecOutputStream};
+use troupe_messages::tools::truncate_middle;
 
 /// Live sessions a turn may hold; a new command past this is refused.
 pub const MAX_SESSIONS: usize = 16;
@@ -23,9 +24,6 @@ pub const MAX_SESSIONS: usize = 16;
 /// Exit code reported for a session killed because its turn ended (128 + SIGKILL, as a shell
 /// reports a killed command).
 pub const KILLED_EXIT_CODE: i32 = 137;
-
-/// Where the turn's exec events go (the session actor, as events of this turn).
-pub type EventSink = Arc<dyn Fn(EventMsg) + Send + Sync>;
 
 /// A session still inside the `exec_command` call that started it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

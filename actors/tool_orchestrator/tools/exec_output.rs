@@ -1,7 +1,7 @@
 //! What the model reads back from `exec_command` / `write_stdin`.
 
-use super::session::Collected;
-use crate::tool_orchestrator::registry::ToolOutcome;
+use crate::tool_orchestrator::contract::ToolOutcome;
+use crate::tool_orchestrator::unified_exec::session::Collected;
 use std::time::Instant;
 
 /// Bytes per token when turning `max_output_tokens` into a byte budget (a rough average).
@@ -35,5 +35,5 @@ pub fn outcome(
 pub use troupe_messages::tools::truncate_middle;
 
 #[cfg(test)]
-#[path = "output_tests.rs"]
+#[path = "exec_output_tests.rs"]
 mod tests;
