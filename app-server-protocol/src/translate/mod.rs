@@ -80,7 +80,7 @@ pub struct Translator {
     /// Hook runs started and not completed.
     hooks: HookRuns,
     /// The model's context window, told with token usage.
-    pub(crate) context_window: Option<u64>,
+    pub context_window: Option<u64>,
 }
 
 impl Translator {
@@ -663,7 +663,7 @@ impl Translator {
 /// A finished turn as `turn/completed` carries it (Codex's summary view): the final agent
 /// message only, or no items (`notLoaded`) when the turn ended without one; the whole turn
 /// is what `thread/read` and `thread/resume` return.
-pub(crate) fn summary_view(turn: Turn) -> Turn {
+pub fn summary_view(turn: Turn) -> Turn {
     let last_message = turn
         .items
         .iter()
@@ -682,7 +682,7 @@ pub(crate) fn summary_view(turn: Turn) -> Turn {
 }
 
 /// The call a recorded tool output answers.
-pub(crate) fn tool_output_call_id(item: &troupe_messages::items::ResponseItem) -> Option<&str> {
+pub fn tool_output_call_id(item: &troupe_messages::items::ResponseItem) -> Option<&str> {
     use troupe_messages::items::ResponseItem;
     match item {
         ResponseItem::FunctionCallOutput { call_id, .. }
@@ -693,8 +693,8 @@ pub(crate) fn tool_output_call_id(item: &troupe_messages::items::ResponseItem) -
 
 /// Whether a tool's output is the user's refusal (`exec command rejected by user…`).
 fn refused(item: &troupe_messages::items::ResponseItem) -> bool {
-    use troupe_actors::tool_orchestrator::exec_flow::REJECTED_BY_USER;
     use troupe_messages::items::ResponseItem;
+    use troupe_messages::tools::REJECTED_BY_USER;
     match item {
         ResponseItem::FunctionCallOutput { output, .. } => {
             output.text().starts_with(REJECTED_BY_USER)
@@ -704,10 +704,13 @@ fn refused(item: &troupe_messages::items::ResponseItem) -> bool {
     }
 }
 
-#[path = "translate_agents.rs"]
 mod agents;
-#[path = "translate_tools.rs"]
 mod tools;
+
+#[cfg(test)]
+mod fields_tests;
+#[cfg(test)]
+mod tests;
 
 pub(crate) fn notify(method: &'static str, params: &impl Serialize) -> Out {
     Out::Notify {
