@@ -7,9 +7,6 @@
 pub mod child_settings;
 pub mod git_checkout;
 pub mod git_workspace;
-/// The sub-agent report's reader lives with the messages (frontends read it back without the
-/// runtime); its writer is [`watcher::notification`].
-pub use troupe_messages::agent_notice as notice;
 #[cfg(test)]
 #[path = "notice_tests.rs"]
 mod notice_tests;
