@@ -1,6 +1,6 @@
 //! Server requests for the user's approval of a command or a file change, and the answer.
 
-use super::*;
+use super::CommandAction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,7 @@
 //! Troupe's `troupe/thread/rewind` (the work tree and/or the conversation, or the last rewind
 //! undone).
 
-use super::*;
+use super::Thread;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

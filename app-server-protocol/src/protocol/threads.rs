@@ -1,7 +1,7 @@
 //! `thread/*`: starting, resuming, forking, listing and reading threads, and the `Thread` they
 //! return.
 
-use super::*;
+use super::{AskForApproval, SandboxMode, SandboxPolicy, Turn};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! `turn/*`: a `Turn` and its status, and starting, steering and interrupting one.
 
-use super::*;
+use super::{AskForApproval, ThreadItem, UserInput};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
