@@ -8,7 +8,9 @@ pub mod child_settings;
 pub mod editor_files;
 pub mod git_checkout;
 pub mod git_workspace;
-pub mod notice;
+#[cfg(test)]
+#[path = "notice_tests.rs"]
+mod notice_tests;
 pub mod paths;
 pub mod reattach;
 pub mod remote;

@@ -1,6 +1,10 @@
-use super::*;
+//! The runtime's writers of a sub-agent's report and task read back by their reader
+//! (`troupe_messages::agent_notice`).
+
 use crate::agents::spawn_request::task_text;
 use crate::agents::watcher::notification;
+use troupe_messages::agent_notice::{parse_report, task_of_first_message, AgentReport};
+use troupe_messages::agents::AgentStatus;
 use troupe_messages::ids::ThreadId;
 
 fn id() -> ThreadId {
@@ -38,14 +42,6 @@ fn a_report_reads_back_what_the_runtime_wrote() {
         parse_report(&failed).map(|r| r.headline()),
         Some("agent /root/w2 (Bo) failed".to_string())
     );
-}
-
-#[test]
-fn text_that_only_looks_like_a_report_is_not_one() {
-    assert_eq!(parse_report("hello"), None);
-    assert_eq!(parse_report("<subagent_notification>\nagent: x\n"), None);
-    let typed = "say <subagent_notification>\nagent: /root/a (A, thread t)\nstatus: completed\nfinal answer:\nx\n</subagent_notification>";
-    assert_eq!(parse_report(typed), None);
 }
 
 #[test]

@@ -40,7 +40,7 @@ impl ApprovalCache {
 /// The cache key of a command: a `bash -lc`/`sh -c` wrapper is dropped so the same script
 /// approved under either shell is one key; otherwise the argv as is.
 pub fn command_key(argv: &[String]) -> ApprovalKey {
-    match super::shell_split::shell_script(argv) {
+    match troupe_messages::shell_split::shell_script(argv) {
         Some(script) => ApprovalKey::Command(vec![script.trim().to_string()]),
         None => ApprovalKey::Command(argv.to_vec()),
     }

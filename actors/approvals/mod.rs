@@ -7,7 +7,6 @@ pub mod requirement;
 pub mod safe_commands;
 mod safe_git;
 mod safe_tables;
-pub mod shell_split;
 
 use crate::locking::lock;
 use cache::ApprovalCache;

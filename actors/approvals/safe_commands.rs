@@ -6,7 +6,7 @@
 use super::option_parse::{parse_safe, Parsed, Syntax};
 use super::safe_git::is_safe_git;
 use super::safe_tables::{DATE, FILE, FIND_SAFE, RG, SED, SORT, TREE, UNIQ};
-use super::shell_split::command_parts;
+use troupe_messages::shell_split::command_parts;
 
 /// True when `argv` (or every part of its `bash -lc` script) only reads.
 pub fn is_known_safe(argv: &[String]) -> bool {

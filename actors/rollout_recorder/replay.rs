@@ -75,7 +75,7 @@ impl Tracker {
                         if let Some(text) = self.pending_user.take() {
                             // A sub-agent is titled by its task, not by the line that tells
                             // it where it sits in the tree.
-                            let task = crate::agents::notice::task_of_first_message(&text);
+                            let task = troupe_messages::agent_notice::task_of_first_message(&text);
                             self.title = title_of(task);
                         }
                     }

@@ -8,13 +8,13 @@
 use super::ops;
 use super::rewind::{plan, RewindError, RewindOutcome, RewindRequest};
 use super::ThreadStore;
-use crate::agents::notice::{parse_report, task_of_first_message};
 use crate::rollout_recorder::loader;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use troupe_checkpoint::index::{IndexLine, Phase};
 use troupe_checkpoint::{diff, Change, ChangeKind, Manifest, Node, Store};
+use troupe_messages::agent_notice::{parse_report, task_of_first_message};
 use troupe_messages::events::EventMsg;
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::rollout::RolloutRecord;

@@ -11,10 +11,8 @@ use troupe_apply_patch::beneath::canonical;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{AskForApproval, FileSystemSandboxKind, PermissionProfile};
+use troupe_messages::tools::REJECTED_BY_USER;
 use troupe_sandbox::profile::is_protected_write;
-
-/// What the model reads when the user says no.
-pub const REJECTED_BY_USER: &str = "exec command rejected by user";
 
 /// What the model reads when the user says no and what to do instead: the denial, then the
 /// user's words, so the model goes on with them in the same turn.

@@ -11,14 +11,13 @@ use crate::approvals::requirement::{
     command_requirement, escalation_rejection, retry_requirement, ApprovalRequirement, CommandFacts,
 };
 use crate::approvals::safe_commands::{is_known_safe, is_safe_simple};
-use crate::approvals::shell_split::analyze;
 use crate::locking::lock;
 use troupe_messages::events::EventMsg;
 use troupe_messages::policy::CollaborationMode;
 use troupe_messages::policy::{FileSystemSandboxKind, PermissionProfile};
+use troupe_messages::shell_split::analyze;
 use troupe_sandbox::profile::{escalated, is_likely_sandbox_denial};
 
-pub use super::approval_gate::REJECTED_BY_USER;
 pub use super::exec_attempt::CommandRequest;
 
 /// What the approval stage decided for a command.

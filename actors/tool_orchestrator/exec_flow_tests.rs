@@ -2,7 +2,8 @@
 //! record what they were asked to run, a session that drops everything, and a user whose
 //! answer is given when the approval request goes out.
 
-use super::{run, CommandRequest, REJECTED_BY_USER};
+use super::{run, CommandRequest};
+use troupe_messages::tools::REJECTED_BY_USER;
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::hooks::TurnHooks;
 use crate::locking::lock;

@@ -7,10 +7,10 @@
 //! `command/exec/write|resize|terminate`) are refused with an error saying so.
 
 use crate::hub::{Hub, SettingsRequest};
-use crate::protocol::{CommandExecParams, CommandExecResponse};
 use std::path::PathBuf;
 use std::time::Duration;
 use troupe_actors::sandbox_linux::{run_confined, LinuxSandboxArgs};
+use troupe_app_server_protocol::protocol::{CommandExecParams, CommandExecResponse};
 use troupe_messages::policy::PermissionProfile;
 use troupe_messages::tools::ExecRequest;
 use troupe_sandbox::process::{run_process, Containment, LiveGroups};

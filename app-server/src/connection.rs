@@ -4,12 +4,14 @@
 use crate::hub::Hub;
 use crate::live::{ClientSink, Control, LagBoard};
 use crate::methods::{self, Reply};
-use crate::protocol::{ApprovalResponse, InitializeParams, InitializeResponse};
-use crate::wire::{self, FrameError, Incoming, Line};
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
+use troupe_app_server_protocol::jsonrpc::{self, FrameError, Incoming, Line};
+use troupe_app_server_protocol::protocol::{
+    ApprovalResponse, InitializeParams, InitializeResponse,
+};
 
 /// Lines a client may have queued before it counts as lagging.
 pub const OUTBOUND_CAPACITY: usize = 4096;
@@ -58,20 +60,20 @@ pub async fn run(hub: Arc<Hub>, sink: ClientSink, mut frames: mpsc::Receiver<InF
                 let message = format!(
                     "Invalid request: message longer than {MAX_FRAME_BYTES} bytes was discarded"
                 );
-                send(&sink, wire::error(&Value::Null, message)).await;
+                send(&sink, jsonrpc::error(&Value::Null, message)).await;
                 continue;
             }
         };
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match wire::parse(&line) {
+        match jsonrpc::parse(&line) {
             Err(FrameError::NotJson(err)) => {
                 // Codex answers nothing here (there is no id); the log says why.
                 tracing::warn!(%err, "ignored a frame that is not JSON");
             }
             Err(FrameError::Invalid { id, message }) => {
-                send(&sink, wire::error(&id, message)).await
+                send(&sink, jsonrpc::error(&id, message)).await
             }
             Ok(Incoming::Notification { method }) => {
                 if method != "initialized" {
@@ -87,7 +89,7 @@ pub async fn run(hub: Arc<Hub>, sink: ClientSink, mut frames: mpsc::Receiver<InF
                     continue;
                 }
                 if !initialized {
-                    send(&sink, wire::error(&id, "Not initialized")).await;
+                    send(&sink, jsonrpc::error(&id, "Not initialized")).await;
                     continue;
                 }
                 let Ok(permit) = in_flight.clone().acquire_owned().await else {
@@ -110,8 +112,8 @@ pub async fn run(hub: Arc<Hub>, sink: ClientSink, mut frames: mpsc::Receiver<InF
 
 fn reply_line(id: &Value, result: Result<Value, String>) -> Line {
     match result {
-        Ok(result) => wire::response(id, result),
-        Err(message) => wire::error(id, message),
+        Ok(result) => jsonrpc::response(id, result),
+        Err(message) => jsonrpc::error(id, message),
     }
 }
 
@@ -121,7 +123,7 @@ async fn send(sink: &ClientSink, line: Line) {
 
 fn initialize(hub: &Hub, params: Value) -> Result<Value, String> {
     let params: InitializeParams =
-        serde_json::from_value(params).map_err(|err| wire::invalid_params(&err))?;
+        serde_json::from_value(params).map_err(|err| jsonrpc::invalid_params(&err))?;
     let info = params.client_info;
     let response = InitializeResponse {
         user_agent: format!(
@@ -151,14 +153,14 @@ async fn answer(hub: &Hub, sink: &ClientSink, id: Value, result: Result<Value, V
     let Some(request_id) = id.as_i64() else {
         send(
             sink,
-            wire::error(&id, format!("no server request has id {id}")),
+            jsonrpc::error(&id, format!("no server request has id {id}")),
         )
         .await;
         return;
     };
     let Some(thread_id) = hub.approvals.owner(request_id) else {
         let message = format!("server request {request_id} is unknown or already answered");
-        send(sink, wire::error(&id, message)).await;
+        send(sink, jsonrpc::error(&id, message)).await;
         return;
     };
     // `{"answers": …}`: the answers to an `item/tool/requestUserInput` request.
@@ -174,7 +176,7 @@ async fn answer(hub: &Hub, sink: &ClientSink, id: Value, result: Result<Value, V
                         });
                     }
                 }
-                Err(err) => send(sink, wire::error(&id, wire::invalid_params(&err))).await,
+                Err(err) => send(sink, jsonrpc::error(&id, jsonrpc::invalid_params(&err))).await,
             }
             return;
         }
@@ -184,11 +186,11 @@ async fn answer(hub: &Hub, sink: &ClientSink, id: Value, result: Result<Value, V
         Ok(result) => match serde_json::from_value::<ApprovalResponse>(result) {
             Ok(response) => response.decision,
             Err(err) => {
-                send(sink, wire::error(&id, wire::invalid_params(&err))).await;
+                send(sink, jsonrpc::error(&id, jsonrpc::invalid_params(&err))).await;
                 return;
             }
         },
-        Err(_) => crate::protocol::ApprovalDecision::Decline,
+        Err(_) => troupe_app_server_protocol::protocol::ApprovalDecision::Decline,
     };
     if let Some(live) = hub.loaded(&thread_id) {
         let _ = live.control.send(Control::Answer {

@@ -2,11 +2,11 @@
 //! as the user running the server (as in Codex: not sandboxed, not part of a turn). Paths
 //! must be absolute; each error names the path and what failed.
 
-use crate::protocol::*;
 use base64::Engine;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+use troupe_app_server_protocol::protocol::*;
 
 /// Runs `fs/<name>` on a blocking thread.
 pub async fn handle(method: &str, params: Value) -> Option<Result<Value, String>> {
@@ -40,7 +40,8 @@ pub async fn handle(method: &str, params: Value) -> Option<Result<Value, String>
 }
 
 fn parse<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, String> {
-    serde_json::from_value(params).map_err(|err| crate::wire::invalid_params(&err))
+    serde_json::from_value(params)
+        .map_err(|err| troupe_app_server_protocol::jsonrpc::invalid_params(&err))
 }
 
 fn value(result: impl serde::Serialize) -> Result<Value, String> {

@@ -3,8 +3,10 @@
 //! what `.gitignore`, `.ignore` and git's exclude file exclude, and stops at a bounded
 //! number of files per root; it runs on a blocking thread.
 
-use crate::protocol::{FuzzyFileSearchParams, FuzzyFileSearchResponse, FuzzyFileSearchResult};
 use std::path::Path;
+use troupe_app_server_protocol::protocol::{
+    FuzzyFileSearchParams, FuzzyFileSearchResponse, FuzzyFileSearchResult,
+};
 
 /// Files looked at per root at most (a huge tree costs a bounded walk).
 const MAX_FILES_PER_ROOT: usize = 50_000;

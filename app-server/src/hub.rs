@@ -3,8 +3,6 @@
 
 use crate::held::{HeldThread, Link};
 use crate::live::{Approvals, Control, Pump};
-use crate::protocol::{SandboxPolicy, SessionSource, SubAgentSource, Thread, ThreadStatus};
-use crate::rollout_turns::turns_from_rollout;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,6 +10,10 @@ use thiserror::Error;
 use tokio::sync::mpsc;
 use troupe_actors::runtime::Runtime;
 use troupe_actors::thread_store::{ops, ThreadStore};
+use troupe_app_server_protocol::protocol::{
+    SandboxPolicy, SessionSource, SubAgentSource, Thread, ThreadStatus,
+};
+use troupe_app_server_protocol::rollout_turns::turns_from_rollout;
 use troupe_config::resolve::{load_config, CliOverrides};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 use troupe_messages::settings::SessionSettings;
@@ -457,7 +459,8 @@ impl Hub {
             Some(live) => snapshot_status(live).await,
             None => ThreadStatus::NotLoaded,
         };
-        let created_at = crate::wire::parse_time_ms(&summary.created_at) / 1000;
+        let created_at =
+            troupe_app_server_protocol::jsonrpc::parse_time_ms(&summary.created_at) / 1000;
         let cwd = summary.cwd.display().to_string();
         let updated_at = summary.updated_at_ms / 1000;
         Thread {
@@ -506,7 +509,7 @@ impl Hub {
     /// The wire thread of a live thread that may not be indexed yet (just started).
     pub async fn live_wire_thread(&self, thread_id: &str, live: &LiveThread) -> Thread {
         let settings = live.settings();
-        let now = crate::wire::now_ms() / 1000;
+        let now = troupe_app_server_protocol::jsonrpc::now_ms() / 1000;
         let cwd = settings.cwd.display().to_string();
         Thread {
             reasoning_effort: settings.context.reasoning_effort.clone(),
@@ -610,7 +613,10 @@ async fn snapshot_status(live: &LiveThread) -> ThreadStatus {
 mod attach;
 
 /// The turns a rollout records (read on a blocking thread).
-pub async fn read_turns(thread_id: &str, path: &Path) -> Vec<crate::protocol::Turn> {
+pub async fn read_turns(
+    thread_id: &str,
+    path: &Path,
+) -> Vec<troupe_app_server_protocol::protocol::Turn> {
     let path = path.to_path_buf();
     let id = thread_id.to_string();
     tokio::task::spawn_blocking(move || {

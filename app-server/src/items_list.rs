@@ -5,7 +5,7 @@
 //! `{type: "item", itemId}` of the requested turn is exclusive.
 
 use crate::hub::Hub;
-use crate::protocol::{
+use troupe_app_server_protocol::protocol::{
     SortDirection, ThreadItemEntry, ThreadItemsListAnchor, ThreadItemsListCursor,
     ThreadItemsListParams, ThreadItemsListResponse,
 };

@@ -4,7 +4,6 @@
 //! read from its rollout to tell a running turn from an idle thread.
 
 use crate::hub::Hub;
-use crate::protocol::{HeldBy, LastTurn, LastTurnStatus, LastTurnsParams, LastTurnsResponse};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +11,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 use troupe_actors::rollout_recorder::{loader, lock};
 use troupe_actors::thread_store::summary::summarize;
+use troupe_app_server_protocol::protocol::{
+    HeldBy, LastTurn, LastTurnStatus, LastTurnsParams, LastTurnsResponse,
+};
 use troupe_messages::threads::{ThreadStatus as Indexed, ThreadSummary};
 
 pub(crate) fn thread_last_turns(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {

@@ -6,49 +6,28 @@
     reason = "a frontend: its output and its errors are for the user's terminal"
 )]
 
-pub mod command_actions;
 pub mod command_exec;
 pub mod connection;
 pub mod fs_methods;
 pub mod fuzzy_search;
 pub mod held;
-pub mod hooks;
 pub mod hub;
-pub mod items;
 pub mod items_list;
 pub mod last_turns;
 pub mod live;
 pub mod methods;
-pub mod protocol;
 pub mod revert;
 pub mod review;
 pub mod rewind;
-pub mod rollout_turns;
-pub mod schema;
 pub mod sinks;
 pub mod skills_list;
 pub mod slice;
 pub mod thread_fields;
 mod token_file;
-pub mod translate;
 pub mod transport;
-pub mod turn_ids;
 pub mod turn_settings;
 pub mod turns_list;
-pub mod unsupported;
 pub mod web;
-pub mod wire;
-
-#[cfg(test)]
-mod schema_tests;
-#[cfg(test)]
-mod translate_fields_tests;
-#[cfg(test)]
-mod translate_tests;
-#[cfg(test)]
-mod unsupported_tests;
-#[cfg(test)]
-mod wire_tests;
 
 use hub::Hub;
 use std::net::SocketAddr;

@@ -3,19 +3,19 @@
 //! every subscriber sees the thread's notifications in the same order.
 
 use crate::held::{Incoming, Link};
-use crate::protocol::{
-    ApprovalDecision, ServerRequestResolvedNotification, ThreadStatus,
-    ThreadStatusChangedNotification, ThreadUnsubscribeResponse, ThreadUnsubscribeStatus, Turn,
-    TurnItemsView, TurnStartResponse, TurnStatus, TurnSteerResponse, UserInput,
-};
-use crate::translate::{parse_turn_id, Out, Translator};
-use crate::wire::{self, Line};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use troupe_app_server_protocol::jsonrpc::{self, Line};
+use troupe_app_server_protocol::protocol::{
+    ApprovalDecision, ServerRequestResolvedNotification, ThreadStatus,
+    ThreadStatusChangedNotification, ThreadUnsubscribeResponse, ThreadUnsubscribeStatus, Turn,
+    TurnItemsView, TurnStartResponse, TurnStatus, TurnSteerResponse, UserInput,
+};
+use troupe_app_server_protocol::translate::{parse_turn_id, Out, Translator};
 use troupe_messages::events::EventMsg;
 use troupe_messages::ops::{Op, ReviewDecision, UserInput as RuntimeInput};
 
@@ -81,7 +81,10 @@ pub enum Control {
     },
     /// The thread's status and open turn, for `thread/read` and `thread/list`.
     Snapshot {
-        reply: tokio::sync::oneshot::Sender<(crate::protocol::ThreadStatus, Option<Turn>)>,
+        reply: tokio::sync::oneshot::Sender<(
+            troupe_app_server_protocol::protocol::ThreadStatus,
+            Option<Turn>,
+        )>,
     },
 }
 
@@ -103,14 +106,14 @@ impl Control {
             | Control::UnsubscribeClient { client, id }
             | Control::Steer { client, id, .. }
             | Control::Interrupt { client, id, .. } => {
-                client.send(wire::error(&id, message));
+                client.send(jsonrpc::error(&id, message));
             }
             Control::Subscribe {
                 client,
                 response: Some((id, _)),
                 ..
             } => {
-                client.send(wire::error(&id, message));
+                client.send(jsonrpc::error(&id, message));
             }
             Control::Answer {
                 client, request_id, ..
@@ -118,7 +121,7 @@ impl Control {
             | Control::AnswerQuestions {
                 client, request_id, ..
             } => {
-                client.send(wire::error(&json!(request_id), message));
+                client.send(jsonrpc::error(&json!(request_id), message));
             }
             Control::Subscribe { response: None, .. }
             | Control::Unsubscribe { .. }
@@ -164,7 +167,7 @@ impl Pump {
             thread_id: self.thread_id.clone(),
             request_id,
         };
-        self.broadcast(wire::notification(
+        self.broadcast(jsonrpc::notification(
             "serverRequest/resolved",
             serde_json::to_value(resolved).unwrap_or(Value::Null),
         ));
@@ -202,7 +205,7 @@ impl Pump {
     /// The pump watches a session another owns: primed with its rollout so far (the turn in
     /// progress is known), and leaving the session running when it ends.
     pub fn attached(mut self, lines: &[troupe_messages::rollout::RolloutLine]) -> Self {
-        crate::rollout_turns::replay_into(&mut self.translator, lines);
+        troupe_app_server_protocol::rollout_turns::replay_into(&mut self.translator, lines);
         self.attached = true;
         self
     }
@@ -234,7 +237,7 @@ impl Pump {
             let deadline = last_activity + idle.unwrap_or(Duration::from_secs(3600));
             tokio::select! {
                 incoming = self.thread.next() => match incoming {
-                    Some(Incoming::Event(event)) => self.on_event(&event.msg, wire::now_ms()),
+                    Some(Incoming::Event(event)) => self.on_event(&event.msg, jsonrpc::now_ms()),
                     Some(Incoming::Line(line)) => self.on_line(&line),
                     None => {
                         // The session stopped by itself (or its holder let go): close the
@@ -255,7 +258,7 @@ impl Pump {
                             status: ThreadStatus::NotLoaded,
                         };
                         let params = serde_json::to_value(status).unwrap_or(Value::Null);
-                        self.broadcast(wire::notification("thread/status/changed", params));
+                        self.broadcast(jsonrpc::notification("thread/status/changed", params));
                         break;
                     }
                 },
@@ -331,15 +334,17 @@ impl Pump {
     /// (the holder's own clients may have answered).
     fn on_line(&mut self, line: &troupe_messages::rollout::RolloutLine) {
         use troupe_messages::rollout::RolloutRecord;
-        let now = wire::parse_time_ms(&line.timestamp);
+        let now = jsonrpc::parse_time_ms(&line.timestamp);
         if let RolloutRecord::Event(msg) = &line.record {
             self.on_event(msg, now);
             return;
         }
-        let outs = crate::rollout_turns::replay_line(&mut self.translator, line, now);
+        let outs =
+            troupe_app_server_protocol::rollout_turns::replay_line(&mut self.translator, line, now);
         self.dispatch(outs);
         if let RolloutRecord::ResponseItem(item) = &line.record {
-            if let Some(call_id) = crate::translate::tool_output_call_id(item) {
+            if let Some(call_id) = troupe_app_server_protocol::translate::tool_output_call_id(item)
+            {
                 self.drop_asks_of_call(call_id);
             }
         }
@@ -369,7 +374,7 @@ impl Pump {
             if self.translator.current_turn().is_none() {
                 // A turn the runtime refused before it started.
                 for (client, id) in self.turn_waiters.drain(..) {
-                    client.send(wire::error(&id, error.to_string()));
+                    client.send(jsonrpc::error(&id, error.to_string()));
                 }
             }
         }
@@ -390,7 +395,7 @@ impl Pump {
         for out in outs {
             match out {
                 Out::Notify { method, params } => {
-                    self.broadcast(wire::notification(method, params));
+                    self.broadcast(jsonrpc::notification(method, params));
                 }
                 // A watched sub-agent's approvals are its root's to ask (the root relays
                 // them): asked here too, a client would see each one twice. Its questions
@@ -407,7 +412,7 @@ impl Pump {
                     agent,
                 } => {
                     let request_id = self.approvals.register(&self.thread_id);
-                    let line = wire::server_request(request_id, method, params);
+                    let line = jsonrpc::server_request(request_id, method, params);
                     self.asks.insert(
                         request_id,
                         PendingAsk {
@@ -446,7 +451,7 @@ impl Pump {
             thread_id: asker.unwrap_or_else(|| self.thread_id.clone()),
             request_id,
         };
-        self.broadcast(wire::notification(
+        self.broadcast(jsonrpc::notification(
             "serverRequest/resolved",
             serde_json::to_value(resolved).unwrap_or(Value::Null),
         ));
@@ -466,7 +471,7 @@ impl Pump {
         };
         let result = serde_json::to_value(response).unwrap_or(Value::Null);
         for (client, id) in self.turn_waiters.drain(..) {
-            client.send(wire::response(&id, result.clone()));
+            client.send(jsonrpc::response(&id, result.clone()));
         }
     }
 
@@ -483,7 +488,7 @@ impl Pump {
             } => {
                 if let Some((id, mut result)) = response {
                     self.fill_state(&mut result);
-                    client.send(wire::response(&id, result));
+                    client.send(jsonrpc::response(&id, result));
                 }
                 for line in after {
                     client.send(line);
@@ -504,11 +509,11 @@ impl Pump {
                 overrides,
             } => {
                 if let Some(why) = self.thread.refuse_local_only() {
-                    client.send(wire::error(&id, why));
+                    client.send(jsonrpc::error(&id, why));
                     return;
                 }
                 if self.translator.current_turn().is_some() || !self.turn_waiters.is_empty() {
-                    client.send(wire::error(
+                    client.send(jsonrpc::error(
                         &id,
                         "a turn is already running on this thread; use turn/steer to add input",
                     ));
@@ -517,7 +522,7 @@ impl Pump {
                 if let Some(overrides) = overrides {
                     let update = Box::new(overrides.update());
                     if let Err(err) = self.thread.submit(Op::UpdateTurnSettings { update }) {
-                        client.send(wire::error(&id, err));
+                        client.send(jsonrpc::error(&id, err));
                         return;
                     }
                     if let Some(shared) = &self.settings {
@@ -535,7 +540,7 @@ impl Pump {
                 }) {
                     Ok(_) => self.turn_waiters.push((client, id)),
                     Err(err) => {
-                        client.send(wire::error(&id, err));
+                        client.send(jsonrpc::error(&id, err));
                     }
                 }
             }
@@ -551,17 +556,17 @@ impl Pump {
                         let reply = match self.thread.submit(Op::UserInput {
                             items: runtime_input(input),
                         }) {
-                            Ok(_) => wire::response(
+                            Ok(_) => jsonrpc::response(
                                 &id,
                                 serde_json::to_value(TurnSteerResponse { turn_id })
                                     .unwrap_or(Value::Null),
                             ),
-                            Err(err) => wire::error(&id, err),
+                            Err(err) => jsonrpc::error(&id, err),
                         };
                         client.send(reply);
                     }
                     Some(turn_id) => {
-                        client.send(wire::error(
+                        client.send(jsonrpc::error(
                             &id,
                             format!(
                                 "expected turn {expected_turn_id}, but turn {turn_id} is running"
@@ -569,7 +574,7 @@ impl Pump {
                         ));
                     }
                     None => {
-                        client.send(wire::error(&id, "no turn is running on this thread"));
+                        client.send(jsonrpc::error(&id, "no turn is running on this thread"));
                     }
                 }
             }
@@ -581,15 +586,15 @@ impl Pump {
                 let running = self.translator.current_turn() == Some(turn_id.as_str());
                 let reply = if !running {
                     if parse_turn_id(&self.thread_id, &turn_id).is_none() {
-                        wire::error(&id, format!("invalid turn id: {turn_id}"))
+                        jsonrpc::error(&id, format!("invalid turn id: {turn_id}"))
                     } else {
-                        wire::error(&id, format!("turn {turn_id} is not running"))
+                        jsonrpc::error(&id, format!("turn {turn_id} is not running"))
                     }
                 } else {
                     let turn = parse_turn_id(&self.thread_id, &turn_id);
                     match self.thread.interrupt(turn) {
-                        Ok(()) => wire::response(&id, json!({})),
-                        Err(err) => wire::error(&id, err),
+                        Ok(()) => jsonrpc::response(&id, json!({})),
+                        Err(err) => jsonrpc::error(&id, err),
                     }
                 };
                 client.send(reply);
@@ -600,7 +605,7 @@ impl Pump {
                 decision,
             } => {
                 let Some(ask) = self.asks.remove(&request_id) else {
-                    client.send(wire::error(
+                    client.send(jsonrpc::error(
                         &json!(request_id),
                         format!("server request {request_id} is unknown or already answered"),
                     ));
@@ -637,7 +642,7 @@ impl Pump {
                 if let Err(err) = self.thread.submit(op) {
                     // Not delivered (a followed thread's inbox could not be written): still
                     // open, for another answer.
-                    client.send(wire::error(&json!(request_id), err));
+                    client.send(jsonrpc::error(&json!(request_id), err));
                     self.approvals.keep(request_id, &self.thread_id);
                     self.asks.insert(request_id, ask);
                     return;
@@ -646,7 +651,7 @@ impl Pump {
                 if ask.agent.is_none() {
                     for out in self.translator.approval_resolved(&ask.call_id) {
                         if let Out::Notify { method, params } = out {
-                            self.broadcast(wire::notification(method, params));
+                            self.broadcast(jsonrpc::notification(method, params));
                         }
                     }
                 }
@@ -665,17 +670,17 @@ impl Pump {
                     ThreadUnsubscribeStatus::NotSubscribed
                 };
                 let result = serde_json::to_value(ThreadUnsubscribeResponse { status });
-                client.send(wire::response(&id, result.unwrap_or(Value::Null)));
+                client.send(jsonrpc::response(&id, result.unwrap_or(Value::Null)));
             }
             Control::Compact { client, id } => {
                 if let Some(why) = self.thread.refuse_local_only() {
-                    client.send(wire::error(&id, why));
+                    client.send(jsonrpc::error(&id, why));
                     return;
                 }
                 self.subscribe(&client);
                 let reply = match self.thread.submit(Op::Compact) {
-                    Ok(_) => wire::response(&id, json!({})),
-                    Err(err) => wire::error(&id, err),
+                    Ok(_) => jsonrpc::response(&id, json!({})),
+                    Err(err) => jsonrpc::error(&id, err),
                 };
                 client.send(reply);
             }
@@ -691,7 +696,7 @@ impl Pump {
                 answers,
             } => {
                 let Some(ask) = self.asks.remove(&request_id).filter(|ask| ask.question) else {
-                    client.send(wire::error(
+                    client.send(jsonrpc::error(
                         &json!(request_id),
                         format!("server request {request_id} is not a pending question"),
                     ));
@@ -714,13 +719,13 @@ impl Pump {
         timeout: Option<Duration>,
     ) {
         if let Some(why) = self.thread.refuse_local_only() {
-            client.send(wire::error(&id, why));
+            client.send(jsonrpc::error(&id, why));
             return;
         }
         if let Some(turn) = self.translator.current_turn() {
             let message =
                 format!("turn {turn} is running on this thread; run the command once it has ended");
-            client.send(wire::error(&id, message));
+            client.send(jsonrpc::error(&id, message));
             return;
         }
         self.subscribe(&client);
@@ -729,8 +734,8 @@ impl Pump {
             timeout_ms: timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
         };
         let reply = match self.thread.submit(op) {
-            Ok(()) => wire::response(&id, json!({})),
-            Err(err) => wire::error(&id, err),
+            Ok(()) => jsonrpc::response(&id, json!({})),
+            Err(err) => jsonrpc::error(&id, err),
         };
         client.send(reply);
     }

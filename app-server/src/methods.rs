@@ -4,51 +4,14 @@ use crate::hub::{
     check_thread_id, sandbox_policy, Hub, HubError, LiveThread, SettingsRequest, ThreadSettings,
 };
 use crate::live::{ClientSink, Control};
-use crate::protocol::*;
-use crate::wire::{self, invalid_params};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The methods Troupe implements (a request for any other gets Codex's unknown-variant error).
-pub const METHODS: &[&str] = &[
-    "initialize",
-    "thread/start",
-    "thread/resume",
-    "thread/fork",
-    "thread/list",
-    "thread/read",
-    "thread/archive",
-    "thread/unarchive",
-    "thread/name/set",
-    "thread/loaded/list",
-    "turn/start",
-    "turn/steer",
-    "turn/interrupt",
-    "thread/compact/start",
-    "thread/unsubscribe",
-    "thread/shellCommand",
-    "fuzzyFileSearch",
-    "model/list",
-    "config/read",
-    "review/start",
-    "command/exec",
-    "thread/turns/list",
-    "thread/items/list",
-    "skills/list",
-    "fs/readFile",
-    "fs/writeFile",
-    "fs/createDirectory",
-    "fs/getMetadata",
-    "fs/readDirectory",
-    "fs/remove",
-    "fs/copy",
-    "troupe/thread/lastTurns",
-    "troupe/thread/rewind",
-    "thread/revert",
-];
+use troupe_app_server_protocol::jsonrpc::{self, invalid_params};
+use troupe_app_server_protocol::method_names::unknown_method;
+use troupe_app_server_protocol::protocol::*;
 
 /// What a handler produced: an answer now, or one the thread's pump sends later.
 pub enum Reply {
@@ -131,25 +94,13 @@ pub async fn handle(
         "initialize" => Err("Already initialized".into()),
         other if other.starts_with("fs/") => match crate::fs_methods::handle(other, params).await {
             Some(result) => result,
-            None => {
-                Err(crate::unsupported::unsupported(other).unwrap_or_else(|| unknown_method(other)))
-            }
+            None => Err(troupe_app_server_protocol::unsupported::unsupported(other)
+                .unwrap_or_else(|| unknown_method(other))),
         },
-        other => {
-            Err(crate::unsupported::unsupported(other).unwrap_or_else(|| unknown_method(other)))
-        }
+        other => Err(troupe_app_server_protocol::unsupported::unsupported(other)
+            .unwrap_or_else(|| unknown_method(other))),
     };
     Reply::Now(result)
-}
-
-/// Codex's words for a method it does not know.
-pub fn unknown_method(method: &str) -> String {
-    let expected = METHODS
-        .iter()
-        .map(|m| format!("`{m}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    format!("Invalid request: unknown variant `{method}`, expected one of {expected}")
 }
 
 fn settings_request(
@@ -278,7 +229,7 @@ async fn thread_start(
     let response = value(opened(hub, thread.clone(), &live))?;
     // The response first, then `thread/started`, then the thread's events: the pump sends
     // all three, in that order, to this client.
-    let started = wire::notification(
+    let started = jsonrpc::notification(
         "thread/started",
         value(ThreadStartedNotification { thread })?,
     );
@@ -312,7 +263,7 @@ async fn thread_resume(hub: &Arc<Hub>, client: &ClientSink, id: &Value, params: 
         let response = value(resumed(hub, thread, &live))?;
         // Followed, not opened: the client is told which process runs it.
         let after = match live.held_by {
-            Some(pid) => vec![wire::notification(
+            Some(pid) => vec![jsonrpc::notification(
                 "troupe/thread/held",
                 value(ThreadHeldNotification {
                     thread_id: params.thread_id.clone(),
@@ -348,7 +299,7 @@ async fn thread_fork(
     let params: ThreadForkParams = parse(params)?;
     let at_turn = match &params.last_turn_id {
         Some(turn) => Some(
-            crate::translate::parse_turn_id(&params.thread_id, turn)
+            troupe_app_server_protocol::translate::parse_turn_id(&params.thread_id, turn)
                 .ok_or_else(|| format!("invalid turn id: {turn}"))?
                 .0,
         ),
@@ -358,7 +309,7 @@ async fn thread_fork(
     let summary = hub.summary(&thread_id).map_err(err)?;
     let thread = hub.wire_thread(&summary, true).await;
     let response = value(opened(hub, thread.clone(), &live))?;
-    let started = wire::notification(
+    let started = jsonrpc::notification(
         "thread/started",
         value(ThreadStartedNotification { thread })?,
     );

@@ -8,38 +8,13 @@
 use crate::hub::{check_thread_id, Hub, SettingsRequest};
 use crate::live::ClientSink;
 use crate::methods::Reply;
-use crate::protocol::Thread;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 use troupe_actors::session::checkpoints;
 use troupe_actors::thread_store::rewind::{rewind, RewindRequest};
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThreadRevertParams {
-    pub thread_id: String,
-    /// The wire id of the first turn to drop: the history keeps the turns before it.
-    pub before_turn_id: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThreadRevertResponse {
-    /// The thread as it now is, without its turns (`thread/turns/list` pages them).
-    pub thread: Thread,
-    /// Always null: `thread/turns/list` and `thread/items/list` start from the newest
-    /// without a cursor.
-    pub turns_backwards_cursor: Option<String>,
-    pub items_backwards_cursor: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThreadRevertedNotification {
-    pub thread_id: String,
-}
+use troupe_app_server_protocol::protocol::{
+    ThreadRevertParams, ThreadRevertResponse, ThreadRevertedNotification,
+};
 
 pub async fn thread_revert(
     hub: &Arc<Hub>,
@@ -50,9 +25,12 @@ pub async fn thread_revert(
     match revert(hub, params).await {
         Ok((response, thread_id)) => {
             // The answer, then the notification, in that order on this connection.
-            client.send(crate::wire::response(id, response));
+            client.send(troupe_app_server_protocol::jsonrpc::response(id, response));
             if let Ok(params) = serde_json::to_value(ThreadRevertedNotification { thread_id }) {
-                client.send(crate::wire::notification("thread/reverted", params));
+                client.send(troupe_app_server_protocol::jsonrpc::notification(
+                    "thread/reverted",
+                    params,
+                ));
             }
             Reply::Later
         }
@@ -61,16 +39,19 @@ pub async fn thread_revert(
 }
 
 async fn revert(hub: &Arc<Hub>, params: Value) -> Result<(Value, String), String> {
-    let params: ThreadRevertParams =
-        serde_json::from_value(params).map_err(|e| crate::wire::invalid_params(&e))?;
+    let params: ThreadRevertParams = serde_json::from_value(params)
+        .map_err(|e| troupe_app_server_protocol::jsonrpc::invalid_params(&e))?;
     check_thread_id(&params.thread_id).map_err(|e| e.to_string())?;
-    let turn = crate::turn_ids::parse_turn_id(&params.thread_id, &params.before_turn_id)
-        .ok_or_else(|| {
-            format!(
-                "`beforeTurnId` {} is not a turn of thread {}",
-                params.before_turn_id, params.thread_id
-            )
-        })?;
+    let turn = troupe_app_server_protocol::turn_ids::parse_turn_id(
+        &params.thread_id,
+        &params.before_turn_id,
+    )
+    .ok_or_else(|| {
+        format!(
+            "`beforeTurnId` {} is not a turn of thread {}",
+            params.before_turn_id, params.thread_id
+        )
+    })?;
     crate::rewind::unload_idle(hub, &params.thread_id).await?;
     let settings = hub
         .settings(&SettingsRequest::default())

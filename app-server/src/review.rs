@@ -11,13 +11,13 @@
 use crate::hub::Hub;
 use crate::live::{ClientSink, Control};
 use crate::methods::Reply;
-use crate::protocol::UserInput;
-use crate::wire::{self, invalid_params, Line};
 use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use troupe_actors::review::{self, ReviewTarget};
+use troupe_app_server_protocol::jsonrpc::{self, invalid_params, Line};
+use troupe_app_server_protocol::protocol::UserInput;
 
 /// Codex's `ReviewStartParams`.
 #[derive(Debug, Deserialize)]
@@ -139,7 +139,7 @@ fn review_response(line: &Line, id: &Value, thread_id: &str) -> Option<Line> {
         Value::String(thread_id.to_string()),
     );
     let result = Value::Object(result.clone());
-    Some(wire::response(id, result))
+    Some(jsonrpc::response(id, result))
 }
 
 #[cfg(test)]

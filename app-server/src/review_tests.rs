@@ -4,7 +4,7 @@ use serde_json::json;
 #[test]
 fn the_answer_to_the_review_request_names_the_thread() {
     let id = json!(7);
-    let line: Line = wire::response(
+    let line: Line = jsonrpc::response(
         &id,
         json!({"turn": {"id": "t1", "items": [], "status": "inProgress"}}),
     );
@@ -13,11 +13,11 @@ fn the_answer_to_the_review_request_names_the_thread() {
     assert_eq!(value["result"]["reviewThreadId"], json!("thread-1"));
     assert_eq!(value["result"]["turn"]["id"], json!("t1"));
     // Other requests' answers, notifications and errors pass unchanged.
-    let other = wire::response(&json!(8), json!({"turn": {}}));
+    let other = jsonrpc::response(&json!(8), json!({"turn": {}}));
     assert!(review_response(&other, &id, "thread-1").is_none());
-    let failed = wire::error(&id, "a turn is already running");
+    let failed = jsonrpc::error(&id, "a turn is already running");
     assert!(review_response(&failed, &id, "thread-1").is_none());
-    let note = wire::notification("turn/started", json!({"threadId": "thread-1"}));
+    let note = jsonrpc::notification("turn/started", json!({"threadId": "thread-1"}));
     assert!(review_response(&note, &id, "thread-1").is_none());
 }
 

@@ -5,68 +5,15 @@
 
 use crate::hub::{check_thread_id, Hub, SettingsRequest};
 use crate::live::Control;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 use troupe_actors::session::checkpoints;
 use troupe_actors::thread_store::rewind::{rewind, RewindRequest};
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RewindParams {
-    pub thread_id: String,
-    /// Back to the state before this turn; absent with `undo`.
-    #[serde(default)]
-    pub to_turn: Option<u64>,
-    /// Undo the thread's last rewind.
-    #[serde(default)]
-    pub undo: bool,
-    /// Restore the work tree (default true).
-    #[serde(default = "yes")]
-    pub code: bool,
-    /// Cut the conversation (default true).
-    #[serde(default = "yes")]
-    pub conversation: bool,
-    /// Only say what would change.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Rewind even over files changed since the last turn by something other than the agent.
-    #[serde(default)]
-    pub force: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RewindResponse {
-    pub thread_id: String,
-    pub dry_run: bool,
-    /// Paths of the work tree that changed (or would), with `added` / `removed` /
-    /// `modified` / `modeChanged` / `typeChanged` as the restored tree sees them.
-    pub changes: Vec<RewoundPath>,
-    /// Paths that could not be restored, with why.
-    pub failed: Vec<RewoundPath>,
-    /// What checkpoints do not cover, with why.
-    pub not_covered: Vec<RewoundPath>,
-    /// Turns of the conversation before and after (absent when it was not rewound).
-    pub turns_before: Option<u64>,
-    pub turns_after: Option<u64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RewoundPath {
-    pub path: String,
-    pub detail: String,
-}
+use troupe_app_server_protocol::protocol::{RewindParams, RewindResponse, RewoundPath};
 
 pub async fn thread_rewind(hub: &Arc<Hub>, params: Value) -> Result<Value, String> {
-    let params: RewindParams =
-        serde_json::from_value(params).map_err(|e| crate::wire::invalid_params(&e))?;
+    let params: RewindParams = serde_json::from_value(params)
+        .map_err(|e| troupe_app_server_protocol::jsonrpc::invalid_params(&e))?;
     check_thread_id(&params.thread_id).map_err(|e| e.to_string())?;
     if params.to_turn.is_none() && !params.undo {
         return Err("give `toTurn`, or `undo: true`".into());
@@ -143,7 +90,9 @@ pub(crate) async fn unload_idle(hub: &Arc<Hub>, thread_id: &str) -> Result<(), S
     if let Some(live) = hub.loaded(thread_id) {
         let (tx, rx) = tokio::sync::oneshot::channel();
         if live.control.send(Control::Snapshot { reply: tx }).is_ok() {
-            if let Ok((crate::protocol::ThreadStatus::Active { .. }, _)) = rx.await {
+            if let Ok((troupe_app_server_protocol::protocol::ThreadStatus::Active { .. }, _)) =
+                rx.await
+            {
                 return Err(format!(
                     "thread {thread_id} has a running turn; interrupt it first"
                 ));

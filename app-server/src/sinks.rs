@@ -1,13 +1,13 @@
 //! Where a thread's lines go: each client's bounded queue (and the notice of what it missed
 //! when it fell behind), and the server requests waiting for a client's answer.
 
-use crate::protocol::LaggedNotification;
-use crate::wire::{self, Line};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, Notify};
+use troupe_app_server_protocol::jsonrpc::{self, Line};
+use troupe_app_server_protocol::protocol::LaggedNotification;
 
 /// Notices a client's writer sends once it has room again: threads on which it fell behind.
 #[derive(Default)]
@@ -33,7 +33,7 @@ impl LagBoard {
         drained
             .into_iter()
             .map(|(thread_id, dropped)| {
-                wire::notification(
+                jsonrpc::notification(
                     "troupe/lagged",
                     serde_json::to_value(LaggedNotification { thread_id, dropped })
                         .unwrap_or(Value::Null),

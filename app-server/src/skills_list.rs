@@ -4,12 +4,12 @@
 //! errors. There is no cache: every call reads the disk (so `forceReload` changes nothing).
 
 use crate::hub::{Hub, SettingsRequest};
-use crate::protocol::{
+use std::path::PathBuf;
+use troupe_actors::session::context::skills::discover_skills;
+use troupe_app_server_protocol::protocol::{
     SkillErrorInfo, SkillMetadata, SkillScope, SkillsListEntry, SkillsListParams,
     SkillsListResponse,
 };
-use std::path::PathBuf;
-use troupe_actors::session::context::skills::discover_skills;
 
 pub async fn skills_list(
     hub: &Hub,

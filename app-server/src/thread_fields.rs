@@ -1,9 +1,9 @@
 //! Thread fields Codex's `Thread` carries that come from the rollout's head: the Git state
 //! recorded when the thread started.
 
-use crate::protocol::GitInfo;
 use std::path::Path;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use troupe_app_server_protocol::protocol::GitInfo;
 use troupe_messages::rollout::{RolloutLine, RolloutRecord};
 
 /// The session meta line is small; a first line longer than this is not one.

@@ -63,13 +63,13 @@ const MAX_BATCH: usize = 256;
 
 /// The next lines to write: every line queued now (at least one, up to [`MAX_BATCH`]) and
 /// the lag notices that are due; `None` once the queue is closed.
-async fn next_batch(out: &mut Outbound) -> Option<Vec<crate::wire::Line>> {
+async fn next_batch(out: &mut Outbound) -> Option<Vec<troupe_app_server_protocol::jsonrpc::Line>> {
     let line = tokio::select! {
         biased;
         line = out.lines.recv() => Some(line?),
         () = out.lag.wake.notified() => None,
     };
-    let mut lines: Vec<crate::wire::Line> = line.into_iter().collect();
+    let mut lines: Vec<troupe_app_server_protocol::jsonrpc::Line> = line.into_iter().collect();
     while lines.len() < MAX_BATCH {
         match out.lines.try_recv() {
             Ok(line) => lines.push(line),
@@ -386,7 +386,8 @@ where
                 },
                 () = outbound.lag.wake.notified() => None,
             };
-            let mut lines: Vec<crate::wire::Line> = line.into_iter().collect();
+            let mut lines: Vec<troupe_app_server_protocol::jsonrpc::Line> =
+                line.into_iter().collect();
             lines.extend(outbound.lag.take_notices());
             for line in lines {
                 if write.send(Message::text(line.to_string())).await.is_err() {

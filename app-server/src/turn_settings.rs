@@ -6,9 +6,9 @@
 
 use crate::hub::{Hub, LiveThread, SettingsRequest, ThreadSettings};
 use crate::methods::approval_policy;
-use crate::protocol::{SandboxPolicyParam, TurnStartParams};
 use serde_json::Value;
 use std::path::PathBuf;
+use troupe_app_server_protocol::protocol::{SandboxPolicyParam, TurnStartParams};
 use troupe_messages::policy::SandboxMode;
 use troupe_messages::settings::{SessionSettings, TurnSettingsUpdate};
 

@@ -5,7 +5,7 @@
 //! opposite direction includes the anchor again.
 
 use crate::hub::Hub;
-use crate::protocol::{
+use troupe_app_server_protocol::protocol::{
     SortDirection, ThreadTurnsListParams, ThreadTurnsListResponse, Turn, TurnItemsView,
 };
 
@@ -73,7 +73,7 @@ fn view(turn: Turn, items_view: TurnItemsView) -> Turn {
             items_view: TurnItemsView::Full,
             ..turn
         },
-        TurnItemsView::Summary => crate::translate::summary_view(turn),
+        TurnItemsView::Summary => troupe_app_server_protocol::translate::summary_view(turn),
         TurnItemsView::NotLoaded => Turn {
             items: Vec::new(),
             items_view: TurnItemsView::NotLoaded,

@@ -57,7 +57,7 @@ pub async fn run(args: AppServerArgs) -> Result<ExitCode> {
         std::fs::create_dir_all(&out)
             .with_context(|| format!("cannot create {}", out.display()))?;
         let path = out.join("troupe_app_server.schemas.json");
-        let document = troupe_app_server::schema::wire_schema_document();
+        let document = troupe_app_server_protocol::schema::wire_schema_document();
         std::fs::write(&path, serde_json::to_vec_pretty(&document)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
         println!("{}", path.display());

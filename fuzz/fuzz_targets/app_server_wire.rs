@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = troupe_app_server::wire::parse(data);
+    let _ = troupe_app_server_protocol::jsonrpc::parse(data);
 });

@@ -4,6 +4,7 @@
 //! mailbox enums in [`mailboxes`], which carry reply ports and actor references and so
 //! only travel inside one process. Their payloads are the serialisable types below.
 
+pub mod agent_notice;
 pub mod agents;
 pub mod cluster;
 pub mod errors;
@@ -22,6 +23,7 @@ pub mod questions;
 pub mod rollout;
 pub mod sampling;
 pub mod settings;
+pub mod shell_split;
 pub mod terminal_text;
 pub mod threads;
 pub mod tools;

@@ -42,6 +42,10 @@ impl ToolSpec {
 }
 
 /// The name the provider's web search goes by.
+/// What the model reads when the user says no (a frontend reading a rollout back tells a
+/// refused command by it).
+pub const REJECTED_BY_USER: &str = "exec command rejected by user";
+
 pub const WEB_SEARCH_TOOL: &str = "web_search";
 
 /// What the model sent for one call.

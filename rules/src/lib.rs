@@ -97,7 +97,7 @@ impl Rules {
     }
 
     /// The rules' verdict on a whole command, given what it runs (see
-    /// `troupe_actors::approvals::shell_split`).
+    /// `troupe_messages::shell_split`).
     ///
     /// - `forbidden`, then `prompt`, wins when it matches any of `commands` or `wrapped`
     ///   (whatever the command may run, found even in scripts that are not fully parsed).

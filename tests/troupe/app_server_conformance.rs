@@ -1,7 +1,7 @@
 //! Every message `troupe app-server` sends in a rich session — a turn with per-turn overrides,
 //! three commands, an approval and a patch; an interrupted command; sub-agents; fork, resume,
 //! read, list — validates against Codex 0.169's JSON schema (vendored in
-//! `app-server/tests/codex-schema/`): each response against its method's response type, each
+//! `app-server-protocol/tests/codex-schema/`): each response against its method's response type, each
 //! notification and server request against the type Codex's schema gives its method.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use troupe_mock_model::{events, MockResponse};
 
 fn schema_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../app-server/tests/codex-schema")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../app-server-protocol/tests/codex-schema")
 }
 
 fn read_schema(file: &str) -> Value {

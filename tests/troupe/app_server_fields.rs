@@ -12,7 +12,7 @@ use troupe_mock_model::{error_body, MockResponse};
 /// Problems of `params` against the type Codex's schema gives notification `method`.
 fn notification_problems(method: &str, params: &Value) -> Vec<String> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../app-server/tests/codex-schema/ServerNotification.json");
+        .join("../app-server-protocol/tests/codex-schema/ServerNotification.json");
     let bundle: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let entry = bundle["oneOf"]
         .as_array()

@@ -13,7 +13,7 @@ use troupe_mock_model::MockResponse;
 /// Checks `result` against Codex's vendored response schema of that name.
 fn assert_codex_shape(file: &str, result: &Value) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../app-server/tests/codex-schema/v2")
+        .join("../app-server-protocol/tests/codex-schema/v2")
         .join(file);
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("Codex's schema compiles");

@@ -11,7 +11,7 @@ use troupe_mock_model::MockResponse;
 
 fn assert_codex_shape(file: &str, value: &Value) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../app-server/tests/codex-schema/v2")
+        .join("../app-server-protocol/tests/codex-schema/v2")
         .join(file);
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("Codex's schema compiles");

@@ -7,8 +7,8 @@
 use crate::thread_view::ThreadView;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use troupe_actors::agents::notice::{parse_report, task_of_first_message};
 use troupe_actors::rollout_recorder::loader;
+use troupe_messages::agent_notice::{parse_report, task_of_first_message};
 use troupe_messages::events::EventMsg;
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::rollout::{RolloutLine, RolloutRecord};

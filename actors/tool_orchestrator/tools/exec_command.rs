@@ -59,7 +59,7 @@ impl ExecCommandArgs {
     fn argv(&self) -> Result<Vec<String>, String> {
         let shell = match self.shell.as_deref() {
             None => "bash",
-            Some(shell) if crate::approvals::shell_split::is_plain_shell(shell) => shell,
+            Some(shell) if troupe_messages::shell_split::is_plain_shell(shell) => shell,
             Some(other) => {
                 return Err(format!(
                     "exec_command: `shell` must be one of bash, sh, zsh, dash, ksh, mksh, ash \

@@ -10,7 +10,7 @@
 //! every later command and patch (`tool_orchestrator::permissions`).
 
 use crate::locking::lock;
-use crate::tool_orchestrator::approval_gate::{ask, REJECTED_BY_USER};
+use crate::tool_orchestrator::approval_gate::ask;
 use crate::tool_orchestrator::contract::{Concurrency, ToolContext, ToolHandler, ToolOutcome};
 use crate::tool_orchestrator::permissions::effective_profile;
 use futures::future::BoxFuture;
@@ -21,6 +21,7 @@ use troupe_messages::ops::ReviewDecision;
 use troupe_messages::permissions::{GrantScope, RequestedPermissions};
 use troupe_messages::policy::{AskForApproval, CollaborationMode};
 use troupe_messages::settings::SessionSettings;
+use troupe_messages::tools::REJECTED_BY_USER;
 use troupe_messages::tools::{ToolPayload, ToolSpec};
 use troupe_sandbox::grants::{already_allowed, check_request};
 

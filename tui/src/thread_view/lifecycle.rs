@@ -34,7 +34,7 @@ impl ThreadView {
             }
             EventMsg::InputInjected { text, .. } => {
                 // A sub-agent's report entering this thread's history: not something typed.
-                if let Some(report) = troupe_actors::agents::notice::parse_report(text) {
+                if let Some(report) = troupe_messages::agent_notice::parse_report(text) {
                     self.notice(NoticeKind::Info, report.headline());
                     return;
                 }

@@ -1,4 +1,4 @@
-use crate::wire::{self, FrameError, Incoming};
+use crate::jsonrpc::{self, FrameError, Incoming};
 use serde_json::{json, Value};
 
 #[test]
@@ -8,7 +8,7 @@ fn a_request_with_or_without_jsonrpc_parses() {
         r#"{"jsonrpc":"2.0","id":1,"method":"thread/list","params":{}}"#,
     ] {
         assert_eq!(
-            wire::parse(line.as_bytes()),
+            jsonrpc::parse(line.as_bytes()),
             Ok(Incoming::Request {
                 id: json!(1),
                 method: "thread/list".into(),
@@ -21,20 +21,20 @@ fn a_request_with_or_without_jsonrpc_parses() {
 #[test]
 fn notifications_and_responses_are_told_apart() {
     assert_eq!(
-        wire::parse(br#"{"method":"initialized"}"#),
+        jsonrpc::parse(br#"{"method":"initialized"}"#),
         Ok(Incoming::Notification {
             method: "initialized".into()
         })
     );
     assert_eq!(
-        wire::parse(br#"{"id":3,"result":{"decision":"accept"}}"#),
+        jsonrpc::parse(br#"{"id":3,"result":{"decision":"accept"}}"#),
         Ok(Incoming::Response {
             id: json!(3),
             result: Ok(json!({"decision": "accept"})),
         })
     );
     assert_eq!(
-        wire::parse(br#"{"id":3,"error":{"code":1,"message":"no"}}"#),
+        jsonrpc::parse(br#"{"id":3,"error":{"code":1,"message":"no"}}"#),
         Ok(Incoming::Response {
             id: json!(3),
             result: Err(json!({"code": 1, "message": "no"})),
@@ -45,25 +45,25 @@ fn notifications_and_responses_are_told_apart() {
 #[test]
 fn bad_frames_say_why() {
     assert!(matches!(
-        wire::parse(b"not json"),
+        jsonrpc::parse(b"not json"),
         Err(FrameError::NotJson(_))
     ));
     assert!(matches!(
-        wire::parse(b"[1,2]"),
+        jsonrpc::parse(b"[1,2]"),
         Err(FrameError::Invalid {
             id: Value::Null,
             ..
         })
     ));
     assert!(matches!(
-        wire::parse(br#"{"id":{"x":1},"method":"a"}"#),
+        jsonrpc::parse(br#"{"id":{"x":1},"method":"a"}"#),
         Err(FrameError::Invalid {
             id: Value::Null,
             ..
         })
     ));
     assert!(matches!(
-        wire::parse(br#"{"id":4}"#),
+        jsonrpc::parse(br#"{"id":4}"#),
         Err(FrameError::Invalid { .. })
     ));
 }
@@ -71,17 +71,17 @@ fn bad_frames_say_why() {
 #[test]
 fn written_messages_have_codex_shapes() {
     let error: Value =
-        serde_json::from_str(&wire::error(&json!(5), "Not initialized")).unwrap_or_default();
+        serde_json::from_str(&jsonrpc::error(&json!(5), "Not initialized")).unwrap_or_default();
     assert_eq!(
         error,
         json!({"id": 5, "error": {"code": -32600, "message": "Not initialized"}})
     );
-    let note: Value = serde_json::from_str(&wire::notification("turn/started", json!({"a": 1})))
+    let note: Value = serde_json::from_str(&jsonrpc::notification("turn/started", json!({"a": 1})))
         .unwrap_or_default();
     assert_eq!(note["method"], "turn/started");
     assert!(note["emittedAtMs"].as_i64().is_some_and(|ms| ms > 0));
     assert!(note.get("jsonrpc").is_none());
     let ask: Value =
-        serde_json::from_str(&wire::server_request(0, "item/x", json!({}))).unwrap_or_default();
+        serde_json::from_str(&jsonrpc::server_request(0, "item/x", json!({}))).unwrap_or_default();
     assert_eq!(ask, json!({"id": 0, "method": "item/x", "params": {}}));
 }

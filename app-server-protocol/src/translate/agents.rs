@@ -5,7 +5,7 @@
 
 use super::{to_value, turn_wire_id, Out, Translator};
 use crate::protocol::{FileChangeRequestApprovalParams, ThreadItem};
-use troupe_actors::agents::notice::parse_report;
+use troupe_messages::agent_notice::parse_report;
 use troupe_messages::agents::AgentStatus;
 use troupe_messages::events::EventMsg;
 

@@ -1,9 +1,10 @@
-//! Reading back the item a parent's history gets when a child's turn ends
-//! ([`super::watcher::notification`]). The model reads it as it is written (changing it would
-//! change the prompt it caches); frontends show it as what it is, a sub-agent's report, never
-//! as something the user typed.
+//! Reading back the item a parent's history gets when a child's turn ends (written by the
+//! runtime's `agents::watcher::notification`). The model reads it as it is written (changing
+//! it would change the prompt it caches); frontends show it as what it is, a sub-agent's
+//! report, never as something the user typed. It lives here, beside the messages, so a
+//! frontend reads it without the runtime.
 
-use troupe_messages::agents::AgentStatus;
+use crate::agents::AgentStatus;
 
 const OPEN: &str = "<subagent_notification>\n";
 const CLOSE: &str = "\n</subagent_notification>";
@@ -85,5 +86,5 @@ pub fn task_of_first_message(text: &str) -> &str {
 }
 
 #[cfg(test)]
-#[path = "notice_tests.rs"]
+#[path = "agent_notice_tests.rs"]
 mod tests;

@@ -2,7 +2,7 @@
 //! implemented or refused with a specific reason, and docs/app-server.md's table lists each
 //! method, notification and server request once, with what Troupe does.
 
-use crate::methods::METHODS;
+use crate::method_names::METHODS;
 use crate::schema::wire_schemas;
 use crate::unsupported::{unsupported, UNSUPPORTED};
 use serde_json::Value;

@@ -261,30 +261,22 @@ pub fn wire_schemas() -> Vec<(&'static str, &'static str, RootSchema)> {
             "response",
             schema_for!(LastTurnsResponse),
         ),
-        (
-            "thread/revert",
-            "params",
-            schema_for!(crate::revert::ThreadRevertParams),
-        ),
+        ("thread/revert", "params", schema_for!(ThreadRevertParams)),
         (
             "thread/revert",
             "response",
-            schema_for!(crate::revert::ThreadRevertResponse),
+            schema_for!(ThreadRevertResponse),
         ),
         (
             "thread/reverted",
             "notification",
-            schema_for!(crate::revert::ThreadRevertedNotification),
+            schema_for!(ThreadRevertedNotification),
         ),
-        (
-            "troupe/thread/rewind",
-            "params",
-            schema_for!(crate::rewind::RewindParams),
-        ),
+        ("troupe/thread/rewind", "params", schema_for!(RewindParams)),
         (
             "troupe/thread/rewind",
             "response",
-            schema_for!(crate::rewind::RewindResponse),
+            schema_for!(RewindResponse),
         ),
         (
             "item/commandExecution/requestApproval",

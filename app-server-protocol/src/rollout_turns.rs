@@ -3,7 +3,7 @@
 
 use crate::protocol::{Turn, UserInput};
 use crate::translate::{Out, Translator};
-use troupe_actors::agents::notice::{parse_report, task_of_first_message};
+use troupe_messages::agent_notice::{parse_report, task_of_first_message};
 use troupe_messages::items::{ContentItem, ResponseItem, Role};
 use troupe_messages::rollout::{RolloutLine, RolloutRecord};
 
@@ -26,7 +26,7 @@ pub fn turns_from_rollout(thread_id: &str, lines: &[RolloutLine]) -> Vec<Turn> {
 /// afterwards it knows the turn the rollout leaves open, if any.
 pub fn replay_into(translator: &mut Translator, lines: &[RolloutLine]) {
     for line in lines {
-        let now_ms = crate::wire::parse_time_ms(&line.timestamp);
+        let now_ms = crate::jsonrpc::parse_time_ms(&line.timestamp);
         replay_line(translator, line, now_ms);
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::items::shlex_join;
 use crate::protocol::CommandAction;
-use troupe_actors::approvals::shell_split::{analyze, shell_script};
+use troupe_messages::shell_split::{analyze, shell_script};
 
 /// Programs that only reshape another command's output in a pipeline (`rg x | head -5`):
 /// left out when other actions say what the command does.
