@@ -513,7 +513,7 @@ impl ThreadView {
                 self.activity = tool.clone();
                 let targets = receiver_thread_ids
                     .iter()
-                    .map(|id| short_id(&id.to_string()))
+                    .map(|id| agent_id(&id.to_string()))
                     .collect();
                 let cell = Cell::Agent {
                     tool: tool.clone(),
@@ -641,6 +641,14 @@ fn command_cell(call_id: &str, argv: &[String], user_shell: bool) -> CommandCell
 /// The first 8 characters of an id.
 pub fn short_id(id: &str) -> String {
     id.chars().take(8).collect()
+}
+
+/// The last 8 characters of an agent's id, after `…`: sub-agents spawned together have
+/// UUIDv7 ids whose leading time bits they share, so only the tail tells them apart (the web
+/// page shows the same).
+pub fn agent_id(id: &str) -> String {
+    let skip = id.chars().count().saturating_sub(8);
+    format!("…{}", id.chars().skip(skip).collect::<String>())
 }
 
 #[cfg(test)]
