@@ -24,7 +24,10 @@ export function addScenarioCases(cases, { connected, assert, shot, config }) {
       await root.click({ timeout: WAIT });
       await root.locator('.thread-held', { hasText: 'open in another process' }).waitFor({ timeout: WAIT });
       const row = (path) => page.locator('.thread-row', { hasText: `(${path})` });
-      for (const path of Object.keys(agents)) await row(path).waitFor({ timeout: WAIT });
+      // Each agent's row says it runs where its parent does, without repeating the program.
+      for (const path of Object.keys(agents)) {
+        await row(path).locator('.thread-held', { hasText: 'with its parent' }).waitFor({ timeout: WAIT });
+      }
 
       // Both requests are queued at once, each naming its agent; one approved, one denied.
       const card = (path) => page.locator('.approval', { hasText: `(${path})` });
@@ -62,6 +65,7 @@ export function addScenarioCases(cases, { connected, assert, shot, config }) {
       await page.locator('#transcript .item-agentMessage', { hasText: 'scenario root done' }).waitFor({ timeout: WAIT });
       const text = await page.evaluate(() => document.body.innerText);
       assert(!text.includes('subagent_notification'), 'the page shows <subagent_notification> text');
+      await page.setViewportSize({ width: 1280, height: 1100 });
       await shot(page, 'scenario-tree');
       console.log(`scenario-statuses ${JSON.stringify(await rowStatuses(page))}`);
     },
