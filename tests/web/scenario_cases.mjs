@@ -48,6 +48,8 @@ export function addScenarioCases(cases, { connected, assert, shot, config }) {
       await page.locator('.thread-row[data-status=interrupted]', { hasText: '(/root/long)' }).waitFor({ timeout: WAIT });
 
       // Every row ends as expected (the root once its turn, waiting for them all, completes).
+      // The two answered agents end once the test saw the TUI let go of their requests: longer
+      // than a step, so that a TUI still asking is what fails.
       const expected = { '/root': 'done', ...agents };
       try {
         await page.waitForFunction((want) => {
@@ -57,7 +59,7 @@ export function addScenarioCases(cases, { connected, assert, shot, config }) {
             seen[path] = r.dataset.status;
           }
           return Object.entries(want).every(([path, status]) => seen[path] === status);
-        }, expected, { timeout: WAIT });
+        }, expected, { timeout: 3 * WAIT });
       } catch {
         throw new Error(`the rows end as ${JSON.stringify(await rowStatuses(page))}, not ${JSON.stringify(expected)}`);
       }
