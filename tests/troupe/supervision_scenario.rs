@@ -114,8 +114,8 @@ fn root_script() -> Vec<MockResponse> {
     script
 }
 
-/// The status of every row of the TUI's threads panel, by agent path.
-fn panel_statuses(screen: &str) -> BTreeMap<String, String> {
+/// The status and tokens of every row of the TUI's threads panel, by agent path.
+fn panel_rows(screen: &str) -> BTreeMap<String, (String, u64)> {
     const WORDS: [&str; 6] = [
         "waiting for approval",
         "interrupted",
@@ -133,7 +133,10 @@ fn panel_statuses(screen: &str) -> BTreeMap<String, String> {
                 .find(|w| w.starts_with("/root"))?
                 .to_string();
             let status = WORDS.iter().find(|w| line.contains(&format!(" {w} ")))?;
-            Some((path, (*status).to_string()))
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let tok = words.iter().position(|w| *w == "tok")?;
+            let tokens = words.get(tok.checked_sub(1)?)?.parse().ok()?;
+            Some((path, ((*status).to_string(), tokens)))
         })
         .collect()
 }
@@ -178,6 +181,16 @@ fn rollouts_by_path(harness: &Harness) -> BTreeMap<String, Vec<Value>> {
             (task, lines)
         })
         .collect()
+}
+
+/// The thread's total tokens, as its last recorded count says.
+fn recorded_tokens(lines: &[Value]) -> u64 {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l["payload"]["type"] == "token_count")
+        .and_then(|l| l["payload"]["total"]["total_tokens"].as_u64())
+        .unwrap_or(0)
 }
 
 /// What the root's history was told of each agent: the status line of each report.
@@ -273,12 +286,16 @@ async fn eight_agents_supervised_from_the_page_while_the_tui_watches() {
     if let Some(screen) = stale {
         panic!("the TUI still asks what the page answered:\n{screen}");
     }
-    let page: BTreeMap<String, String> = serde_json::from_str(
+    let printed = |what: &str| {
         out.lines()
-            .find_map(|l| l.strip_prefix("scenario-statuses "))
-            .expect("the page printed its rows"),
-    )
-    .unwrap();
+            .find_map(|l| l.strip_prefix(what))
+            .expect("the page printed its rows")
+            .to_string()
+    };
+    let page: BTreeMap<String, String> =
+        serde_json::from_str(&printed("scenario-statuses ")).unwrap();
+    let page_tokens: BTreeMap<String, u64> =
+        serde_json::from_str(&printed("scenario-tokens ")).unwrap();
 
     // The approved command ran, the denied one did not.
     assert!(work.join("scn-ran-ask1").exists());
@@ -291,9 +308,9 @@ async fn eight_agents_supervised_from_the_page_while_the_tui_watches() {
         let deadline = Instant::now() + PATIENCE;
         loop {
             let screen = tmux.screen();
-            let panel = panel_statuses(&screen);
+            let panel = panel_rows(&screen);
             let settled = AGENTS.iter().all(|(name, status)| {
-                panel.get(&format!("/root/{name}")).map(String::as_str) == Some(shown(status))
+                panel.get(&format!("/root/{name}")).map(|r| r.0.as_str()) == Some(shown(status))
             });
             if settled {
                 break (panel, tmux.history());
@@ -326,9 +343,19 @@ async fn eight_agents_supervised_from_the_page_while_the_tui_watches() {
             "the page's row of {path}"
         );
         assert_eq!(
-            panel.get(&path).map(String::as_str),
+            panel.get(&path).map(|r| r.0.as_str()),
             Some(shown(status)),
             "the TUI's row of {path}"
+        );
+        // Their tokens too: the TUI's (relayed live), the page's (read from the rollout of a
+        // thread followed once most had ended) and the rollout's last count.
+        let tokens = recorded_tokens(child);
+        assert!(tokens > 0, "{path} recorded no tokens");
+        assert_eq!(panel[&path].1, tokens, "the TUI's tokens of {path}");
+        assert_eq!(
+            page_tokens.get(&path),
+            Some(&tokens),
+            "the page's tokens of {path}"
         );
     }
     let fail_out = rollouts["/root/fail"]

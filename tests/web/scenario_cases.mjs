@@ -14,6 +14,14 @@ function rowStatuses(page) {
   })));
 }
 
+/** The tokens every row shows (0 when it shows none), by agent path. */
+function rowTokens(page) {
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.thread-row')].map((row) => {
+    const path = row.querySelector('.thread-head')?.textContent.match(/\((\/root\/[^)]+)\)/)?.[1] ?? '/root';
+    return [path, Number(row.querySelector('.tokens')?.textContent.replace(/[^0-9]/g, '') || 0)];
+  })));
+}
+
 export function addScenarioCases(cases, { connected, assert, shot, config }) {
   Object.assign(cases, {
     async supervision_scenario(page) {
@@ -70,6 +78,7 @@ export function addScenarioCases(cases, { connected, assert, shot, config }) {
       await page.setViewportSize({ width: 1280, height: 1100 });
       await shot(page, 'scenario-tree');
       console.log(`scenario-statuses ${JSON.stringify(await rowStatuses(page))}`);
+      console.log(`scenario-tokens ${JSON.stringify(await rowTokens(page))}`);
     },
   });
 }
