@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 use troupe_messages::agents::AgentStatus;
 use troupe_messages::events::{AbortReason, Event, EventMsg};
 use troupe_messages::ids::ThreadId;
+use troupe_messages::items::ResponseItem;
 use troupe_messages::mailboxes::SessionMsg;
 use troupe_messages::ops::{Op, UserInput};
 
@@ -167,14 +168,25 @@ fn finish(tree: &AgentTree, child: &Watched, status: AgentStatus, answer: String
 
 /// Sub-agent activity worth showing: to the root's subscribers, tagged with the path. A
 /// running command's output and the token counts go too (a supervisor watches them live);
-/// the text the model streams does not (its finished message follows).
+/// the text the model streams does not (its finished message follows). Of the recorded
+/// items only a call's output goes: it tells a frontend the call was settled, so an approval
+/// it still shows was answered elsewhere (another process, through the child's inbox).
 fn forward(tree: &AgentTree, child: &Watched, msg: EventMsg) {
-    if matches!(
-        msg,
-        EventMsg::ItemRecorded { .. }
-            | EventMsg::AgentMessageDelta { .. }
-            | EventMsg::AgentReasoningDelta { .. }
-    ) {
+    let settles_a_call = matches!(
+        &msg,
+        EventMsg::ItemRecorded {
+            item: ResponseItem::FunctionCallOutput { .. }
+                | ResponseItem::CustomToolCallOutput { .. }
+        }
+    );
+    if !settles_a_call
+        && matches!(
+            msg,
+            EventMsg::ItemRecorded { .. }
+                | EventMsg::AgentMessageDelta { .. }
+                | EventMsg::AgentReasoningDelta { .. }
+        )
+    {
         return;
     }
     if let Some(root) = tree.session(child.root) {

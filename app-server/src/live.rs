@@ -150,6 +150,9 @@ pub struct Pump {
     turn_waiters: Vec<(ClientSink, Value)>,
     /// The session is another's (a sub-agent its parent holds): never stopped from here.
     attached: bool,
+    /// The last `thread/tokenUsage/updated`: a client that subscribes gets it after the
+    /// answer (a followed thread's usage was told before anyone listened).
+    last_usage: Option<Line>,
     /// The thread's settings, shared with its `LiveThread`; `turn/start` overrides land here.
     settings: Option<Arc<std::sync::Mutex<crate::hub::ThreadSettings>>>,
 }
@@ -183,6 +186,7 @@ impl Pump {
             approvals,
             turn_waiters: Vec::new(),
             attached: false,
+            last_usage: None,
             settings: None,
         }
     }
@@ -395,7 +399,11 @@ impl Pump {
         for out in outs {
             match out {
                 Out::Notify { method, params } => {
-                    self.broadcast(jsonrpc::notification(method, params));
+                    let line = jsonrpc::notification(method, params);
+                    if method == "thread/tokenUsage/updated" {
+                        self.last_usage = Some(line.clone());
+                    }
+                    self.broadcast(line);
                 }
                 // A watched sub-agent's approvals are its root's to ask (the root relays
                 // them): asked here too, a client would see each one twice. Its questions
@@ -490,7 +498,7 @@ impl Pump {
                     self.fill_state(&mut result);
                     client.send(jsonrpc::response(&id, result));
                 }
-                for line in after {
+                for line in after.into_iter().chain(self.last_usage.clone()) {
                     client.send(line);
                 }
                 self.subscribe(&client);

@@ -52,6 +52,18 @@ async fn a_second_server_follows_a_held_thread_answers_its_approval_and_interrup
         held.last().unwrap()["params"]["heldBy"]["pid"],
         json!(holder_pid)
     );
+    // The usage the holder recorded before this server listened is told after the answer.
+    let usage = follower
+        .until(is("thread/tokenUsage/updated"))
+        .await
+        .pop()
+        .unwrap();
+    assert!(
+        usage["params"]["tokenUsage"]["total"]["totalTokens"]
+            .as_i64()
+            .is_some_and(|t| t > 0),
+        "{usage}"
+    );
     // The approval still open in the holder is asked here too; answered here, it is
     // carried out there.
     let ask = follower

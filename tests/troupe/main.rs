@@ -90,6 +90,7 @@ mod startup_errors;
 mod subagents;
 mod subagents_limits;
 mod subagents_writers;
+mod supervision_scenario;
 mod terminal_escapes;
 mod threads_crash;
 mod threads_resume;

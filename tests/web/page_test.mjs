@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addStreamingCases } from './streaming_cases.mjs';
 import { addTreeCases } from './tree_cases.mjs';
+import { addScenarioCases } from './scenario_cases.mjs';
 
 const config = JSON.parse(process.argv[2]);
 const { url, workdir, interruptMarker, screenshots, only, profileDir } = config;
@@ -389,6 +390,7 @@ const cases = {
 // Cases with a mock script of their own: run only when named (`only`).
 const namedCases = {};
 addTreeCases(namedCases, { openPage, connected, startThread, waitTurnStatus, assert, shot, config });
+addScenarioCases(namedCases, { connected, assert, shot, config });
 
 addStreamingCases(cases, { browser, connected, startThread, assert, figures, profileDir });
 

@@ -36,6 +36,15 @@ impl App {
         }
     }
 
+    /// Call `call_id` of thread `index` began or ended: what was still asked about it was
+    /// answered elsewhere (another process, through the thread's inbox), so it leaves the queue.
+    pub(super) fn call_settled(&mut self, index: usize, call_id: &str) {
+        self.approvals
+            .retain(|a| a.thread != index || a.call_id != call_id);
+        self.questions
+            .retain(|q| q.thread != index || q.call_id != call_id);
+    }
+
     /// A key while an approval is waiting: `None` when it is not the overlay's (no approval,
     /// or one set aside with `o` and the key is not Esc).
     pub(super) fn approval_key(&mut self, key: KeyEvent) -> Option<Vec<Action>> {

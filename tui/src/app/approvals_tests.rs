@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::{ThreadId, TurnId};
+use troupe_messages::items::ResponseItem;
 use troupe_messages::ops::{Op, ReviewDecision};
 use troupe_messages::policy::{AskForApproval, SandboxMode};
 
@@ -237,4 +238,51 @@ fn a_sandbox_retry_grants_with_y_and_runs_unconfined_only_with_u() {
         super::verdict(&ReviewDecision::ApprovedWithoutSandbox, Some(&write)),
         "run again without the sandbox, once"
     );
+}
+
+/// A sub-agent's request answered elsewhere (a web page, through the agent's inbox) leaves
+/// the queue once its call begins (approved) or its output is recorded (denied); what another
+/// call or another agent does leaves it there.
+#[test]
+fn a_request_answered_elsewhere_leaves_the_queue() {
+    let relayed = |child, msg| EventMsg::AgentEvent {
+        thread_id: child,
+        task_path: "/root/a".into(),
+        msg: Box::new(msg),
+    };
+    let begin = |call_id: &str| EventMsg::ExecCommandBegin {
+        call_id: call_id.into(),
+        command: vec!["rm".into(), "x".into()],
+        cwd: "/w".into(),
+        user_shell: false,
+    };
+    let output = |call_id: &str| EventMsg::ItemRecorded {
+        item: ResponseItem::FunctionCallOutput {
+            call_id: call_id.into(),
+            output: "exec command rejected by user".into(),
+        },
+    };
+    let mut app = app();
+    let child = agent_asks(&mut app);
+    app.on_event(0, relayed(child, begin("c8")), Instant::now());
+    assert!(
+        app.approval_shown().is_some(),
+        "another call settles nothing"
+    );
+    app.on_event(0, relayed(child, begin("c9")), Instant::now());
+    assert!(app.approvals.is_empty(), "approved elsewhere, it runs");
+
+    let other = agent_asks(&mut app);
+    app.on_event(0, relayed(child, output("c9")), Instant::now());
+    assert_eq!(
+        app.approvals.len(),
+        1,
+        "another agent's call of the same id"
+    );
+    app.on_event(0, relayed(other, output("c9")), Instant::now());
+    assert!(
+        app.approvals.is_empty(),
+        "denied elsewhere, its output recorded"
+    );
+    assert!(app.approval_shown().is_none());
 }

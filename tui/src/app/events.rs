@@ -55,7 +55,7 @@ impl App {
             return index;
         }
         let path = if task_path.is_empty() {
-            format!("agent {}", crate::thread_view::short_id(&id.to_string()))
+            format!("agent {}", crate::thread_view::agent_id(&id.to_string()))
         } else {
             task_path.to_string()
         };
@@ -165,6 +165,15 @@ impl App {
                         index, call_id, questions,
                     ))
             }
+            // A call that began or has its output was answered, here or elsewhere (a web page
+            // answers through the thread's inbox): nothing is left to ask about it.
+            EventMsg::ExecCommandBegin { call_id, .. }
+            | EventMsg::PatchApplyBegin { call_id, .. }
+            | EventMsg::ItemRecorded {
+                item:
+                    ResponseItem::FunctionCallOutput { call_id, .. }
+                    | ResponseItem::CustomToolCallOutput { call_id, .. },
+            } => self.call_settled(index, &call_id),
             // A turn that ended leaves nothing to approve.
             EventMsg::TurnComplete { .. }
             | EventMsg::TurnAborted { .. }

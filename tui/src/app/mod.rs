@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use troupe_messages::events::EventMsg;
 use troupe_messages::ids::ThreadId;
+use troupe_messages::items::ResponseItem;
 use troupe_messages::ops::{Op, UserInput};
 use troupe_messages::permissions::SandboxRetry;
 use troupe_messages::policy::{AskForApproval, SandboxMode};
@@ -296,7 +297,11 @@ impl App {
             Some(id) => format!(
                 "── {} ({}) ──",
                 entry.path,
-                crate::thread_view::short_id(&id.to_string())
+                if entry.is_agent {
+                    crate::thread_view::agent_id(&id.to_string())
+                } else {
+                    crate::thread_view::short_id(&id.to_string())
+                }
             ),
             None => format!("── {} ──", entry.path),
         };

@@ -206,6 +206,14 @@ pub fn short_id(id: &str) -> String {
     id.chars().take(8).collect()
 }
 
+/// The last 8 characters of an agent's id, after `…`: sub-agents spawned together have
+/// UUIDv7 ids whose leading time bits they share, so only the tail tells them apart (the web
+/// page shows the same).
+pub fn agent_id(id: &str) -> String {
+    let skip = id.chars().count().saturating_sub(8);
+    format!("…{}", id.chars().skip(skip).collect::<String>())
+}
+
 mod commands;
 mod lifecycle;
 mod requests;

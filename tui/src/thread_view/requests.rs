@@ -85,7 +85,7 @@ impl ThreadView {
                 self.activity = tool.clone();
                 let targets = receiver_thread_ids
                     .iter()
-                    .map(|id| short_id(&id.to_string()))
+                    .map(|id| agent_id(&id.to_string()))
                     .collect();
                 let cell = Cell::Agent {
                     tool: tool.clone(),

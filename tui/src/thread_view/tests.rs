@@ -1,5 +1,5 @@
 use super::*;
-use troupe_messages::ids::TurnId;
+use troupe_messages::ids::{ThreadId, TurnId};
 
 fn run(view: &mut ThreadView, msgs: Vec<EventMsg>) {
     let now = Instant::now();
@@ -194,4 +194,36 @@ fn a_user_shell_command_keeps_the_thread_busy_until_it_ends() {
     assert!(view.turn_started.is_none());
     assert!(view.live.is_empty());
     assert!(matches!(view.cells.back(), Some(Cell::Command(c)) if c.exit_code == Some(Some(0))));
+}
+
+/// Agents spawned at once have UUIDv7 ids that share their leading time bits: a collaboration
+/// call names them by the tail, which tells them apart.
+#[test]
+fn agents_spawned_together_are_named_apart() {
+    let id = |text: &str| text.parse::<ThreadId>().unwrap();
+    let a = id("01a249c8-0b6e-7c31-9a41-3f0e8d2b5c17");
+    let b = id("01a249c8-0b6f-7d02-8e55-a9c4b1e07d3e");
+    let mut view = ThreadView::new(Instant::now());
+    run(
+        &mut view,
+        vec![EventMsg::CollabToolCall {
+            call_id: "w1".into(),
+            tool: "wait_agent".into(),
+            sender_thread_id: ThreadId::new(),
+            receiver_thread_ids: vec![a, b],
+            prompt: None,
+            agents_states: Default::default(),
+            status: CollabCallStatus::Completed,
+        }],
+    );
+    let targets = view
+        .cells
+        .iter()
+        .chain(&view.live)
+        .find_map(|c| match c {
+            Cell::Agent { targets, .. } => Some(targets.clone()),
+            _ => None,
+        })
+        .expect("the call's cell");
+    assert_eq!(targets, vec!["…8d2b5c17", "…b1e07d3e"]);
 }

@@ -123,12 +123,18 @@ export class ThreadList {
     setIf(row.cwd, 'textContent', shortPath(thread.cwd, this.home));
     setIf(row.cwd, 'title', thread.cwd ?? '');
     setIf(row.when, 'textContent', ago(thread.lastActiveAt));
-    const held = thread.heldBy
-      ? `open in another process: pid ${thread.heldBy.pid}${thread.heldBy.program ? ` (${thread.heldBy.program})` : ''}`
-      : '';
-    setIf(row.held, 'textContent', held);
-    setIf(row.held, 'hidden', !held);
+    setIf(row.held, 'textContent', heldText(thread, this.store.threads.get(thread.parentId)));
+    setIf(row.held, 'hidden', !row.held.textContent);
   }
+}
+
+/** Who else holds the thread; a sub-agent held where its parent is says only the pid (the
+ *  parent's row names the program: a tree of eight would repeat it eight times). */
+function heldText(thread, parent) {
+  const by = thread.heldBy;
+  if (!by) return '';
+  if (parent?.heldBy?.pid === by.pid) return `open in another process: pid ${by.pid}, with its parent`;
+  return `open in another process: pid ${by.pid}${by.program ? ` (${by.program})` : ''}`;
 }
 
 /** Writes a property only when it changes: an unchanged write still costs style and layout. */
