@@ -3,7 +3,6 @@
 //! answer is given when the approval request goes out.
 
 use super::{run, CommandRequest};
-use troupe_messages::tools::REJECTED_BY_USER;
 use crate::approvals::{PendingApprovals, SessionApprovals};
 use crate::hooks::TurnHooks;
 use crate::locking::lock;
@@ -20,6 +19,7 @@ use troupe_messages::ids::{ThreadId, TurnId};
 use troupe_messages::mailboxes::{SandboxMsg, SessionMsg};
 use troupe_messages::ops::ReviewDecision;
 use troupe_messages::policy::{AskForApproval, PermissionProfile, SandboxMode};
+use troupe_messages::tools::REJECTED_BY_USER;
 use troupe_messages::tools::{ExecRequest, ExecResult, ToolCall, ToolPayload};
 
 /// A sandbox backend: answers each `Spawn` with the next scripted result.
