@@ -68,6 +68,7 @@ fn the_panel_shows_a_running_childs_live_output_tokens_and_done() {
     tmux.keys(&["C-t"]);
     tmux.wait_on_screen("threads · ");
     let screen = tmux.wait_on_screen("└ panel-tick-1");
+    save_capture("agents-panel-running.txt", &screen);
     let row = child_row(&screen);
     assert!(row.contains("running"), "{screen}");
     assert!(row.contains("120 tok"), "{screen}");
@@ -84,6 +85,7 @@ fn the_panel_shows_a_running_childs_live_output_tokens_and_done() {
     std::fs::write(h.workdir.path().join("release"), "").expect("release");
     tmux.wait_for("root done");
     let screen = wait_row(&tmux, "done");
+    save_capture("agents-panel-done.txt", &screen);
     let row = child_row(&screen);
     assert!(!row.contains("idle"), "{screen}");
     assert!(!screen.contains("└ panel-tick"), "{screen}");
@@ -91,4 +93,18 @@ fn the_panel_shows_a_running_childs_live_output_tokens_and_done() {
     tmux.wait_on_screen("Ask troupe to do something");
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.wait_exit(), 0);
+}
+
+/// Saves a tmux capture among the TUI's figures: docs/tui/ (shown by docs/tui.md, refreshed
+/// by every run), or `TROUPE_TUI_CAPTURES`.
+fn save_capture(name: &str, screen: &str) {
+    let dir = std::env::var("TROUPE_TUI_CAPTURES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/tui"));
+    std::fs::create_dir_all(&dir).expect("captures dir");
+    let text: String = screen
+        .lines()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect();
+    std::fs::write(dir.join(name), text).expect("write capture");
 }
